@@ -1,0 +1,21 @@
+/**
+ * One jest run for the whole repository. The global setup starts the real stores once (a MongoDB-protocol
+ * server and NATS); every test file then gets its own database names and NATS prefix.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/test/**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+  },
+  moduleNameMapper: {
+    '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { RunningStore } from './mongo';
+
+export function portOpen(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function waitForPort(host: string, port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${port}`);
+    if (await portOpen(host, port, 500)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listened on ${host}:${port} within ${timeoutMs} ms`);
+}
+
+/** Starts the machine's `nats-server` with JetStream on loopback (tests that stop and restart NATS use this). */
+export async function startNatsServer(options: { storeDir: string; port?: number; host?: string }): Promise<RunningStore & { port: number; restart(): Promise<void> }> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port || (await freePort(host));
+  mkdirSync(options.storeDir, { recursive: true });
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    child = spawn('nats-server', ['-a', host, '-p', String(port), '-js', '-sd', options.storeDir], { stdio: 'ignore' });
+    await waitForPort(host, port, 15_000, child);
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((r) => running.once('exit', r));
+    running.kill('SIGTERM');
+    const timer = setTimeout(() => running.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await launch();
+  return {
+    uri: `nats://${host}:${port}`,
+    port,
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+  };
+}
+
+/** `NATS_URL` when given; else a server already on 127.0.0.1:4222; else one started for this run. */
+export async function ensureNats(options: { dataDir: string }): Promise<RunningStore> {
+  if (process.env.NATS_URL) return { uri: process.env.NATS_URL, stop: async () => undefined };
+  if (await portOpen('127.0.0.1', 4222)) return { uri: 'nats://127.0.0.1:4222', stop: async () => undefined };
+  return startNatsServer({ storeDir: path.join(options.dataDir, 'nats'), port: 4222 });
+}

@@ -1,0 +1,216 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from './nats';
+
+/**
+ * Starts the built services as real child processes (`node services/<name>/dist/main.js`) and the gateway
+ * in front of them. Used by `npm start` and by the end-to-end tests.
+ */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+export const SERVICES = ['accounts', 'community', 'houses', 'records', 'notifications'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export const DEFAULT_PORTS: Record<ServiceName | 'gateway', number> = {
+  gateway: 8080,
+  accounts: 7001,
+  community: 7002,
+  houses: 7003,
+  records: 7004,
+  notifications: 7005,
+};
+
+export interface ProcessHandle {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Last lines the process wrote (for failure messages). */
+  output: string[];
+  stop(): Promise<void>;
+  /** Starts the same process again on the same port. */
+  restart(): Promise<void>;
+}
+
+export interface StartProcessOptions {
+  name: string;
+  /** Service folder name under services/. */
+  service: ServiceName | 'gateway';
+  port: number;
+  env: NodeJS.ProcessEnv;
+  /** Print the child's output with a name prefix (npm start) instead of keeping it quiet. */
+  inheritOutput?: boolean;
+  readyTimeoutMs?: number;
+}
+
+export function serviceEntry(service: ServiceName | 'gateway'): string {
+  const entry = path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  return entry;
+}
+
+async function waitHealthy(handle: ProcessHandle, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (handle.child.exitCode !== null) throw new Error(`${handle.name} exited (${handle.child.exitCode}):\n${handle.output.join('')}`);
+    try {
+      const res = await fetch(`${handle.url}/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${handle.name} did not become healthy within ${timeoutMs} ms:\n${handle.output.join('')}`);
+}
+
+export async function startProcess(options: StartProcessOptions): Promise<ProcessHandle> {
+  const entry = serviceEntry(options.service);
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  const handle: ProcessHandle = {
+    name: options.name,
+    port: options.port,
+    url: `http://127.0.0.1:${options.port}`,
+    output,
+    child: undefined as unknown as ChildProcess,
+    stop: async () => {
+      const child = handle.child;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    restart: async () => {
+      await handle.stop();
+      launch();
+      await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+    },
+  };
+  const launch = () => {
+    const child = spawn(process.execPath, [entry], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      if (options.inheritOutput) process.stdout.write(prefixLines(options.name, chunk));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      if (options.inheritOutput) process.stderr.write(prefixLines(options.name, chunk));
+    });
+    handle.child = child;
+  };
+  launch();
+  await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+  return handle;
+}
+
+function prefixLines(name: string, chunk: Buffer): string {
+  return chunk
+    .toString()
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => `[${name}] ${line}\n`)
+    .join('');
+}
+
+export interface SystemOptions {
+  mongoUri: string;
+  natsUrl: string;
+  publicKey: string;
+  privateKey: string;
+  /** Which services to start (default: all). */
+  services?: readonly ServiceName[];
+  /** How many instances of each service (default 1). */
+  instances?: Partial<Record<ServiceName, number>>;
+  /** Fixed ports (npm start); free ports are picked when absent (tests). */
+  ports?: Partial<Record<ServiceName | 'gateway', number>>;
+  /** Suffix for database names and the NATS prefix (tests). */
+  dbPrefix?: string;
+  natsPrefix?: string;
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+  inheritOutput?: boolean;
+}
+
+export interface RunningSystem {
+  gateway: ProcessHandle;
+  services: Partial<Record<ServiceName, ProcessHandle[]>>;
+  /** Gateway base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  const services = options.services ?? SERVICES;
+  const started: ProcessHandle[] = [];
+  const byService: Partial<Record<ServiceName, ProcessHandle[]>> = {};
+  const common: NodeJS.ProcessEnv = {
+    MONGODB_URI: options.mongoUri,
+    NATS_URL: options.natsUrl,
+    NATS_PREFIX: options.natsPrefix ?? '',
+    JWT_PUBLIC_KEY: options.publicKey,
+    ...options.env,
+  };
+  try {
+    for (const service of services) {
+      const count = options.instances?.[service] ?? 1;
+      for (let i = 0; i < count; i++) {
+        const fixed = options.ports?.[service];
+        const port = fixed !== undefined ? fixed + i * 10 : await freePort();
+        const env: NodeJS.ProcessEnv = {
+          ...common,
+          MONGODB_DB: `${options.dbPrefix ?? ''}${service}`,
+          ...(service === 'accounts' ? { JWT_PRIVATE_KEY: options.privateKey } : {}),
+        };
+        const handle = await startProcess({ name: count > 1 ? `${service}-${i + 1}` : service, service, port, env, inheritOutput: options.inheritOutput });
+        started.push(handle);
+        (byService[service] ??= []).push(handle);
+      }
+    }
+    const upstreams: NodeJS.ProcessEnv = {};
+    for (const service of SERVICES) {
+      const handles = byService[service];
+      // A service not started still gets an address, so its routes answer 503 rather than 404.
+      upstreams[`${service.toUpperCase()}_URLS`] = handles ? handles.map((h) => h.url).join(',') : `http://127.0.0.1:${DEFAULT_PORTS[service]}`;
+    }
+    const gatewayPort = options.ports?.gateway ?? (await freePort());
+    const gateway = await startProcess({ name: 'gateway', service: 'gateway', port: gatewayPort, env: { ...common, ...upstreams }, inheritOutput: options.inheritOutput });
+    started.push(gateway);
+    return {
+      gateway,
+      services: byService,
+      url: gateway.url,
+      stop: async () => {
+        await Promise.all(started.map((h) => h.stop()));
+      },
+    };
+  } catch (err) {
+    await Promise.all(started.map((h) => h.stop()));
+    throw err;
+  }
+}
+
+/** Dev keys: generated once into the data folder when none are configured. */
+export function loadOrCreateDevKeys(dataDir: string, generate: () => { publicKey: string; privateKey: string }): { publicKey: string; privateKey: string } {
+  if (process.env.JWT_PUBLIC_KEY && process.env.JWT_PRIVATE_KEY) return { publicKey: process.env.JWT_PUBLIC_KEY, privateKey: process.env.JWT_PRIVATE_KEY };
+  const dir = path.join(dataDir, 'keys');
+  const pub = path.join(dir, 'jwt-public.pem');
+  const priv = path.join(dir, 'jwt-private.pem');
+  if (!existsSync(pub) || !existsSync(priv)) {
+    mkdirSync(dir, { recursive: true });
+    const keys = generate();
+    writeFileSync(pub, keys.publicKey);
+    writeFileSync(priv, keys.privateKey, { mode: 0o600 });
+  }
+  return { publicKey: readFileSync(pub, 'utf8'), privateKey: readFileSync(priv, 'utf8') };
+}

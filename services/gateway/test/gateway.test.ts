@@ -1,0 +1,269 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
+import { buildApp } from '../src/app';
+import { configSchema } from '../src/config';
+import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
+
+/** A real HTTP upstream that answers with what it received, so the tests see what the gateway forwarded. */
+interface Upstream {
+  url: string;
+  hits: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}
+
+async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'): Promise<Upstream> {
+  const hits: Upstream['hits'] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/health') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"code":"SUCCESS"}');
+        return;
+      }
+      hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      if (behaviour === 'hang') return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: { upstream: name, url: req.url } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function refusedUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+const keys = generateDevKeyPair();
+const otherKeys = generateDevKeyPair();
+const logger = createLogger('gateway-test', 'silent');
+const claims = { userId: 7, userName: 'tester', authority: 'USER' as const, userType: 'NONE' as const };
+
+describe('gateway', () => {
+  let accounts: Upstream;
+  let community: Upstream;
+  let housesA: Upstream;
+  let housesB: Upstream;
+  let records: Upstream;
+  let notifications: Upstream;
+  let slow: Upstream;
+  let dead: string;
+
+  beforeAll(async () => {
+    [accounts, community, housesA, housesB, records, notifications, slow] = await Promise.all([
+      startUpstream('accounts'),
+      startUpstream('community'),
+      startUpstream('houses-a'),
+      startUpstream('houses-b'),
+      startUpstream('records'),
+      startUpstream('notifications'),
+      startUpstream('slow', 'hang'),
+    ]);
+    dead = await refusedUrl();
+  });
+
+  afterAll(async () => {
+    await Promise.all([accounts, community, housesA, housesB, records, notifications, slow].map((u) => u.close()));
+  });
+
+  function gateway(overrides: Record<string, string> = {}) {
+    const config = configSchema.parse({
+      JWT_PUBLIC_KEY: keys.publicKey,
+      ACCOUNTS_URLS: accounts.url,
+      COMMUNITY_URLS: community.url,
+      HOUSES_URLS: `${housesA.url},${housesB.url}`,
+      RECORDS_URLS: records.url,
+      NOTIFICATIONS_URLS: notifications.url,
+      ...overrides,
+    });
+    return buildApp({ config, logger });
+  }
+
+  it('routes every prefix of the table to its service, at segment boundaries only', async () => {
+    const app = gateway();
+    const cases: Array<[string, string]> = [
+      ['/api/v1/users/sign-up', 'accounts'],
+      ['/api/v1/agents/sign-up', 'accounts'],
+      ['/api/v1/boards?prefix=INTRO', 'community'],
+      ['/api/v1/comments/3', 'community'],
+      ['/api/v1/loves/3', 'community'],
+      ['/api/v1/record/hot', 'records'],
+      ['/api/v1/record_review/1', 'records'],
+      ['/api/v1/record_comment/1', 'records'],
+      ['/api/v1/record_category/template/culture', 'records'],
+      ['/api/v1/notifications', 'notifications'],
+    ];
+    for (const [path, service] of cases) {
+      const res = await request(app).get(path);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ upstream: service, url: path });
+    }
+    expect(serviceFor('/api/v1/records')).toBeUndefined();
+    expect(serviceFor('/api/v1/usersx')).toBeUndefined();
+  });
+
+  it('answers an unknown route with the 404 C0001 envelope', async () => {
+    const res = await request(gateway()).get('/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
+  });
+
+  it('forwards bodies byte for byte, even ones that are not valid JSON', async () => {
+    const before = community.hits.length;
+    const raw = '{"title": "제목", broken';
+    const res = await request(gateway()).post('/api/v1/boards').set('content-type', 'application/json').send(raw);
+    expect(res.status).toBe(200);
+    expect(community.hits[before]?.body).toBe(raw);
+  });
+
+  it('passes a valid token through and refuses bad ones before any upstream sees them', async () => {
+    const app = gateway();
+    const token = signAccessToken(claims, keys.privateKey);
+    const ok = await request(app).get('/api/v1/notifications').set('authorization', `Bearer ${token}`);
+    expect(ok.status).toBe(200);
+    expect(notifications.hits.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+
+    const before = notifications.hits.length;
+    const forged = await request(app).get('/api/v1/notifications').set('authorization', `Bearer ${signAccessToken(claims, otherKeys.privateKey)}`);
+    expect(forged.status).toBe(401);
+    expect(forged.body).toEqual({ code: 'J0001', message: '잘못된 JWT 서명입니다.' });
+
+    const expired = await request(app).get('/api/v1/notifications').set('authorization', `Bearer ${signAccessToken(claims, keys.privateKey, -10)}`);
+    expect(expired.status).toBe(401);
+    expect(expired.body.code).toBe('J0002');
+
+    const noPrefix = await request(app).get('/api/v1/notifications').set('authorization', token);
+    expect(noPrefix.status).toBe(401);
+    expect(noPrefix.body.code).toBe('J0004');
+
+    const garbage = await request(app).get('/api/v1/notifications').set('authorization', 'Bearer not.a.jwt');
+    expect(garbage.body.code).toBe('J0004');
+    expect(notifications.hits.length).toBe(before);
+  });
+
+  it('generates a request id, or passes a given one through, to the upstream and back', async () => {
+    const app = gateway();
+    const generated = await request(app).get('/api/v1/record/hot');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(records.hits.at(-1)?.headers['x-request-id']).toBe(generated.headers['x-request-id']);
+
+    const given = await request(app).get('/api/v1/record/hot').set('x-request-id', 'client-abc.1');
+    expect(given.headers['x-request-id']).toBe('client-abc.1');
+    expect(records.hits.at(-1)?.headers['x-request-id']).toBe('client-abc.1');
+    expect(records.hits.at(-1)?.headers['x-forwarded-for']).toBeDefined();
+  });
+
+  it('spreads requests round robin over the instances of a service', async () => {
+    const app = gateway();
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push((await request(app).get('/api/v1/houses')).body.data.upstream);
+    expect(seen.filter((s) => s === 'houses-a')).toHaveLength(2);
+    expect(seen.filter((s) => s === 'houses-b')).toHaveLength(2);
+  });
+
+  it('skips an instance that refuses connections', async () => {
+    const app = gateway({ HOUSES_URLS: `${dead},${housesA.url}` });
+    for (let i = 0; i < 4; i++) {
+      const res = await request(app).get('/api/v1/houses');
+      expect(res.status).toBe(200);
+      expect(res.body.data.upstream).toBe('houses-a');
+    }
+  });
+
+  it('answers 503 when every instance refuses, 504 when the upstream is silent past the timeout', async () => {
+    const down = await request(gateway({ RECORDS_URLS: dead })).post('/api/v1/record').send({ title: 'x' });
+    expect(down.status).toBe(503);
+    expect(down.body.code).toBe('C0000');
+    expect(down.body.data).toBeUndefined();
+    expect(typeof down.body.message).toBe('string');
+
+    const timeout = await request(gateway({ RECORDS_URLS: slow.url, UPSTREAM_TIMEOUT_MS: '300' })).get('/api/v1/record/hot');
+    expect(timeout.status).toBe(504);
+    expect(timeout.body.code).toBe('C0000');
+  });
+
+  it('refuses bodies over the limit with 413 before forwarding', async () => {
+    const before = community.hits.length;
+    const res = await request(gateway({ BODY_LIMIT_BYTES: '100' }))
+      .post('/api/v1/boards')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ title: 'x'.repeat(200) }));
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('C0002');
+    expect(community.hits.length).toBe(before);
+  });
+
+  it('rate limits sign-in and the two send-code endpoints per client with C0004', async () => {
+    const app = gateway({ RATE_LIMIT_SIGN_IN_MAX: '3', RATE_LIMIT_SEND_CODE_MAX: '2' });
+    for (let i = 0; i < 3; i++) expect((await request(app).post('/api/v1/users/sign-in').send({})).status).toBe(200);
+    const limited = await request(app).post('/api/v1/users/sign-in').send({});
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ code: 'C0004', message: '트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요.' });
+
+    for (let i = 0; i < 2; i++) expect((await request(app).post('/api/v1/users/send/sms').send({})).status).toBe(200);
+    expect((await request(app).post('/api/v1/users/send/sms').send({})).status).toBe(429);
+    for (let i = 0; i < 2; i++) expect((await request(app).post('/api/v1/users/send/email').send({})).status).toBe(200);
+    expect((await request(app).post('/api/v1/users/send/email').send({})).status).toBe(429);
+    // Other endpoints are not limited.
+    expect((await request(app).post('/api/v1/users/sign-up').send({})).status).toBe(200);
+  });
+
+  it('allows credentialed CORS from configured origins only', async () => {
+    const app = gateway({ CORS_ORIGINS: 'https://binzip.example' });
+    const allowed = await request(app).options('/api/v1/boards').set('origin', 'https://binzip.example').set('access-control-request-method', 'POST');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://binzip.example');
+    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+    const other = await request(app).options('/api/v1/boards').set('origin', 'https://evil.example').set('access-control-request-method', 'POST');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('is live always and ready only when every service has an instance answering /health', async () => {
+    expect((await request(gateway()).get('/health')).status).toBe(200);
+    const ready = await request(gateway()).get('/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.status).toBe('READY');
+    const notReady = await request(gateway({ NOTIFICATIONS_URLS: dead })).get('/ready');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.data.services.notifications).toEqual([{ url: dead, up: false }]);
+  });
+});
+
+describe('UpstreamPool', () => {
+  it('rotates, skips instances marked down until their time passes, and falls back when all are down', () => {
+    let now = 0;
+    const pool = new UpstreamPool('houses', ['a', 'b', 'c'], () => now);
+    expect([pool.pick(), pool.pick(), pool.pick()].sort()).toEqual(['a', 'b', 'c']);
+    pool.markDown('b');
+    const picks = new Set(Array.from({ length: 6 }, () => pool.pick()));
+    expect(picks).toEqual(new Set(['a', 'c']));
+    pool.markDown('a');
+    pool.markDown('c');
+    expect(pool.pick()).toBeDefined();
+    now = 10_000;
+    expect(pool.isDown('b')).toBe(false);
+    expect(pool.pick(new Set(['a', 'b', 'c']))).toBeUndefined();
+  });
+
+  it('builds one pool per service', () => {
+    const pools = createPools({ accounts: ['x'], community: ['y'], houses: ['z1', 'z2'], records: ['r'], notifications: ['n'] });
+    expect(pools.houses.urls).toEqual(['z1', 'z2']);
+  });
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/**
+ * Parses the environment once at start-up and fails fast with every problem listed, so a bad deploy
+ * never half-starts.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** What every service reads: where it listens, its stores, the token key, logging. */
+export function serviceConfigShape(defaults: { port: number; db: string }) {
+  return {
+    HOST: z.string().default('127.0.0.1'),
+    PORT: port.default(defaults.port),
+    MONGODB_URI: z.string().url().default('mongodb://127.0.0.1:27017'),
+    MONGODB_DB: z.string().min(1).default(defaults.db),
+    NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+    /** Namespaces subjects, streams and consumers (tests run side by side on one server). */
+    NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+    JWT_PUBLIC_KEY: z.string().min(1),
+    LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
+    TRUST_PROXY: z.string().default('loopback'),
+  };
+}
+
+export const portSchema = port;

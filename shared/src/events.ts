@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { Authorities, UserTypes } from './auth';
+
+/** Event contracts shared by producers and consumers; every payload is versioned. */
+
+export const UserStatuses = ['ACTIVE', 'WITHDRAWAL_REQUESTED', 'WITHDRAWN'] as const;
+export type UserStatus = (typeof UserStatuses)[number];
+
+/** `accounts.user.<id>`: the latest snapshot of a user. `version` grows with every change. */
+export const userSnapshotV1 = z.object({
+  v: z.literal(1),
+  eventId: z.string().min(1),
+  id: z.number().int().positive(),
+  userName: z.string(),
+  nick_name: z.string(),
+  userType: z.enum(UserTypes),
+  authority: z.enum(Authorities),
+  status: z.enum(UserStatuses),
+  version: z.number().int().nonnegative(),
+  occurredAt: z.string(),
+});
+export type UserSnapshotV1 = z.infer<typeof userSnapshotV1>;
+export const userSubject = (id: number): string => `accounts.user.${id}`;
+export const USER_SUBJECTS = 'accounts.user.*';
+
+/** `community.comment.created` */
+export const communityCommentCreatedV1 = z.object({
+  v: z.literal(1),
+  eventId: z.string().min(1),
+  boardId: z.number().int().positive(),
+  boardTitle: z.string(),
+  boardAuthorId: z.number().int().positive(),
+  commentId: z.number().int().positive(),
+  commenterId: z.number().int().positive(),
+  commenterNickName: z.string(),
+  content: z.string(),
+  occurredAt: z.string(),
+});
+export type CommunityCommentCreatedV1 = z.infer<typeof communityCommentCreatedV1>;
+export const COMMUNITY_COMMENT_CREATED = 'community.comment.created';
+
+/** `records.comment.created` */
+export const recordCommentCreatedV1 = z.object({
+  v: z.literal(1),
+  eventId: z.string().min(1),
+  recordId: z.number().int().positive(),
+  recordTitle: z.string(),
+  recordAuthorId: z.number().int().positive(),
+  /** Present when the comment is a reply: the author of the comment replied to. */
+  parentCommentAuthorId: z.number().int().positive().nullable(),
+  commentId: z.number().int().positive(),
+  commenterId: z.number().int().positive(),
+  commenterNickName: z.string(),
+  content: z.string(),
+  occurredAt: z.string(),
+});
+export type RecordCommentCreatedV1 = z.infer<typeof recordCommentCreatedV1>;
+export const RECORDS_COMMENT_CREATED = 'records.comment.created';

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
+import { authenticate } from './auth';
+import { requestContext } from './context';
+import { errorEnvelope, sendOk, successEnvelope } from './envelope';
+import { AppError, ErrorCodes, GatewayFaults } from './errors';
+import type { Logger } from './logger';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Takes a well-formed incoming request id or makes one, returns it, and scopes the request's logs to it. */
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const id = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    requestContext.run({ requestId: id }, next);
+  };
+}
+
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info('request', { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+    });
+    next();
+  };
+}
+
+/** Wraps a use-case: whatever it returns becomes `data`; `undefined` means no `data` member. */
+export function handle<T>(fn: (req: Request, res: Response) => Promise<T> | T): RequestHandler {
+  return async (req, res) => {
+    const data = await fn(req, res);
+    sendOk(res, data);
+  };
+}
+
+export const notFoundHandler: RequestHandler = (_req, _res, next) => next(AppError.notFound());
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** The one place errors become envelopes. Client mistakes are 4xx; a stack never leaves the process. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof AppError) {
+      res.status(err.status).json(errorEnvelope(err.code, err.message));
+      return;
+    }
+    const parserError = err as BodyParserError;
+    if (parserError?.type === 'entity.too.large') {
+      res.status(GatewayFaults.tooLarge.status).json(errorEnvelope(GatewayFaults.tooLarge.code, GatewayFaults.tooLarge.message));
+      return;
+    }
+    if (parserError?.type === 'entity.parse.failed') {
+      res.status(400).json(errorEnvelope('C0002', '요청 본문이 올바른 JSON 형식이 아닙니다.'));
+      return;
+    }
+    if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+      res.status(400).json(errorEnvelope('C0002', ErrorCodes.C0002.message));
+      return;
+    }
+    if ((err as { code?: number })?.code === 11000) {
+      // A uniqueness race the use-case did not pre-check: the value exists, which is the client's concern.
+      logger.warn('duplicate key reached the error handler', { error: (err as Error).message });
+      res.status(400).json(errorEnvelope('C0002', '이미 존재하는 값입니다.'));
+      return;
+    }
+    logger.error('unexpected fault', { error: err instanceof Error ? err.stack : String(err) });
+    res.status(500).json(errorEnvelope('C0000', ErrorCodes.C0000.message));
+  };
+}
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  /** PEM of the access-token public key. */
+  publicKey: string;
+  /** Mounts the service's routes. */
+  routes: (app: Express) => void;
+  bodyLimit?: string;
+  /** Extra readiness check for `/health` (e.g. the database answers). */
+  healthy?: () => boolean | Promise<boolean>;
+  /** Express `trust proxy` setting: who may tell us the client address. */
+  trustProxy?: string | boolean | number;
+  /** Middleware that must run before the JSON parser (e.g. cookies). */
+  before?: RequestHandler[];
+}
+
+/** Builds a service's Express app (no listening: tests drive it with supertest). */
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(options.logger));
+  app.get('/health', async (_req, res) => {
+    const healthy = options.healthy ? await options.healthy() : true;
+    res.status(healthy ? 200 : 503).json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
+  });
+  for (const middleware of options.before ?? []) app.use(middleware);
+  app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(authenticate(options.publicKey));
+  options.routes(app);
+  app.use(notFoundHandler);
+  app.use(errorHandler(options.logger));
+  return app;
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { Schema, type Model } from 'mongoose';
+import type { Logger } from './logger';
+import type { EventBus } from './nats';
+
+/**
+ * Transactional outbox without transactions: the event is stored inside the same document as the write
+ * (one document, one atomic write); the relay publishes it and then removes it. A NATS outage delays
+ * events, never loses them; a crash between publish and removal re-publishes with the same message id,
+ * which JetStream and the consumers' unique keys absorb.
+ */
+export interface OutboxEvent {
+  id: string;
+  subject: string;
+  data: unknown;
+  createdAt: Date;
+}
+
+export const outboxEventSchema = new Schema<OutboxEvent>(
+  {
+    id: { type: String, required: true },
+    subject: { type: String, required: true },
+    data: { type: Schema.Types.Mixed, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { _id: false },
+);
+
+/** Add to a schema whose writes emit events: `schema.add(outboxFields)`. */
+export const outboxFields = { pendingEvents: { type: [outboxEventSchema], default: [] } };
+
+export function newOutboxEvent(subject: string, data: (eventId: string) => unknown): OutboxEvent {
+  const id = randomUUID();
+  return { id, subject, data: data(id), createdAt: new Date() };
+}
+
+export interface OutboxRelayOptions {
+  bus: EventBus;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  models: Model<any>[];
+  logger: Logger;
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.kick(), this.options.intervalMs ?? 1_000);
+    this.timer.unref();
+    void this.kick();
+  }
+
+  /** Runs a pass now (called right after a write); passes never overlap, a kick during one queues another. */
+  kick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.flush();
+      } while (this.again);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Publishes everything pending; stops at the first failure (NATS down) and leaves the rest for later. */
+  async flush(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 200;
+    for (const model of this.options.models) {
+      for (;;) {
+        const docs = await model
+          .find({ 'pendingEvents.0': { $exists: true } }, { pendingEvents: 1 })
+          .sort({ _id: 1 })
+          .limit(batchSize)
+          .lean<{ _id: unknown; pendingEvents: OutboxEvent[] }[]>()
+          .exec()
+          .catch((err: Error) => {
+            this.options.logger.warn('outbox scan failed', { error: err.message });
+            return [];
+          });
+        if (docs.length === 0) break;
+        for (const doc of docs) {
+          for (const event of doc.pendingEvents) {
+            try {
+              await this.options.bus.publish(event.subject, event.data, event.id);
+            } catch (err) {
+              this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
+              return;
+            }
+            await model.updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } }).exec();
+          }
+        }
+        if (docs.length < batchSize) break;
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,78 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Authority, UserType } from './auth';
+import { USER_SUBJECTS, userSnapshotV1, type UserSnapshotV1, type UserStatus } from './events';
+import type { Logger } from './logger';
+import { isDuplicateKeyError } from './mongo';
+import type { EventBus, RunningConsumer } from './nats';
+
+/**
+ * The local copy of accounts' users that community, houses, records and notifications keep, fed by
+ * `accounts.user.*`. No service calls accounts on a request path.
+ */
+export interface ProjectedUser {
+  _id: number;
+  userName: string;
+  nickName: string;
+  userType: UserType;
+  authority: Authority;
+  status: UserStatus;
+  version: number;
+}
+
+const projectedUserSchema = new Schema<ProjectedUser>(
+  {
+    _id: { type: Number, required: true },
+    userName: { type: String, required: true },
+    nickName: { type: String, required: true, index: true },
+    userType: { type: String, required: true, index: true },
+    authority: { type: String, required: true },
+    status: { type: String, required: true },
+    version: { type: Number, required: true },
+  },
+  { versionKey: false, collection: 'users' },
+);
+
+export function projectedUserModel(connection: Connection): Model<ProjectedUser> {
+  return (connection.models.ProjectedUser as Model<ProjectedUser>) ?? connection.model<ProjectedUser>('ProjectedUser', projectedUserSchema);
+}
+
+/** Applies a snapshot unless a newer one is already stored (redelivery and reordering are harmless). */
+export async function applyUserSnapshot(model: Model<ProjectedUser>, snapshot: UserSnapshotV1): Promise<void> {
+  const fields = {
+    userName: snapshot.userName,
+    nickName: snapshot.nick_name,
+    userType: snapshot.userType,
+    authority: snapshot.authority,
+    status: snapshot.status,
+    version: snapshot.version,
+  };
+  try {
+    await model.updateOne({ _id: snapshot.id, version: { $lt: snapshot.version } }, { $set: fields }, { upsert: true }).exec();
+  } catch (err) {
+    // The upsert found a document with a version at least as new: nothing to do.
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}
+
+export async function startUserProjection(options: { bus: EventBus; connection: Connection; service: string; logger: Logger }): Promise<RunningConsumer> {
+  const model = projectedUserModel(options.connection);
+  await model.init();
+  return options.bus.consume({
+    stream: 'ACCOUNTS',
+    durable: `${options.service}-users`,
+    filterSubject: USER_SUBJECTS,
+    deliverPolicy: 'last_per_subject',
+    schema: userSnapshotV1,
+    handle: async (snapshot) => applyUserSnapshot(model, snapshot),
+  });
+}
+
+export const UNKNOWN_NICKNAME = '알 수 없음';
+
+/** Nicknames for a set of user ids, in one query. */
+export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const users = await model.find({ _id: { $in: unique } }, { nickName: 1 }).lean().exec();
+  return new Map(users.map((u) => [u._id, u.nickName]));
+}

@@ -1,0 +1,95 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { AppError } from './errors';
+
+type Issue = z.core.$ZodIssue;
+type PathKey = PropertyKey;
+
+const HANGUL = /[\u3131-\u318e\uac00-\ud7a3]/;
+
+function fieldName(path: readonly PathKey[]): string {
+  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${String(key)}` : String(key)), '');
+}
+
+function valueAt(input: unknown, path: readonly PathKey[]): unknown {
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * Turns the first zod issue into the Korean C0002 message. A schema that carries a Korean message
+ * (the spec's exact format messages) keeps it; anything else names the field.
+ */
+export function describeIssue(issue: Issue, input: unknown): string {
+  if (HANGUL.test(issue.message)) return issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    return `${fieldName([...issue.path, issue.keys[0] ?? ''])} 필드는 허용되지 않습니다.`;
+  }
+  const field = fieldName(issue.path) || '요청 본문';
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${field} 값이 누락되었습니다.`;
+  return `${field} 값이 올바르지 않습니다.`;
+}
+
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new AppError('C0002', describeIssue(result.error.issues[0] as Issue, input));
+}
+
+export const parseBody = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.body ?? {});
+export const parseQuery = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.query ?? {});
+export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.params ?? {});
+
+/** Query strings arrive as text; an empty value means "not given". */
+const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
+
+/** A path or query id: digits only, a positive safe integer. */
+export const idString = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number)
+  .refine((n) => n > 0 && Number.isSafeInteger(n));
+
+/** `{ id }`-style path parameter schema for one named parameter. */
+export function idParams<K extends string>(name: K) {
+  return z.object({ [name]: idString } as Record<K, typeof idString>);
+}
+
+/** An optional integer query parameter with a default and bounds. */
+export function queryInt(defaultValue: number, min: number, max: number) {
+  return z.preprocess(
+    (value) => blankToUndefined(value) ?? String(defaultValue),
+    z
+      .string()
+      .regex(/^-?\d{1,9}$/)
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max)),
+  );
+}
+
+/** An optional text query parameter; blank counts as absent. */
+export function queryText(maxLength = 200) {
+  return z.preprocess(blankToUndefined, z.string().max(maxLength).optional());
+}
+
+/** An optional enum query parameter; blank counts as absent. */
+export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess(blankToUndefined, z.enum(values).optional());
+}
+
+/** An optional boolean query parameter (`true`/`false`); blank counts as absent. */
+export function queryBoolean() {
+  return z.preprocess(blankToUndefined, z.enum(['true', 'false']).transform((v) => v === 'true').optional());
+}
+
+/** Standard 0-based paging query: `page` (default 0) and `size` (default and max per list). */
+export function pageQuery(defaultSize: number, maxSize = 50) {
+  return {
+    page: queryInt(0, 0, 1_000_000),
+    size: queryInt(defaultSize, 1, maxSize),
+  };
+}

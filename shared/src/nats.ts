@@ -149,14 +149,14 @@ export class EventBus {
     let stopped = false;
     const loop = async (): Promise<void> => {
       // consume() survives reconnects itself; the outer loop covers the rare case where it ends on an error.
-      while (!stopped) {
+      while (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) {
         try {
           messages = await consumer.consume({ max_messages: 64 });
           for await (const msg of messages) await this.dispatch(msg, options);
         } catch (err) {
-          if (!stopped) this.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
+          if (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) this.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
         }
-        if (!stopped) await new Promise((resolve) => setTimeout(resolve, 500));
+        if (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) await new Promise((resolve) => setTimeout(resolve, 500));
       }
     };
     const done = loop();

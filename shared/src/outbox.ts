@@ -63,18 +63,22 @@ export class OutboxRelay {
       return this.running;
     }
     this.running = (async () => {
+      let delivered = true;
       do {
         this.again = false;
-        await this.flush();
-      } while (this.again);
+        delivered = await this.flush();
+      } while (this.again && delivered);
     })().finally(() => {
       this.running = undefined;
     });
     return this.running;
   }
 
-  /** Publishes everything pending; stops at the first failure (NATS down) and leaves the rest for later. */
-  async flush(): Promise<void> {
+  /**
+   * Publishes everything pending; stops at the first failure (NATS down) and leaves the rest for the timer.
+   * Returns whether everything found was delivered.
+   */
+  async flush(): Promise<boolean> {
     const batchSize = this.options.batchSize ?? 200;
     for (const model of this.options.models) {
       for (;;) {
@@ -86,8 +90,9 @@ export class OutboxRelay {
           .exec()
           .catch((err: Error) => {
             this.options.logger.warn('outbox scan failed', { error: err.message });
-            return [];
+            return undefined;
           });
+        if (docs === undefined) return false;
         if (docs.length === 0) break;
         for (const doc of docs) {
           for (const event of doc.pendingEvents) {
@@ -95,7 +100,7 @@ export class OutboxRelay {
               await this.options.bus.publish(event.subject, event.data, event.id);
             } catch (err) {
               this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
-              return;
+              return false;
             }
             await model.updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } }).exec();
           }
@@ -103,6 +108,7 @@ export class OutboxRelay {
         if (docs.length < batchSize) break;
       }
     }
+    return true;
   }
 
   async stop(): Promise<void> {

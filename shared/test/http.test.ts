@@ -1,0 +1,134 @@
+import request from 'supertest';
+import { z } from 'zod';
+import {
+  AppError,
+  FormatMessages,
+  createLogger,
+  createServiceApp,
+  generateDevKeyPair,
+  handle,
+  idParams,
+  pageQuery,
+  parseBody,
+  parseParams,
+  parseQuery,
+  queryBoolean,
+  queryEnum,
+  requireAdmin,
+  requireUser,
+  signAccessToken,
+} from '../src';
+
+const keys = generateDevKeyPair();
+const logger = createLogger('shared-test', 'silent');
+
+const bodySchema = z.strictObject({
+  nick_name: z.string().regex(/^[a-z]{1,5}$/, FormatMessages.nickName),
+  age: z.number().int(),
+  tags: z.array(z.enum(['A', 'B'])).max(3),
+});
+
+const app = createServiceApp({
+  service: 'shared-test',
+  logger,
+  publicKey: keys.publicKey,
+  routes: (a) => {
+    a.post('/echo', handle((req) => parseBody(req, bodySchema)));
+    a.get('/items/:itemId', handle((req) => parseParams(req, idParams('itemId')).itemId));
+    a.get(
+      '/page',
+      handle((req) => parseQuery(req, z.object({ ...pageQuery(8), done: queryBoolean(), order: queryEnum(['RECENT', 'POPULAR']) }))),
+    );
+    a.get('/nothing', handle(() => undefined));
+    a.get('/mine', requireUser, handle((req) => req.auth));
+    a.get('/admin', requireAdmin, handle(() => true));
+    a.get('/boom', handle(() => {
+      throw new Error('secret internals');
+    }));
+    a.get('/conflict', handle(() => {
+      throw new AppError('P0000');
+    }));
+  },
+});
+
+const token = (authority: 'USER' | 'ADMIN') => `Bearer ${signAccessToken({ userId: 3, userName: 'u3', authority, userType: authority === 'ADMIN' ? 'WEB' : 'NONE' }, keys.privateKey)}`;
+
+describe('createServiceApp', () => {
+  it('wraps results in the success envelope and omits data when there is none', async () => {
+    const res = await request(app).post('/echo').send({ nick_name: 'abc', age: 3, tags: ['A'] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 'SUCCESS', message: '성공', data: { nick_name: 'abc', age: 3, tags: ['A'] } });
+    const empty = await request(app).get('/nothing');
+    expect(empty.body).toEqual({ code: 'SUCCESS', message: '성공' });
+    expect('data' in empty.body).toBe(false);
+  });
+
+  it.each([
+    ['a spec format message', { nick_name: 'ABC', age: 1, tags: [] }, '닉네임 형식에 맞지 않습니다.'],
+    ['a missing field', { nick_name: 'abc', tags: [] }, 'age 값이 누락되었습니다.'],
+    ['a wrong type', { nick_name: 'abc', age: 'x', tags: [] }, 'age 값이 올바르지 않습니다.'],
+    ['an unknown enum name', { nick_name: 'abc', age: 1, tags: ['A', 'Z'] }, 'tags[1] 값이 올바르지 않습니다.'],
+    ['an unknown field', { nick_name: 'abc', age: 1, tags: [], admin: true }, 'admin 필드는 허용되지 않습니다.'],
+    ['a body that is not an object', [1, 2], '요청 본문 값이 올바르지 않습니다.'],
+  ])('turns %s into C0002 naming the field', async (_label, body, message) => {
+    const res = await request(app).post('/echo').send(body as object);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'C0002', message });
+  });
+
+  it('answers malformed JSON and oversized bodies with 4xx envelopes', async () => {
+    const malformed = await request(app).post('/echo').set('content-type', 'application/json').send('{"nick_name": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('C0002');
+    const huge = await request(app).post('/echo').send({ nick_name: 'x'.repeat(2_000_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.code).toBe('C0002');
+  });
+
+  it('parses path ids and paging queries strictly', async () => {
+    expect((await request(app).get('/items/42')).body.data).toBe(42);
+    for (const bad of ['0', '-1', 'abc', '1.5', '9'.repeat(20)]) {
+      const res = await request(app).get(`/items/${bad}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe('itemId 값이 올바르지 않습니다.');
+    }
+    expect((await request(app).get('/page')).body.data).toEqual({ page: 0, size: 8 });
+    expect((await request(app).get('/page?page=2&size=&done=true&order=POPULAR')).body.data).toEqual({ page: 2, size: 8, done: true, order: 'POPULAR' });
+    expect((await request(app).get('/page?size=51')).status).toBe(400);
+    expect((await request(app).get('/page?page=-1')).status).toBe(400);
+    expect((await request(app).get('/page?order=OLDEST')).body).toEqual({ code: 'C0002', message: 'order 값이 올바르지 않습니다.' });
+  });
+
+  it('guards signed-in and admin routes with the J codes', async () => {
+    expect((await request(app).get('/mine')).body).toEqual({ code: 'J0000', message: '권한 정보가 없는 토큰입니다.' });
+    expect((await request(app).get('/mine')).status).toBe(401);
+    const mine = await request(app).get('/mine').set('authorization', token('USER'));
+    expect(mine.body.data).toEqual({ userId: 3, userName: 'u3', authority: 'USER', userType: 'NONE' });
+    const denied = await request(app).get('/admin').set('authorization', token('USER'));
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('J0006');
+    expect((await request(app).get('/admin').set('authorization', token('ADMIN'))).body.data).toBe(true);
+    const bad = await request(app).get('/nothing').set('authorization', 'Basic abc');
+    expect(bad.status).toBe(401);
+    expect(bad.body.code).toBe('J0004');
+  });
+
+  it('renders AppErrors with their status and hides unexpected faults behind C0000', async () => {
+    const conflict = await request(app).get('/conflict');
+    expect(conflict.status).toBe(400);
+    expect(conflict.body).toEqual({ code: 'P0000', message: '이미 좋아요를 한 게시글입니다.' });
+    const boom = await request(app).get('/boom');
+    expect(boom.status).toBe(500);
+    expect(boom.body).toEqual({ code: 'C0000', message: '예기치 못한 오류가 발생했습니다.' });
+    expect(JSON.stringify(boom.body)).not.toContain('secret');
+  });
+
+  it('answers unknown routes with 404 C0001 and echoes a request id', async () => {
+    const res = await request(app).get('/nope').set('x-request-id', 'abc-123');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    const unsafe = await request(app).get('/nope').set('x-request-id', 'bad id with spaces');
+    expect(unsafe.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+});

@@ -1,0 +1,170 @@
+import type { Connection } from 'mongoose';
+import { Schema } from 'mongoose';
+import { z } from 'zod';
+import {
+  EventBus,
+  OutboxRelay,
+  applyUserSnapshot,
+  connectMongo,
+  createLogger,
+  newOutboxEvent,
+  nextId,
+  nickNamesOf,
+  outboxFields,
+  projectedUserModel,
+  startUserProjection,
+  userSubject,
+  type UserSnapshotV1,
+} from '../src';
+import { eventually, isolatedNames, testEnv } from '../../test/support';
+import { startNatsServer } from '../../scripts/lib/nats';
+
+const logger = createLogger('stores-test', process.env.DBG ? 'debug' : 'silent');
+const names = isolatedNames('shared');
+let connection: Connection;
+let bus: EventBus;
+
+beforeAll(async () => {
+  connection = await connectMongo(testEnv().mongoUri, names.db);
+  bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'shared-test', logger });
+});
+
+afterAll(async () => {
+  await bus.deleteStreams();
+  await bus.close();
+  await connection.dropDatabase();
+  await connection.close();
+});
+
+const snapshot = (id: number, nick: string, version: number): UserSnapshotV1 => ({
+  v: 1,
+  eventId: `e-${id}-${version}`,
+  id,
+  userName: `user${id}`,
+  nick_name: nick,
+  userType: 'NONE',
+  authority: 'USER',
+  status: 'ACTIVE',
+  version,
+  occurredAt: new Date().toISOString(),
+});
+
+describe('integer ids', () => {
+  it('hands out distinct increasing ids under concurrency', async () => {
+    const ids = await Promise.all(Array.from({ length: 40 }, () => nextId(connection, 'thing')));
+    expect(new Set(ids).size).toBe(40);
+    expect(Math.min(...ids)).toBe(1);
+    expect(Math.max(...ids)).toBe(40);
+    expect(await nextId(connection, 'other')).toBe(1);
+  });
+});
+
+describe('user projection', () => {
+  it('keeps the newest snapshot whatever order they arrive in', async () => {
+    const model = projectedUserModel(connection);
+    await model.init();
+    await applyUserSnapshot(model, snapshot(5, 'second', 2));
+    await applyUserSnapshot(model, snapshot(5, 'first', 1));
+    await applyUserSnapshot(model, snapshot(5, 'second', 2));
+    expect((await nickNamesOf(model, [5, 5, 99])).get(5)).toBe('second');
+    await applyUserSnapshot(model, snapshot(5, 'third', 3));
+    expect((await nickNamesOf(model, [5])).get(5)).toBe('third');
+  });
+
+  it('follows accounts.user.* over NATS, and a new consumer rebuilds from the last message per subject', async () => {
+    await bus.ensureStream('ACCOUNTS');
+    await bus.publish(userSubject(21), snapshot(21, 'old21', 1), 'u21-1');
+    await bus.publish(userSubject(21), snapshot(21, 'new21', 2), 'u21-2');
+    await bus.publish(userSubject(22), snapshot(22, 'only22', 1), 'u22-1');
+    const other = await connectMongo(testEnv().mongoUri, `${names.db}_fresh`);
+    try {
+      const consumer = await startUserProjection({ bus, connection: other, service: 'fresh', logger });
+      const model = projectedUserModel(other);
+      await eventually(async () => (await model.countDocuments({ _id: { $in: [21, 22] } })) === 2, 10_000);
+      const nicks = await nickNamesOf(model, [21, 22]);
+      expect(nicks.get(21)).toBe('new21');
+      expect(nicks.get(22)).toBe('only22');
+      await consumer.stop();
+    } finally {
+      await other.dropDatabase();
+      await other.close();
+    }
+  });
+});
+
+describe('consumers', () => {
+  it('terminates invalid payloads and keeps going; redelivers after a failed handling', async () => {
+    await bus.ensureStream('COMMUNITY');
+    const seen: number[] = [];
+    let failOnce = true;
+    const consumer = await bus.consume({
+      stream: 'COMMUNITY',
+      durable: 'shape-test',
+      filterSubject: 'community.shape.>',
+      schema: z.object({ n: z.number() }),
+      backoffMs: [200, 400],
+      handle: async ({ n }) => {
+        if (n === 2 && failOnce) {
+          failOnce = false;
+          throw new Error('transient');
+        }
+        seen.push(n);
+      },
+    });
+    await bus.publish('community.shape.x', { n: 1 }, 's1');
+    await bus.publish('community.shape.x', { bad: true }, 's-bad');
+    await bus.publish('community.shape.x', { n: 2 }, 's2');
+    await bus.publish('community.shape.x', { n: 3 }, 's3');
+    await bus.publish('community.shape.x', { n: 3 }, 's3');
+    await eventually(() => seen.length >= 3 && seen.includes(2), 10_000);
+    expect(seen.sort()).toEqual([1, 2, 3]);
+    await consumer.stop();
+  });
+});
+
+describe('outbox relay', () => {
+  interface Note {
+    _id: number;
+    text: string;
+    pendingEvents: unknown[];
+  }
+
+  it('publishes events stored with the write, including those written while NATS was down', async () => {
+    const nats = await startNatsServer({ storeDir: `${process.env.BINZIP_TEST_DATA_DIR}/nats-outbox-${Date.now()}` });
+    const privateBus = await EventBus.connect({ url: nats.uri, prefix: names.natsPrefix, name: 'outbox-test', logger });
+    const Note = connection.model<Note>('Note', new Schema<Note>({ _id: Number, text: String, ...outboxFields }));
+    const relay = new OutboxRelay({ bus: privateBus, models: [Note], logger, intervalMs: 200 });
+    try {
+      await privateBus.ensureStream('RECORDS');
+      const received: string[] = [];
+      const consumer = await privateBus.consume({
+        stream: 'RECORDS',
+        durable: 'outbox-test',
+        filterSubject: 'records.note.>',
+        schema: z.object({ text: z.string() }),
+        handle: async ({ text }) => {
+          received.push(text);
+        },
+      });
+      relay.start();
+      await Note.create({ _id: 1, text: 'before', pendingEvents: [newOutboxEvent('records.note.created', () => ({ text: 'before' }))] });
+      void relay.kick();
+      await eventually(() => received.includes('before'), 10_000);
+
+      await nats.stop();
+      await Note.create({ _id: 2, text: 'during', pendingEvents: [newOutboxEvent('records.note.created', () => ({ text: 'during' }))] });
+      await relay.kick();
+      expect((await Note.findById(2).lean())?.pendingEvents).toHaveLength(1);
+
+      await nats.restart();
+      await eventually(() => received.includes('during'), 20_000);
+      await eventually(async () => (await Note.countDocuments({ 'pendingEvents.0': { $exists: true } })) === 0, 10_000);
+      expect(received.filter((t) => t === 'during')).toHaveLength(1);
+      await consumer.stop();
+    } finally {
+      await relay.stop();
+      await privateBus.close();
+      await nats.stop();
+    }
+  }, 60_000);
+});

@@ -6,7 +6,6 @@ import { startMongo, type RunningStore } from '../../scripts/lib/mongo';
 import { ensureNats } from '../../scripts/lib/nats';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __BINZIP_STORES__: RunningStore[] | undefined;
 }
 

@@ -1,0 +1,69 @@
+/**
+ * `npm start`: the whole system on one machine. Uses MONGODB_URI / NATS_URL when given, else starts what is
+ * missing on loopback (a persistent dev MongoDB-protocol server and NATS), then every service and the
+ * gateway. Ctrl-C stops everything.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { generateDevKeyPair } from '../shared/src/auth';
+import { startMongo } from './lib/mongo';
+import { ensureNats } from './lib/nats';
+import { DEFAULT_PORTS, REPO_ROOT, SERVICES, loadOrCreateDevKeys, startSystem, type ServiceName } from './lib/system';
+
+async function main(): Promise<void> {
+  const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
+  const log = (line: string) => console.log(`[start] ${line}`);
+
+  log(`data folder: ${dataDir}`);
+  const mongo = await startMongo({ persistent: true, dataDir, port: Number(process.env.DEV_MONGO_PORT ?? 27017), log });
+  log(`MongoDB: ${mongo.uri}`);
+  const nats = await ensureNats({ dataDir });
+  log(`NATS: ${nats.uri}`);
+  const keys = loadOrCreateDevKeys(dataDir, generateDevKeyPair);
+
+  const services = SERVICES.filter((name) => existsSync(path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')));
+  const missing = SERVICES.filter((name) => !services.includes(name));
+  if (missing.length > 0) log(`not built, skipped: ${missing.join(', ')}`);
+  const housesInstances = Number(process.env.HOUSES_INSTANCES ?? 1);
+
+  const stores = [nats, mongo];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping…');
+    await system?.stop();
+    for (const store of stores) await store.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  const system = await startSystem({
+    mongoUri: mongo.uri,
+    natsUrl: nats.uri,
+    publicKey: keys.publicKey,
+    privateKey: keys.privateKey,
+    services: services as ServiceName[],
+    instances: { houses: housesInstances },
+    ports: { ...DEFAULT_PORTS, gateway: Number(process.env.PORT ?? DEFAULT_PORTS.gateway) },
+    env: { DEV_OUTBOX_DIR: process.env.DEV_OUTBOX_DIR ?? path.join(dataDir, 'outbox') },
+    inheritOutput: true,
+  }).catch(async (err: Error) => {
+    console.error(`[start] ${err.message}`);
+    await stopAll(1);
+    throw err;
+  });
+
+  for (const [name, handles] of Object.entries(system.services)) {
+    for (const handle of handles ?? []) log(`${handle.name}: ${handle.url} (${name})`);
+  }
+  log(`gateway listening on ${system.url}  (GET ${system.url}/ready)`);
+  log(`SMS and e-mail codes (local senders) are written to ${path.join(dataDir, 'outbox', 'messages.jsonl')}`);
+  log('press Ctrl-C to stop');
+}
+
+main().catch((err: Error) => {
+  console.error(`[start] failed: ${err.message}`);
+  process.exit(1);
+});

@@ -44,8 +44,10 @@ export interface ConsumeOptions<S extends z.ZodType> {
   /** `last_per_subject` for snapshot projections a new instance rebuilds from. */
   deliverPolicy?: 'all' | 'last_per_subject' | 'new';
   maxDeliver?: number;
-  /** Redelivery delays in ms after a failed handling (also the ack wait of the first delivery). */
+  /** Redelivery delays in ms after a failed handling (nak with delay), by attempt. */
   backoffMs?: number[];
+  /** How long a delivered message may stay unacknowledged before the server redelivers it. */
+  ackWaitMs?: number;
   handle: (data: z.output<S>, meta: { subject: string; redelivered: boolean; seq: number }) => Promise<void>;
 }
 
@@ -127,7 +129,6 @@ export class EventBus {
     await this.ensureStream(options.stream);
     const stream = this.streamName(options.stream);
     const durable = this.durableName(options.durable);
-    const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     const maxDeliver = options.maxDeliver ?? 20;
     const deliverPolicy =
       options.deliverPolicy === 'last_per_subject' ? DeliverPolicy.LastPerSubject : options.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All;
@@ -140,8 +141,9 @@ export class EventBus {
         deliver_policy: deliverPolicy,
         filter_subject: this.subject(options.filterSubject),
         max_deliver: maxDeliver,
-        ack_wait: nanos(backoffMs[0] ?? 30_000),
-        backoff: backoffMs.map((ms) => nanos(ms)),
+        // No consumer-level `backoff`: with it the server takes backoff[0] as every delivery's ack wait, shorter
+        // than a pulled batch may need. A failed handling naks with its own delay instead.
+        ack_wait: nanos(options.ackWaitMs ?? 30_000),
       });
     }
     const consumer = await this.jetstream.consumers.get(stream, durable);
@@ -190,6 +192,11 @@ export class EventBus {
       const delays = options.backoffMs ?? DEFAULT_BACKOFF_MS;
       msg.nak(delays[Math.min(msg.info.redeliveryCount - 1, delays.length - 1)]);
     }
+  }
+
+  /** Deletes a durable consumer so the next `consume` creates it afresh (a projection rebuild). */
+  async resetConsumer(stream: StreamName, durable: string): Promise<boolean> {
+    return this.manager.consumers.delete(this.streamName(stream), this.durableName(durable)).catch(() => false);
   }
 
   /** Removes this bus's prefixed streams (tests clean up after themselves). */

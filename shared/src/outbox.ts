@@ -26,8 +26,20 @@ export const outboxEventSchema = new Schema<OutboxEvent>(
   { _id: false },
 );
 
-/** Add to a schema whose writes emit events: `schema.add(outboxFields)`. */
+/** Add to a schema whose writes emit events: `schema.add(outboxFields)` (or spread into its definition)
+ * and declare `OUTBOX_INDEX` on it so the relay's scan reads only documents with pending events. */
 export const outboxFields = { pendingEvents: { type: [outboxEventSchema], default: [] } };
+
+/** Sparse: documents whose `pendingEvents` is empty are not in it. */
+export const OUTBOX_INDEX = [{ 'pendingEvents.id': 1 }, { sparse: true }] as const;
+
+/** Adds the outbox fields and index to a schema. */
+export function addOutbox(schema: Schema): void {
+  schema.add(outboxFields);
+  schema.index({ ...OUTBOX_INDEX[0] }, { ...OUTBOX_INDEX[1] });
+}
+
+const PENDING = { 'pendingEvents.id': { $exists: true } };
 
 export function newOutboxEvent(subject: string, data: (eventId: string) => unknown): OutboxEvent {
   const id = randomUUID();
@@ -83,7 +95,7 @@ export class OutboxRelay {
     for (const model of this.options.models) {
       for (;;) {
         const docs = await model
-          .find({ 'pendingEvents.0': { $exists: true } }, { pendingEvents: 1 })
+          .find(PENDING, { pendingEvents: 1 })
           .sort({ _id: 1 })
           .limit(batchSize)
           .lean<{ _id: unknown; pendingEvents: OutboxEvent[] }[]>()

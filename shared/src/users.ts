@@ -57,6 +57,9 @@ export async function applyUserSnapshot(model: Model<ProjectedUser>, snapshot: U
 export async function startUserProjection(options: { bus: EventBus; connection: Connection; service: string; logger: Logger }): Promise<RunningConsumer> {
   const model = projectedUserModel(options.connection);
   await model.init();
+  // An empty projection (new database) must replay every user: a durable consumer left over from an earlier
+  // database would only deliver what is new.
+  if ((await model.estimatedDocumentCount().exec()) === 0) await options.bus.resetConsumer('ACCOUNTS', `${options.service}-users`);
   return options.bus.consume({
     stream: 'ACCOUNTS',
     durable: `${options.service}-users`,

@@ -45,7 +45,7 @@ export const parseQuery = <S extends z.ZodType>(req: Request, schema: S): z.outp
 export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.params ?? {});
 
 /** Query strings arrive as text; an empty value means "not given". */
-const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
+export const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
 
 /** A path or query id: digits only, a positive safe integer. */
 export const idString = z
@@ -79,6 +79,11 @@ export function queryText(maxLength = 200) {
 /** An optional enum query parameter; blank counts as absent. */
 export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess(blankToUndefined, z.enum(values).optional());
+}
+
+/** A required enum query parameter; blank counts as missing. */
+export function requiredQueryEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess(blankToUndefined, z.enum(values));
 }
 
 /** An optional boolean query parameter (`true`/`false`); blank counts as absent. */

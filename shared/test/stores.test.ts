@@ -10,7 +10,7 @@ import {
   newOutboxEvent,
   nextId,
   nickNamesOf,
-  outboxFields,
+  addOutbox,
   projectedUserModel,
   startUserProjection,
   userSubject,
@@ -132,7 +132,9 @@ describe('outbox relay', () => {
   it('publishes events stored with the write, including those written while NATS was down', async () => {
     const nats = await startNatsServer({ storeDir: `${process.env.BINZIP_TEST_DATA_DIR}/nats-outbox-${Date.now()}` });
     const privateBus = await EventBus.connect({ url: nats.uri, prefix: names.natsPrefix, name: 'outbox-test', logger });
-    const Note = connection.model<Note>('Note', new Schema<Note>({ _id: Number, text: String, ...outboxFields }));
+    const noteSchema = new Schema<Note>({ _id: Number, text: String });
+    addOutbox(noteSchema);
+    const Note = connection.model<Note>('Note', noteSchema);
     const relay = new OutboxRelay({ bus: privateBus, models: [Note], logger, intervalMs: 200 });
     try {
       await privateBus.ensureStream('RECORDS');
@@ -158,7 +160,8 @@ describe('outbox relay', () => {
 
       await nats.restart();
       await eventually(() => received.includes('during'), 20_000);
-      await eventually(async () => (await Note.countDocuments({ 'pendingEvents.0': { $exists: true } })) === 0, 10_000);
+      await eventually(async () => (await Note.countDocuments({ 'pendingEvents.id': { $exists: true } })) === 0, 10_000);
+      expect(await Note.countDocuments()).toBe(2);
       expect(received.filter((t) => t === 'during')).toHaveLength(1);
       await consumer.stop();
     } finally {

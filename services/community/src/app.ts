@@ -1,0 +1,36 @@
+import { createServiceApp, type Logger } from '@binzip/shared';
+import type { Express } from 'express';
+import type { Connection } from 'mongoose';
+import { communityModels } from './models';
+import { boardRoutes } from './routes/boards';
+import { commentRoutes } from './routes/comments';
+import { loveRoutes } from './routes/loves';
+
+export interface AppDeps {
+  connection: Connection;
+  logger: Logger;
+  publicKey: string;
+  /** The outbox relay, kicked after a comment is saved; without one, events wait in the store. */
+  relay?: { kick(): Promise<void> };
+  trustProxy?: string;
+}
+
+export function buildApp(deps: AppDeps): Express {
+  const models = communityModels(deps.connection);
+  const onCommentSaved = (): void => {
+    // Publishing is not the request's business: a failure here is retried by the relay's timer.
+    deps.relay?.kick().catch((err: Error) => deps.logger.warn('outbox kick failed', { error: err.message }));
+  };
+  return createServiceApp({
+    service: 'community',
+    logger: deps.logger,
+    publicKey: deps.publicKey,
+    trustProxy: deps.trustProxy,
+    healthy: () => deps.connection.readyState === 1,
+    routes: (app) => {
+      app.use('/api/v1/boards', boardRoutes(models));
+      app.use('/api/v1/comments', commentRoutes(models, onCommentSaved));
+      app.use('/api/v1/loves', loveRoutes(models));
+    },
+  });
+}

@@ -1,0 +1,128 @@
+import {
+  AppError,
+  buildPage,
+  COMMUNITY_COMMENT_CREATED,
+  communityCommentCreatedV1,
+  isAdmin,
+  newOutboxEvent,
+  nextId,
+  nickNamesOf,
+  pageWindow,
+  type AuthClaims,
+  type PageObject,
+  type PageRequest,
+} from '@binzip/shared';
+import type { CommentDoc, CommunityModels } from '../models';
+import { liveBoard, liveBoardsById } from './boards';
+import { commentItem, nickNameIn, type CommentItem } from './views';
+
+export interface CommentInput {
+  boardId: number;
+  content: string;
+}
+
+export interface OwnCommentItem {
+  commentId: number;
+  boardId: number;
+  title: string;
+  commentContent: string;
+}
+
+const NO_OUTBOX = { pendingEvents: 0 } as const;
+
+export async function commentsOf(models: CommunityModels, boardId: number): Promise<CommentItem[]> {
+  await liveBoard(models, boardId);
+  const comments = await models.Comment.find({ boardId, deleted: false }, NO_OUTBOX).sort({ _id: 1 }).lean<CommentDoc[]>().exec();
+  const nickNames = await nickNamesOf(
+    models.User,
+    comments.map((c) => c.authorId),
+  );
+  return comments.map((comment) => commentItem(comment, nickNames));
+}
+
+/**
+ * Saves the comment and its community.comment.created event in one document write (the outbox), then
+ * counts it on the board. The count only moves after the insert succeeded, and only on a live board: if
+ * the board was deleted in between, the comment is withdrawn (with its event) and the caller gets C0001.
+ */
+export async function createComment(models: CommunityModels, user: AuthClaims, input: CommentInput): Promise<number> {
+  const board = await liveBoard(models, input.boardId);
+  const [id, nickNames] = await Promise.all([nextId(models.connection, 'comment'), nickNamesOf(models.User, [user.userId])]);
+  const now = new Date();
+  const event = newOutboxEvent(COMMUNITY_COMMENT_CREATED, (eventId) =>
+    communityCommentCreatedV1.parse({
+      v: 1,
+      eventId,
+      boardId: board._id,
+      boardTitle: board.title,
+      boardAuthorId: board.authorId,
+      commentId: id,
+      commenterId: user.userId,
+      commenterNickName: nickNameIn(nickNames, user.userId),
+      content: input.content,
+      occurredAt: now.toISOString(),
+    }),
+  );
+  await models.Comment.create({
+    _id: id,
+    boardId: board._id,
+    authorId: user.userId,
+    content: input.content,
+    deleted: false,
+    boardDeleted: false,
+    createdAt: now,
+    updatedAt: now,
+    pendingEvents: [event],
+  });
+  const counted = await models.Board.updateOne({ _id: board._id, deleted: false }, { $inc: { commentCount: 1 } }).exec();
+  if (counted.matchedCount === 0) {
+    await models.Comment.updateOne({ _id: id }, { $set: { deleted: true, boardDeleted: true, pendingEvents: [] } }).exec();
+    throw AppError.notFound();
+  }
+  return id;
+}
+
+/** A comment that is not deleted and whose board is live; C0001 otherwise. */
+async function liveComment(models: CommunityModels, commentId: number): Promise<CommentDoc> {
+  const comment = await models.Comment.findOne({ _id: commentId, deleted: false }, NO_OUTBOX).lean<CommentDoc>().exec();
+  if (!comment) throw AppError.notFound();
+  await liveBoard(models, comment.boardId);
+  return comment;
+}
+
+export async function updateComment(models: CommunityModels, user: AuthClaims, commentId: number, input: CommentInput): Promise<number> {
+  const comment = await liveComment(models, commentId);
+  // The body names the board: a comment id paired with another board's id does not exist there.
+  if (comment.boardId !== input.boardId) throw AppError.notFound();
+  if (comment.authorId !== user.userId) throw AppError.forbidden();
+  const result = await models.Comment.updateOne({ _id: commentId, deleted: false }, { $set: { content: input.content, updatedAt: new Date() } }).exec();
+  if (result.matchedCount === 0) throw AppError.notFound();
+  return commentId;
+}
+
+export async function deleteComment(models: CommunityModels, user: AuthClaims, commentId: number): Promise<void> {
+  const comment = await liveComment(models, commentId);
+  if (comment.authorId !== user.userId && !isAdmin(user)) throw AppError.forbidden();
+  const result = await models.Comment.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: new Date() } }).exec();
+  // Two deletes racing: only the one that flipped the flag moves the count.
+  if (result.modifiedCount === 0) throw AppError.notFound();
+  await models.Board.updateOne({ _id: comment.boardId }, { $inc: { commentCount: -1 } }).exec();
+}
+
+export async function myComments(models: CommunityModels, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnCommentItem>> {
+  const filter = { authorId: user.userId, deleted: false, boardDeleted: false };
+  const { skip, limit } = pageWindow(request);
+  const [comments, total] = await Promise.all([
+    models.Comment.find(filter, NO_OUTBOX).sort({ _id: -1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
+    models.Comment.countDocuments(filter).exec(),
+  ]);
+  const boards = await liveBoardsById(
+    models,
+    comments.map((c) => c.boardId),
+  );
+  const items = comments.flatMap((comment) => {
+    const board = boards.get(comment.boardId);
+    return board ? [{ commentId: comment._id, boardId: board._id, title: board.title, commentContent: comment.content }] : [];
+  });
+  return buildPage(items, request, total);
+}

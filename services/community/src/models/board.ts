@@ -1,0 +1,55 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export interface BoardDoc {
+  _id: number;
+  title: string;
+  /** The body as the author sent it (HTML). */
+  code: string;
+  /** The body's text without markup, kept for search so a search never re-parses HTML. */
+  plainText: string;
+  oneLineContent: string;
+  imageUrls: string[];
+  category: string;
+  prefixCategory: string;
+  fixed: boolean;
+  authorId: number;
+  loveCount: number;
+  commentCount: number;
+  deleted: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const boardSchema = new Schema<BoardDoc>(
+  {
+    _id: { type: Number, required: true },
+    title: { type: String, required: true },
+    code: { type: String, required: true },
+    plainText: { type: String, required: true },
+    oneLineContent: { type: String, required: true },
+    imageUrls: { type: [String], default: [] },
+    category: { type: String, required: true },
+    prefixCategory: { type: String, required: true },
+    fixed: { type: Boolean, required: true },
+    authorId: { type: Number, required: true },
+    loveCount: { type: Number, required: true, default: 0 },
+    commentCount: { type: Number, required: true, default: 0 },
+    deleted: { type: Boolean, required: true, default: false },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'boards' },
+);
+
+// One index per list shape: public list RECENT / POPULAR (with and without category), preview, own posts.
+boardSchema.index({ deleted: 1, prefixCategory: 1, fixed: -1, createdAt: -1, _id: -1 });
+boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, createdAt: -1, _id: -1 });
+boardSchema.index({ deleted: 1, prefixCategory: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
+boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
+boardSchema.index({ authorId: 1, deleted: 1, createdAt: -1, _id: -1 });
+
+export type BoardModel = Model<BoardDoc>;
+
+export function boardModel(connection: Connection): BoardModel {
+  return (connection.models.Board as BoardModel) ?? connection.model<BoardDoc>('Board', boardSchema);
+}

@@ -1,0 +1,408 @@
+import { UNKNOWN_NICKNAME } from '@binzip/shared';
+import request from 'supertest';
+import { addUser, asAdmin, asUser, boardPayload, type BoardPayload, expectError, ISO_OFFSET, postBoard, postComment, setUp, type TestContext } from './helpers';
+
+const PREVIEW_KEYS = ['boardId', 'title', 'code', 'oneLineContent', 'nickName', 'createdAt', 'imageUrl', 'commentCount', 'category', 'prefixCategory', 'fixed'];
+const DETAIL_KEYS = ['boardId', 'title', 'code', 'nickName', 'createdAt', 'imageUrls', 'loveCount', 'category', 'prefixCategory', 'commentCount', 'comments'];
+const OWN_KEYS = ['boardId', 'title', 'oneLineContent', 'createdAt', 'imageUrl', 'category', 'prefixCategory', 'commentCnt'];
+const PAGE_KEYS = ['content', 'size', 'totalElements', 'totalPages', 'last', 'first', 'number', 'numberOfElements', 'empty', 'sort'].sort();
+
+const AUTHOR = 1;
+const OTHER = 2;
+const ADMIN = 9;
+
+describe('boards: write, read, update, delete', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await setUp('cboards');
+    await addUser(ctx, AUTHOR, '작성자');
+    await addUser(ctx, OTHER, '다른사람');
+  });
+  afterAll(() => ctx.close());
+
+  test('create returns an integer id; detail has exactly the spec fields', async () => {
+    const res = await request(ctx.app)
+      .post('/api/v1/boards')
+      .set('Authorization', asUser(AUTHOR))
+      .send(
+        boardPayload({
+          title: '  첫 글  ',
+          code: '<h1>Big</h1><p>안녕 <b>세상</b></p>',
+          category: 'DAILY',
+          imageUrls: ['https://img/1.png', 'https://img/2.png'],
+        }),
+      );
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual({ code: 'SUCCESS', message: '성공', data: expect.any(Number) });
+    const id = res.body.data as number;
+    expect(Number.isInteger(id)).toBe(true);
+
+    const detail = await request(ctx.app).get(`/api/v1/boards/${id}`);
+    expect(detail.status).toBe(200);
+    expect(Object.keys(detail.body.data)).toEqual(DETAIL_KEYS);
+    expect(detail.body.data).toEqual({
+      boardId: id,
+      title: '첫 글',
+      code: '<h1>Big</h1><p>안녕 <b>세상</b></p>',
+      nickName: '작성자',
+      createdAt: expect.stringMatching(ISO_OFFSET),
+      imageUrls: ['https://img/1.png', 'https://img/2.png'],
+      loveCount: 0,
+      category: 'DAILY',
+      prefixCategory: 'DEFAULT',
+      commentCount: 0,
+      comments: [],
+    });
+  });
+
+  test('a null or absent category is stored as EMPTY; imageUrls and fixed may be left out', async () => {
+    const withNull = await postBoard(ctx, AUTHOR, { category: null });
+    const absent = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).send({ title: 't', code: 'c', prefixCategory: 'INTRO' });
+    expect(absent.status).toBe(200);
+    for (const id of [withNull, absent.body.data]) {
+      const detail = await request(ctx.app).get(`/api/v1/boards/${id}`);
+      expect(detail.body.data.category).toBe('EMPTY');
+    }
+    const detail = await request(ctx.app).get(`/api/v1/boards/${absent.body.data}`);
+    expect(detail.body.data.imageUrls).toEqual([]);
+  });
+
+  test('only an admin pins, and only promotion posts', async () => {
+    const byUser = await postBoard(ctx, AUTHOR, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true });
+    const byAdmin = await postBoard(ctx, ADMIN, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true }, asAdmin(ADMIN));
+    const adminFree = await postBoard(ctx, ADMIN, { prefixCategory: 'DEFAULT', fixed: true }, asAdmin(ADMIN));
+    const stored = await ctx.models.Board.find({ _id: { $in: [byUser, byAdmin, adminFree] } })
+      .sort({ _id: 1 })
+      .lean();
+    expect(stored.map((b) => b.fixed)).toEqual([false, true, false]);
+  });
+
+  test('an author unknown to the projection renders as the unknown nickname; a nickname change shows without touching the post', async () => {
+    const id = await postBoard(ctx, 77);
+    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe(UNKNOWN_NICKNAME);
+    await addUser(ctx, 77, '새로온');
+    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('새로온');
+    await addUser(ctx, 77, '이름바꿈', 2);
+    await addUser(ctx, 77, '옛이름', 1); // an older snapshot arriving late changes nothing
+    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('이름바꿈');
+  });
+
+  test('create needs a token; a bad token is 401', async () => {
+    expectError(await request(ctx.app).post('/api/v1/boards').send(boardPayload()), 401, 'J0000');
+    expectError(await request(ctx.app).post('/api/v1/boards').set('Authorization', 'Bearer nonsense').send(boardPayload()), 401, 'J0004');
+    expectError(await request(ctx.app).post('/api/v1/boards').set('Authorization', 'Token abc').send(boardPayload()), 401, 'J0004');
+  });
+
+  test.each([
+    ['missing title', { title: undefined }, 'title 값이 누락되었습니다.'],
+    ['blank title', { title: '   ' }, 'title 값이 올바르지 않습니다.'],
+    ['title too long', { title: 'x'.repeat(101) }, 'title 값이 올바르지 않습니다.'],
+    ['number as title', { title: 5 }, 'title 값이 올바르지 않습니다.'],
+    ['missing code', { code: undefined }, 'code 값이 누락되었습니다.'],
+    ['huge body', { code: 'x'.repeat(50_001) }, 'code 값이 올바르지 않습니다.'],
+    ['unknown prefix', { prefixCategory: 'NEWS' }, 'prefixCategory 값이 올바르지 않습니다.'],
+    ['lower-case prefix', { prefixCategory: 'default' }, 'prefixCategory 값이 올바르지 않습니다.'],
+    ['unknown category', { category: 'GOSSIP' }, 'category 값이 올바르지 않습니다.'],
+    ['category of another board type', { prefixCategory: 'INTRO', category: 'QUESTION' }, 'category 값이 게시판 종류에 맞지 않습니다.'],
+    ['imageUrls not an array', { imageUrls: 'a.png' }, 'imageUrls 값이 올바르지 않습니다.'],
+    ['image url not a string', { imageUrls: [1] }, 'imageUrls[0] 값이 올바르지 않습니다.'],
+    ['too many images', { imageUrls: Array.from({ length: 21 }, (_, i) => `u${i}`) }, 'imageUrls 값이 올바르지 않습니다.'],
+    ['fixed as text', { fixed: 'yes' }, 'fixed 값이 올바르지 않습니다.'],
+    ['unknown field', { authorId: 5 }, 'authorId 필드는 허용되지 않습니다.'],
+    ['operator-looking field', { $set: { deleted: true } }, '$set 필드는 허용되지 않습니다.'],
+  ])('create rejects %s with C0002 and stores nothing', async (_name, over, message) => {
+    const before = await ctx.models.Board.countDocuments();
+    const res = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).send(boardPayload(over));
+    expectError(res, 400, 'C0002');
+    expect(res.body.message).toBe(message);
+    expect(await ctx.models.Board.countDocuments()).toBe(before);
+  });
+
+  test.each([
+    ['malformed JSON', '{"title": "x",', 'application/json'],
+    ['a JSON array', '[1,2]', 'application/json'],
+    ['a JSON string', '"title"', 'application/json'],
+    ['form data', 'title=x&code=y', 'application/x-www-form-urlencoded'],
+  ])('create answers %s with 400 C0002', async (_name, body, type) => {
+    const res = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).set('Content-Type', type).send(body);
+    expectError(res, 400, 'C0002');
+  });
+
+  test('a body over the size limit is a 4xx envelope, not a crash', async () => {
+    const res = await request(ctx.app)
+      .post('/api/v1/boards')
+      .set('Authorization', asUser(AUTHOR))
+      .send(boardPayload({ code: 'x'.repeat(1_100_000) }));
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('C0002');
+  });
+
+  test('deeply nested or odd markup is stored and summarised without failing', async () => {
+    const code = '<div>'.repeat(4_000) + '깊은 글' + '</div>'.repeat(4_000);
+    const id = await postBoard(ctx, AUTHOR, { code: code + '<<<>>> &amp; 끝' });
+    const board = await ctx.models.Board.findById(id).lean();
+    expect(board?.code).toBe(code + '<<<>>> &amp; 끝');
+    expect(board?.oneLineContent.length).toBeLessThanOrEqual(200);
+  });
+
+  test.each(['abc', '0', '-1', '1.5', '99999999999999999999', '1e3'])('a bad board id %s is C0002; a missing one C0001', async (id) => {
+    expectError(await request(ctx.app).get(`/api/v1/boards/${id}`), 400, 'C0002');
+    expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)).send(boardPayload()), 400, 'C0002');
+    expectError(await request(ctx.app).delete(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)), 400, 'C0002');
+  });
+
+  test('unknown board and unknown route are 404 C0001', async () => {
+    expectError(await request(ctx.app).get('/api/v1/boards/987654'), 404, 'C0001');
+    expectError(await request(ctx.app).get('/api/v1/nothing'), 404, 'C0001');
+  });
+
+  test('update: author only; replaces the content; EMPTY keeps no category; returns the id', async () => {
+    const id = await postBoard(ctx, AUTHOR, { category: 'QUESTION', imageUrls: ['a'] });
+    const put = (userId: number, over: BoardPayload, auth = asUser(userId)) =>
+      request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', auth).send(boardPayload(over));
+
+    expectError(await put(OTHER, { title: '가로채기' }), 403, 'C0003');
+    expectError(await put(ADMIN, { title: '관리자' }, asAdmin(ADMIN)), 403, 'C0003');
+    expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).send(boardPayload()), 401, 'J0000');
+    expectError(await put(AUTHOR, { category: 'TREND' }), 400, 'C0002');
+    expect((await ctx.models.Board.findById(id).lean())?.title).toBe('제목');
+
+    const ok = await put(AUTHOR, { title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'] });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toBe(id);
+    const detail = (await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data;
+    expect(detail).toMatchObject({ title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'], prefixCategory: 'DEFAULT' });
+
+    expectError(await request(ctx.app).put('/api/v1/boards/987654').set('Authorization', asUser(AUTHOR)).send(boardPayload()), 404, 'C0001');
+  });
+
+  test('delete: not by others; by the author or an admin; a deleted board vanishes everywhere', async () => {
+    const mine = await postBoard(ctx, AUTHOR, { title: '지울 글' });
+    const another = await postBoard(ctx, AUTHOR, { title: '관리자가 지울 글' });
+    expectError(await request(ctx.app).delete(`/api/v1/boards/${mine}`).set('Authorization', asUser(OTHER)), 403, 'C0003');
+    expectError(await request(ctx.app).delete(`/api/v1/boards/${mine}`), 401, 'J0000');
+
+    const byAuthor = await request(ctx.app).delete(`/api/v1/boards/${mine}`).set('Authorization', asUser(AUTHOR));
+    expect(byAuthor.status).toBe(200);
+    expect(byAuthor.body).toEqual({ code: 'SUCCESS', message: '성공' });
+    expect((await request(ctx.app).delete(`/api/v1/boards/${another}`).set('Authorization', asAdmin(ADMIN))).status).toBe(200);
+
+    for (const id of [mine, another]) {
+      expectError(await request(ctx.app).get(`/api/v1/boards/${id}`), 404, 'C0001');
+      expectError(await request(ctx.app).get(`/api/v1/comments/${id}`), 404, 'C0001');
+      expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)).send(boardPayload()), 404, 'C0001');
+      expectError(await request(ctx.app).delete(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)), 404, 'C0001');
+    }
+    const list = await request(ctx.app).get('/api/v1/boards').query({ prefix: 'DEFAULT', size: 50 });
+    const my = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR)).query({ size: 50 });
+    const preview = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 50 });
+    for (const items of [list.body.data.content, my.body.data.content, preview.body.data]) {
+      const ids = (items as Array<{ boardId: number }>).map((b) => b.boardId);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids).not.toContain(mine);
+      expect(ids).not.toContain(another);
+    }
+    // soft: the rows are still there
+    expect(await ctx.models.Board.countDocuments({ _id: { $in: [mine, another] }, deleted: true })).toBe(2);
+  });
+});
+
+describe('boards: lists, preview, categories, own posts', () => {
+  let ctx: TestContext;
+  const ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    ctx = await setUp('cboardlists');
+    await addUser(ctx, AUTHOR, '작성자');
+    await addUser(ctx, OTHER, '다른사람');
+    // created in this order: later ones are newer
+    ids.q1 = await postBoard(ctx, AUTHOR, { title: '감자 질문', code: '<p>Hello <span>World</span></p>', category: 'QUESTION' });
+    ids.d1 = await postBoard(ctx, OTHER, { title: '일상 이야기', code: '<p>오늘의 (감자) 요리 a+b</p>', category: 'DAILY', imageUrls: ['t1.png', 't2.png'] });
+    ids.s1 = await postBoard(ctx, AUTHOR, { title: '나눔합니다', code: '<p>의자 나눔</p>', category: 'SHARING' });
+    ids.e1 = await postBoard(ctx, OTHER, { title: '빈 분류', code: '<p>분류 없음</p>', category: null });
+    ids.ad = await postBoard(ctx, AUTHOR, { title: '인테리어 홍보', code: '<p>홍보</p>', prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR' });
+    ids.pin = await postBoard(
+      ctx,
+      ADMIN,
+      { title: '공지', code: '<p>고정</p>', prefixCategory: 'ADVERTISEMENT', category: 'REAL_ESTATE', fixed: true },
+      asAdmin(ADMIN),
+    );
+    ids.in1 = await postBoard(ctx, AUTHOR, { title: '요즘 트렌드', code: '<p>트렌드</p>', prefixCategory: 'INTRO', category: 'TREND' });
+    ids.in2 = await postBoard(ctx, OTHER, { title: '후기 남김', code: '<p>후기</p>', prefixCategory: 'INTRO', category: 'REVIEW' });
+    // loves: d1 twice, s1 once, ad three times
+    for (const [board, users] of [
+      [ids.d1, [11, 12]],
+      [ids.s1, [11]],
+      [ids.ad, [11, 12, 13]],
+    ] as Array<[number, number[]]>) {
+      for (const user of users) expect((await request(ctx.app).put(`/api/v1/loves/${board}`).set('Authorization', asUser(user))).status).toBe(200);
+    }
+    await postComment(ctx, OTHER, ids.q1, '첫 댓글');
+    await postComment(ctx, AUTHOR, ids.q1, '둘째 댓글');
+  });
+  afterAll(() => ctx.close());
+
+  const list = (query: Record<string, unknown>) => request(ctx.app).get('/api/v1/boards').query(query);
+  const boardIds = (res: request.Response): number[] => res.body.data.content.map((b: { boardId: number }) => b.boardId);
+
+  test('RECENT is the default: newest first, with the full page object and the list item fields', async () => {
+    const res = await list({ prefix: 'DEFAULT' });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data).sort()).toEqual(PAGE_KEYS);
+    expect(res.body.data).toMatchObject({
+      size: 8,
+      number: 0,
+      first: true,
+      last: true,
+      totalElements: 4,
+      totalPages: 1,
+      numberOfElements: 4,
+      empty: false,
+      sort: { empty: false, unsorted: false, sorted: true },
+    });
+    expect(boardIds(res)).toEqual([ids.e1, ids.s1, ids.d1, ids.q1]);
+    const d1 = res.body.data.content[2];
+    expect(Object.keys(d1)).toEqual(PREVIEW_KEYS);
+    expect(d1).toEqual({
+      boardId: ids.d1,
+      title: '일상 이야기',
+      code: '<p>오늘의 (감자) 요리 a+b</p>',
+      oneLineContent: '오늘의 (감자) 요리 a+b',
+      nickName: '다른사람',
+      createdAt: expect.stringMatching(ISO_OFFSET),
+      imageUrl: 't1.png',
+      commentCount: 0,
+      category: 'DAILY',
+      prefixCategory: 'DEFAULT',
+      fixed: false,
+    });
+    expect(res.body.data.content[3]).toMatchObject({ boardId: ids.q1, imageUrl: null, commentCount: 2 });
+  });
+
+  test('POPULAR: pinned first, then most loved, ties newest first', async () => {
+    expect(boardIds(await list({ prefix: 'DEFAULT', order: 'POPULAR' }))).toEqual([ids.d1, ids.s1, ids.e1, ids.q1]);
+    expect(boardIds(await list({ prefix: 'ADVERTISEMENT', order: 'POPULAR' }))).toEqual([ids.pin, ids.ad]);
+    expect(boardIds(await list({ prefix: 'ADVERTISEMENT', order: 'RECENT' }))).toEqual([ids.pin, ids.ad]);
+  });
+
+  test('category filters; EMPTY finds posts without one; absent means all', async () => {
+    expect(boardIds(await list({ prefix: 'DEFAULT', category: 'DAILY' }))).toEqual([ids.d1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', category: 'EMPTY' }))).toEqual([ids.e1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', category: '' }))).toHaveLength(4);
+    expectError(await list({ prefix: 'DEFAULT', category: 'TREND' }), 400, 'C0002');
+    expectError(await list({ prefix: 'DEFAULT', category: 'NOPE' }), 400, 'C0002');
+  });
+
+  test('search: title or body text, case-insensitive, literal (not a pattern), not markup or nickname', async () => {
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: '감자' }))).toEqual([ids.d1, ids.q1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: 'hello WORLD' }))).toEqual([ids.q1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: '(감자)' }))).toEqual([ids.d1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: 'a+b' }))).toEqual([ids.d1]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: '.*' }))).toEqual([]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: 'span' }))).toEqual([]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: '다른사람' }))).toEqual([]);
+    expect(boardIds(await list({ prefix: 'DEFAULT', search: '감자', category: 'QUESTION' }))).toEqual([ids.q1]);
+    expectError(await list({ prefix: 'DEFAULT', search: 'x'.repeat(101) }), 400, 'C0002');
+  });
+
+  test('paging is 0-based with totals', async () => {
+    const first = await list({ prefix: 'DEFAULT', size: 3, page: 0 });
+    expect(first.body.data).toMatchObject({ size: 3, number: 0, first: true, last: false, totalElements: 4, totalPages: 2, numberOfElements: 3 });
+    const second = await list({ prefix: 'DEFAULT', size: 3, page: 1 });
+    expect(second.body.data).toMatchObject({ number: 1, first: false, last: true, numberOfElements: 1, empty: false });
+    expect([...boardIds(first), ...boardIds(second)]).toEqual([ids.e1, ids.s1, ids.d1, ids.q1]);
+    const beyond = await list({ prefix: 'DEFAULT', size: 3, page: 5 });
+    expect(beyond.body.data).toMatchObject({ content: [], empty: true, numberOfElements: 0, last: true, totalElements: 4 });
+  });
+
+  test.each([
+    [{}, 'missing prefix'],
+    [{ prefix: 'COMMUNITY' }, 'preview-only prefix'],
+    [{ prefix: 'nope' }, 'unknown prefix'],
+    [{ prefix: 'DEFAULT', order: 'OLDEST' }, 'unknown order'],
+    [{ prefix: 'DEFAULT', page: -1 }, 'negative page'],
+    [{ prefix: 'DEFAULT', page: 'x' }, 'text page'],
+    [{ prefix: 'DEFAULT', size: 0 }, 'size 0'],
+    [{ prefix: 'DEFAULT', size: 51 }, 'size above 50'],
+    [{ prefix: ['DEFAULT', 'INTRO'] }, 'repeated prefix'],
+  ] as Array<[Record<string, unknown>, string]>)('list rejects %j (%s) with C0002', async (query) => {
+    expectError(await list(query), 400, 'C0002');
+  });
+
+  test('preview: COMMUNITY spans promotion and free boards; pinned, then most loved; plain array of list items', async () => {
+    const res = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY' });
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body.data)).toBe(true);
+    expect(res.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.pin, ids.ad, ids.d1, ids.s1, ids.e1]);
+    expect(Object.keys(res.body.data[0])).toEqual(PREVIEW_KEYS);
+    expect(res.body.data[0].fixed).toBe(true);
+
+    const two = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 2 });
+    expect(two.body.data).toHaveLength(2);
+    const intro = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO' });
+    expect(intro.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.in2, ids.in1]);
+    const review = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO', category: 'REVIEW' });
+    expect(review.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.in2]);
+  });
+
+  test.each([
+    {},
+    { prefix: 'ALL' },
+    { prefix: 'INTRO', category: 'DAILY' },
+    { prefix: 'INTRO', limit: 0 },
+    { prefix: 'INTRO', limit: 51 },
+    { prefix: 'INTRO', limit: 'many' },
+  ])('preview rejects %j with C0002', async (query) => {
+    expectError(await request(ctx.app).get('/api/v1/boards/preview').query(query), 400, 'C0002');
+  });
+
+  test('category endpoint: Korean label and enum name per board type; unknown type is empty', async () => {
+    const get = (name?: string) =>
+      request(ctx.app)
+        .get('/api/v1/boards/category')
+        .query(name === undefined ? {} : { name });
+    expect((await get('ADVERTISEMENT')).body).toEqual({
+      code: 'SUCCESS',
+      message: '성공',
+      data: [
+        { code: '인테리어', name: 'INTERIOR' },
+        { code: '토지', name: 'ESTATE' },
+        { code: '부동산', name: 'REAL_ESTATE' },
+      ],
+    });
+    expect((await get('DEFAULT')).body.data).toEqual([
+      { code: '질문', name: 'QUESTION' },
+      { code: '일상', name: 'DAILY' },
+      { code: '나눔', name: 'SHARING' },
+    ]);
+    expect((await get('INTRO')).body.data).toEqual([
+      { code: '트렌드', name: 'TREND' },
+      { code: '후기', name: 'REVIEW' },
+    ]);
+    expect((await get('SOMETHING')).body.data).toEqual([]);
+    expectError(await get(), 400, 'C0002');
+  });
+
+  test('my posts: only the caller, newest first, commentCnt, page size 10', async () => {
+    const res = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR));
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data).sort()).toEqual(PAGE_KEYS);
+    expect(res.body.data).toMatchObject({ size: 10, number: 0, totalElements: 4 });
+    expect(boardIds(res)).toEqual([ids.in1, ids.ad, ids.s1, ids.q1]);
+    const q1 = res.body.data.content[3];
+    expect(Object.keys(q1)).toEqual(OWN_KEYS);
+    expect(q1).toEqual({
+      boardId: ids.q1,
+      title: '감자 질문',
+      oneLineContent: 'Hello World',
+      createdAt: expect.stringMatching(ISO_OFFSET),
+      imageUrl: null,
+      category: 'QUESTION',
+      prefixCategory: 'DEFAULT',
+      commentCnt: 2,
+    });
+    expectError(await request(ctx.app).get('/api/v1/boards/my'), 401, 'J0000');
+    expectError(await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR)).query({ page: 'first' }), 400, 'C0002');
+  });
+});

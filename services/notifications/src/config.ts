@@ -1,0 +1,21 @@
+import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { z } from 'zod';
+
+/** Comma-separated milliseconds, e.g. `5000,15000,30000`. */
+const delayList = z
+  .string()
+  .regex(/^\d{1,7}(,\d{1,7})*$/)
+  .transform((text) => text.split(',').map(Number));
+
+export const configSchema = z.object({
+  ...serviceConfigShape({ port: 7005, db: 'notifications' }),
+  /** Deliveries of one comment event before JetStream gives up on it. */
+  EVENT_MAX_DELIVER: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * Redelivery delays after a failed write. The first value is also the ack wait of every delivery, so it
+   * must comfortably cover a whole pulled batch (up to 64 events handled one after another).
+   */
+  EVENT_BACKOFF_MS: delayList.default([5_000, 15_000, 30_000, 60_000, 120_000]),
+});
+export type Config = z.output<typeof configSchema>;
+export const readConfig = (env = process.env): Config => loadConfig(configSchema, env);

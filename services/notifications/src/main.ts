@@ -1,8 +1,7 @@
-import { connectMongo, createLogger, EventBus, exitOnStartupFailure, listen, shutdownOn } from '@binzip/shared';
+import { connectMongo, createLogger, EventBus, exitOnStartupFailure, listen, shutdownOn, startUserProjection } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { startCommentSubscribers } from './events/comment-subscribers';
-import { startNotificationUserProjection } from './events/user-projection';
 import { prepareNotificationStore } from './models/notification';
 
 async function main(): Promise<void> {
@@ -12,7 +11,7 @@ async function main(): Promise<void> {
     const connection = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
     await prepareNotificationStore(connection);
     const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'notifications', logger });
-    const users = await startNotificationUserProjection({ bus, connection, prefix: config.NATS_PREFIX, logger });
+    const users = await startUserProjection({ bus, connection, service: 'notifications', logger });
     const comments = await startCommentSubscribers({ bus, connection, logger, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_BACKOFF_MS });
     const app = buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY });
     const server = await listen(app, config.PORT, config.HOST);

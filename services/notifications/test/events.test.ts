@@ -5,6 +5,7 @@ import {
   EventBus,
   projectedUserModel,
   RECORDS_COMMENT_CREATED,
+  startUserProjection,
   userSubject,
   type CommunityCommentCreatedV1,
   type RecordCommentCreatedV1,
@@ -16,7 +17,6 @@ import request from 'supertest';
 import { bearer, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { BOARD_COMMENTS_DURABLE, startCommentSubscribers } from '../src/events/comment-subscribers';
-import { startNotificationUserProjection } from '../src/events/user-projection';
 import { notificationModel, prepareNotificationStore } from '../src/models/notification';
 
 const names = isolatedNames('notifevents');
@@ -94,7 +94,7 @@ beforeAll(async () => {
   await publishUser(AUTHOR, 'authorV1', 1);
   await publishUser(AUTHOR, 'author', 2);
   await publishUser(COMMENTER, 'commenter', 1);
-  users = await startNotificationUserProjection({ bus, connection, prefix: names.natsPrefix, logger });
+  users = await startUserProjection({ bus, connection, service: 'notifications', logger });
   comments = await startCommentSubscribers({ bus, connection, logger, maxDeliver: 5, backoffMs: [1_000, 2_000] });
   app = buildApp({ connection, logger, publicKey: testEnv().publicKey });
 });
@@ -204,7 +204,7 @@ describe('user projection', () => {
     const fresh = await connectMongo(testEnv().mongoUri, `${names.db}_fresh`);
     let replacement: RunningConsumer | undefined;
     try {
-      replacement = await startNotificationUserProjection({ bus, connection: fresh, prefix: names.natsPrefix, logger });
+      replacement = await startUserProjection({ bus, connection: fresh, service: 'notifications', logger });
       const projected = projectedUserModel(fresh);
       await eventually(async () => (await projected.countDocuments().exec()) === 2);
       const author = await projected.findById(AUTHOR).lean().exec();

@@ -1,4 +1,4 @@
-import { outboxFields, type OutboxEvent } from '@binzip/shared';
+import { addOutbox, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface CommentDoc {
@@ -31,7 +31,7 @@ const commentSchema = new Schema<CommentDoc>(
   },
   { versionKey: false, collection: 'comments' },
 );
-commentSchema.add(outboxFields);
+addOutbox(commentSchema);
 
 // A board's comments oldest first; the caller's comments newest first.
 commentSchema.index({ boardId: 1, deleted: 1, _id: 1 });

@@ -1,4 +1,4 @@
-import { queryInt } from '@binzip/shared';
+import { blankToUndefined, queryInt, requiredQueryEnum } from '@binzip/shared';
 import { z } from 'zod';
 import { AllCategories, BoardPrefixes, categoryFits, EMPTY_CATEGORY, PreviewPrefixes } from '../domain/categories';
 
@@ -12,10 +12,7 @@ export const Limits = {
   search: 100,
 } as const;
 
-const blankToUndefined = (value: unknown): unknown => (value === '' ? undefined : value);
-
-/** A required query value; blank counts as missing. */
-export const requiredQueryEnum = <const T extends readonly [string, ...string[]]>(values: T) => z.preprocess(blankToUndefined, z.enum(values));
+export { requiredQueryEnum };
 
 const nonBlank = (max: number) =>
   z

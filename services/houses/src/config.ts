@@ -1,0 +1,6 @@
+import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { z } from 'zod';
+
+export const configSchema = z.object({ ...serviceConfigShape({ port: 7003, db: 'houses' }) });
+export type Config = z.output<typeof configSchema>;
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);

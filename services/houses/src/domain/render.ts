@@ -1,0 +1,94 @@
+import { toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
+import type { Model } from 'mongoose';
+import type { HouseDoc } from '../models';
+import { DealStateNames, tagNamesOf } from './vocabulary';
+
+/** What the renderers need to know about authors: nickname and type from the accounts projection. */
+export type Authors = Map<number, Pick<ProjectedUser, 'nickName' | 'userType'>>;
+
+export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pick<HouseDoc, 'authorId'>[]): Promise<Authors> {
+  const ids = [...new Set(houses.map((h) => h.authorId))];
+  if (ids.length === 0) return new Map();
+  const found = await users
+    .find({ _id: { $in: ids } }, { nickName: 1, userType: 1 })
+    .lean()
+    .exec();
+  return new Map(found.map((u) => [u._id, { nickName: u.nickName, userType: u.userType }]));
+}
+
+const thumbnail = (house: HouseDoc): string | null => house.imageUrls[0] ?? null;
+
+export interface HouseListItem {
+  houseId: number;
+  rentalType: string;
+  city: string;
+  price: number;
+  monthlyPrice: number;
+  nickName: string;
+  createdAt: string;
+  isCompleted: boolean;
+  imageUrl: string | null;
+  title: string;
+  recommendedTag: string[];
+  recommendedTagName: string[];
+}
+
+export function toListItem(house: HouseDoc, authors: Authors): HouseListItem {
+  return {
+    houseId: house._id,
+    rentalType: house.rentalType,
+    city: house.city,
+    price: house.price,
+    monthlyPrice: house.monthlyPrice,
+    nickName: authors.get(house.authorId)?.nickName ?? UNKNOWN_NICKNAME,
+    createdAt: toIsoOffset(house.createdAt),
+    isCompleted: house.dealState === 'COMPLETED',
+    imageUrl: thumbnail(house),
+    title: house.title,
+    recommendedTag: house.recommendedTag,
+    recommendedTagName: tagNamesOf(house.recommendedTag),
+  };
+}
+
+export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean) {
+  const author = authors.get(house.authorId);
+  return {
+    houseId: house._id,
+    rentalType: house.rentalType,
+    city: house.city,
+    detail: house.detail,
+    zipCode: house.zipCode,
+    size: house.size,
+    purpose: house.purpose,
+    floorNum: house.floorNum,
+    contact: house.contact,
+    createdDate: house.createdDate,
+    price: house.price,
+    monthlyPrice: house.monthlyPrice,
+    agentName: house.agentName,
+    title: house.title,
+    code: house.code,
+    imageUrls: house.imageUrls,
+    tmpYn: house.tmpYn,
+    recommendedTag: house.recommendedTag,
+    recommendedTagName: tagNamesOf(house.recommendedTag),
+    nickName: author?.nickName ?? UNKNOWN_NICKNAME,
+    userType: author?.userType ?? house.authorType,
+    createdAt: toIsoOffset(house.createdAt),
+    isCompleted: house.dealState === 'COMPLETED',
+    isScraped,
+  };
+}
+
+export function toAgentItem(house: HouseDoc) {
+  const dealState = house.dealState ?? 'APPLYING';
+  return {
+    houseId: house._id,
+    rentalType: house.rentalType,
+    city: house.city,
+    title: house.title,
+    imageUrl: thumbnail(house),
+    dealState,
+    dealStateName: DealStateNames[dealState],
+  };
+}

@@ -1,0 +1,31 @@
+/** The listing enums of the spec and the Korean names the API returns next to them. */
+
+export const RentalTypes = ['SALE', 'JEONSE', 'MONTHLYRENT'] as const;
+export type RentalType = (typeof RentalTypes)[number];
+
+export const RecommendedTagNames = {
+  WANT_TO_INTERIOR_FOR_THE_FIRST_TIME: '처음부터 인테리어 하고 싶어요.',
+  WANT_TO_READY_HOUSE: '어느 정도 준비된 집이 좋아요.',
+  HAVE_CHILDREN: '아이와 함께 살아요.',
+  WANT_TO_LOOK_A_GOOD_VIEW: '경치가 좋은 집을 원해요.',
+  WANT_TO_FARM: '농사 짓기를 원해요.',
+} as const;
+export type RecommendedTag = keyof typeof RecommendedTagNames;
+export const RecommendedTags = Object.keys(RecommendedTagNames) as [RecommendedTag, ...RecommendedTag[]];
+
+export function tagNamesOf(tags: readonly string[]): string[] {
+  return tags
+    .map((tag) => RecommendedTagNames[tag as RecommendedTag])
+    .filter((name): name is (typeof RecommendedTagNames)[RecommendedTag] => name !== undefined);
+}
+
+/** Names shown in the author's own (agent) list next to the deal state. */
+export const DealStateNames = {
+  APPLYING: '승인 대기',
+  ONGOING: '판매중',
+  COMPLETED: '판매완료',
+  REJECTED: '승인 거절',
+} as const;
+
+/** Public-list deal state filter values (the spec's dealState). */
+export const PublicDealStates = ['ONGOING', 'COMPLETED'] as const;

@@ -1,0 +1,101 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * Where a saved listing stands. Drafts have no deal state yet (null) until they are saved.
+ * APPLYING: waiting for an administrator; REJECTED: an administrator declined it.
+ */
+export const DealStates = ['APPLYING', 'ONGOING', 'COMPLETED', 'REJECTED'] as const;
+export type DealState = (typeof DealStates)[number];
+
+export interface HouseDoc {
+  _id: number;
+  authorId: number;
+  /** The author's userType from the token at the last write; fallback when the projection lacks the user. */
+  authorType: string;
+  rentalType: string;
+  city: string;
+  detail: string;
+  zipCode: string;
+  size: string;
+  purpose: string;
+  floorNum: number;
+  contact: string;
+  createdDate: string;
+  price: number;
+  monthlyPrice: number;
+  agentName: string | null;
+  title: string;
+  code: string;
+  imageUrls: string[];
+  recommendedTag: string[];
+  tmpYn: boolean;
+  dealState: DealState | null;
+  rejectReason: string | null;
+  reported: boolean;
+  deleted: boolean;
+  /**
+   * Derived: saved, approved (ONGOING or COMPLETED), not reported, not deleted. Kept on the document so
+   * one equality leads every public-list index; every write recomputes it from the whole state.
+   */
+  listed: boolean;
+  /** Optimistic-concurrency revision: read-modify-write updates match on it. */
+  rev: number;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+const houseSchema = new Schema<HouseDoc>(
+  {
+    _id: { type: Number, required: true },
+    authorId: { type: Number, required: true },
+    authorType: { type: String, required: true },
+    rentalType: { type: String, default: '' },
+    city: { type: String, default: '' },
+    detail: { type: String, default: '' },
+    zipCode: { type: String, default: '' },
+    size: { type: String, default: '' },
+    purpose: { type: String, default: '' },
+    floorNum: { type: Number, default: 0 },
+    contact: { type: String, default: '' },
+    createdDate: { type: String, default: '' },
+    price: { type: Number, default: 0 },
+    monthlyPrice: { type: Number, default: 0 },
+    agentName: { type: String, default: null },
+    title: { type: String, default: '' },
+    code: { type: String, default: '' },
+    imageUrls: { type: [String], default: [] },
+    recommendedTag: { type: [String], default: [] },
+    tmpYn: { type: Boolean, required: true },
+    dealState: { type: String, default: null },
+    rejectReason: { type: String, default: null },
+    reported: { type: Boolean, default: false },
+    deleted: { type: Boolean, default: false },
+    listed: { type: Boolean, default: false },
+    rev: { type: Number, default: 0 },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    deletedAt: { type: Date, default: null },
+  },
+  { versionKey: false, collection: 'houses', minimize: false },
+);
+
+// Public list: `listed` equality first, then the filter, then the sort (newest update, id as tie-break).
+houseSchema.index({ listed: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, rentalType: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, dealState: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, recommendedTag: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, city: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
+// The author's own lists (tmp-save, agent) and the administrator's waiting list.
+houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ dealState: 1, tmpYn: 1, deleted: 1, updatedAt: 1, _id: 1 });
+
+export function houseModel(connection: Connection): Model<HouseDoc> {
+  return (connection.models.House as Model<HouseDoc>) ?? connection.model<HouseDoc>('House', houseSchema);
+}
+
+/** The one rule for `listed`; every write that changes state sets it from this. */
+export function isListed(house: Pick<HouseDoc, 'tmpYn' | 'dealState' | 'reported' | 'deleted'>): boolean {
+  return !house.tmpYn && !house.reported && !house.deleted && (house.dealState === 'ONGOING' || house.dealState === 'COMPLETED');
+}

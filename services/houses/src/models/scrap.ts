@@ -1,0 +1,23 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export interface ScrapDoc {
+  userId: number;
+  houseId: number;
+  createdAt: Date;
+}
+
+const scrapSchema = new Schema<ScrapDoc>(
+  {
+    userId: { type: Number, required: true },
+    houseId: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'scraps' },
+);
+
+scrapSchema.index({ userId: 1, houseId: 1 }, { unique: true });
+scrapSchema.index({ userId: 1, createdAt: -1 });
+
+export function scrapModel(connection: Connection): Model<ScrapDoc> {
+  return (connection.models.Scrap as Model<ScrapDoc>) ?? connection.model<ScrapDoc>('Scrap', scrapSchema);
+}

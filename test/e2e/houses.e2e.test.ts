@@ -1,0 +1,150 @@
+/**
+ * Houses end to end: two houses processes behind the real gateway, one database, the real NATS.
+ * Needs the built processes (`npx tsc -b`).
+ */
+import { EventBus, connectMongo, createLogger, userSubject } from '@binzip/shared';
+import { startSystem, type RunningSystem } from '../../scripts/lib/system';
+import { bearer, eventually, isolatedNames, testEnv } from '../support';
+
+jest.setTimeout(120_000);
+
+const names = isolatedNames('housese2e');
+let system: RunningSystem;
+let bus: EventBus;
+
+const agent = { userId: 710_001, userType: 'AGENT' as const };
+const general = { userId: 710_002, userType: 'NONE' as const };
+const admin = { userId: 710_003, userType: 'WEB' as const, authority: 'ADMIN' as const };
+
+const listing = (title: string) => ({
+  rentalType: 'JEONSE',
+  city: '전라남도 담양군 창평면',
+  detail: '삼지내마을 12',
+  zipCode: '57330',
+  size: '99.2',
+  purpose: '주거용',
+  floorNum: null,
+  contact: '01055556666',
+  createdDate: '1975',
+  price: 8000,
+  monthlyPrice: 0,
+  agentName: null,
+  title,
+  code: '<p>돌담길 옆 한옥</p>',
+  imageUrls: ['https://img.example.com/hanok.jpg'],
+  tmpYn: false,
+  recommendedTag: ['WANT_TO_READY_HOUSE'],
+});
+
+// Response bodies are inspected loosely here; the service tests pin the exact shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type LooseData = any;
+
+async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+  const res = await fetch(`${system.url}${path}`, {
+    method,
+    headers: {
+      ...(options.body !== undefined ? { 'Content-Type': 'application/json;charset=UTF-8' } : {}),
+      ...(options.token ? { Authorization: options.token } : {}),
+    },
+    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as { code: string; message: string; data?: LooseData } };
+}
+
+beforeAll(async () => {
+  const env = testEnv();
+  system = await startSystem({
+    mongoUri: env.mongoUri,
+    natsUrl: env.natsUrl,
+    publicKey: env.publicKey,
+    privateKey: env.privateKey,
+    services: ['houses'],
+    instances: { houses: 2 },
+    dbPrefix: `${names.db}_`,
+    natsPrefix: names.natsPrefix,
+    env: { LOG_LEVEL: 'warn' },
+  });
+  bus = await EventBus.connect({ url: env.natsUrl, prefix: names.natsPrefix, name: 'houses-e2e', logger: createLogger('e2e', 'silent') });
+});
+
+afterAll(async () => {
+  await system?.stop();
+  await bus?.deleteStreams();
+  await bus?.close();
+  const connection = await connectMongo(testEnv().mongoUri, `${names.db}_houses`);
+  await connection.dropDatabase();
+  await connection.close();
+});
+
+test('create -> approve -> list through the gateway, nicknames from accounts snapshots', async () => {
+  expect(system.services.houses).toHaveLength(2);
+  const agentToken = bearer(agent);
+  const generalToken = bearer(general);
+  const adminToken = bearer(admin);
+
+  const published = await call('POST', '/api/v1/houses', { token: agentToken, body: listing('담양 한옥 전세') });
+  expect(published).toMatchObject({ status: 200, body: { code: 'SUCCESS', data: expect.any(Number) } });
+  const waiting = await call('POST', '/api/v1/houses', { token: generalToken, body: listing('담양 대기 매물') });
+  const waitingId = waiting.body.data as number;
+
+  expect((await call('GET', `/api/v1/houses/${waitingId}`)).status).toBe(404);
+  const queue = await call('GET', '/api/v1/houses/apply', { token: adminToken });
+  expect(queue.body.data.content.map((i: { houseId: number }) => i.houseId)).toEqual([waitingId]);
+  expect((await call('GET', '/api/v1/houses/apply', { token: generalToken })).body.code).toBe('J0006');
+  expect(await call('PUT', `/api/v1/houses/apply/${waitingId}`, { token: adminToken, body: { approve: true } })).toMatchObject({
+    status: 200,
+    body: { data: waitingId },
+  });
+
+  const list = await call('GET', `/api/v1/houses?city=${encodeURIComponent('전라')}`);
+  expect(list.status).toBe(200);
+  expect(list.body.data.content.map((i: { houseId: number }) => i.houseId)).toEqual([waitingId, published.body.data]);
+
+  // accounts would publish this snapshot; one of the two instances applies it to the shared projection.
+  await bus.publish(
+    userSubject(agent.userId),
+    {
+      v: 1,
+      eventId: 'e2e-agent-1',
+      id: agent.userId,
+      userName: 'agent1',
+      nick_name: '담양중개',
+      userType: 'AGENT',
+      authority: 'USER',
+      status: 'ACTIVE',
+      version: 1,
+      occurredAt: new Date().toISOString(),
+    },
+    'e2e-agent-1',
+  );
+  await eventually(async () => (await call('GET', `/api/v1/houses?search=${encodeURIComponent('담양중개')}`)).body.data?.totalElements === 1, 20_000, 200);
+
+  expect((await call('PUT', `/api/v1/scraps/${waitingId}`, { token: agentToken })).body.data).toBe(waitingId);
+  const detail = await call('GET', `/api/v1/houses/user-scrap/${waitingId}`, { token: agentToken });
+  expect(detail.body.data).toMatchObject({ houseId: waitingId, isScraped: true, floorNum: 0, recommendedTagName: ['어느 정도 준비된 집이 좋아요.'] });
+  expect((await call('GET', '/api/v1/houses/user-scrap/abc', { token: agentToken })).status).toBe(400);
+
+  // Stateless: each instance, asked directly, answers the same for the same listing.
+  for (const instance of system.services.houses!) {
+    const res = await fetch(`${instance.url}/api/v1/houses/${waitingId}`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { title: string } }).data.title).toBe('담양 대기 매물');
+  }
+});
+
+test('with one instance stopped, requests through the gateway still succeed', async () => {
+  const [first] = system.services.houses!;
+  await first!.stop();
+  const token = bearer(agent);
+  const results: number[] = [];
+  for (let i = 0; i < 10; i++) results.push((await call('GET', '/api/v1/houses')).status);
+  const created = await call('POST', '/api/v1/houses', { token, body: listing(`인스턴스 하나로 ${Date.now()}`) });
+  results.push(created.status);
+  results.push((await call('GET', `/api/v1/houses/${created.body.data}`)).status);
+  expect(results).toEqual(Array(12).fill(200));
+
+  await first!.restart();
+  const statuses = await Promise.all(Array.from({ length: 6 }, () => call('GET', '/api/v1/houses?size=1').then((r) => r.status)));
+  expect(statuses).toEqual(Array(6).fill(200));
+});

@@ -25,7 +25,8 @@ function valueAt(input: unknown, path: readonly PathKey[]): unknown {
  * (the spec's exact format messages) keeps it; anything else names the field.
  */
 export function describeIssue(issue: Issue, input: unknown): string {
-  if (HANGUL.test(issue.message)) return issue.message;
+  // zod's own enum message lists the options, which may be Korean labels: only schema-given messages pass.
+  if (issue.code !== 'invalid_value' && HANGUL.test(issue.message)) return issue.message;
   if (issue.code === 'unrecognized_keys') {
     return `${fieldName([...issue.path, issue.keys[0] ?? ''])} 필드는 허용되지 않습니다.`;
   }

@@ -132,3 +132,11 @@ describe('createServiceApp', () => {
     expect(unsafe.headers['x-request-id']).not.toBe('bad id with spaces');
   });
 });
+
+describe('describeIssue', () => {
+  it('names the field for an enum of Korean labels instead of echoing the options', async () => {
+    const { parseWith } = await import('../src');
+    const labels = z.object({ age: z.enum(['20대', '30대']) });
+    expect(() => parseWith(labels, { age: '10대' })).toThrow('age 값이 올바르지 않습니다.');
+  });
+});

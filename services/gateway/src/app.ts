@@ -36,10 +36,16 @@ function rateLimited(windowMs: number, limit: number): RequestHandler {
   });
 }
 
+/**
+ * Paths whose Authorization header is not checked here: reissue is how a client with an expired access token
+ * gets a new one, and accounts judges the refresh cookie itself.
+ */
+const TOKEN_CHECK_EXEMPT = new Set(['/api/v1/users/reissue']);
+
 /** A bad or expired token is answered here; the upstream never sees the request. */
 function verifyToken(publicKey: string): RequestHandler {
   return (req, _res, next) => {
-    verifyAuthorizationHeader(req.headers.authorization, publicKey);
+    if (!TOKEN_CHECK_EXEMPT.has(req.originalUrl.split('?')[0] ?? '')) verifyAuthorizationHeader(req.headers.authorization, publicKey);
     next();
   };
 }

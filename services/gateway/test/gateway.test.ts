@@ -158,6 +158,15 @@ describe('gateway', () => {
     expect(notifications.hits.length).toBe(before);
   });
 
+  it('lets reissue through with an expired token: that is the request that replaces it', async () => {
+    const expired = `Bearer ${signAccessToken(claims, keys.privateKey, -10)}`;
+    const reissue = await request(gateway()).post('/api/v1/users/reissue').set('authorization', expired).send({ access_token: expired });
+    expect(reissue.status).toBe(200);
+    expect(accounts.hits.at(-1)?.url).toBe('/api/v1/users/reissue');
+    const other = await request(gateway()).post('/api/v1/users/logout').set('authorization', expired);
+    expect(other.status).toBe(401);
+  });
+
   it('generates a request id, or passes a given one through, to the upstream and back', async () => {
     const app = gateway();
     const generated = await request(app).get('/api/v1/record/hot');

@@ -1,0 +1,66 @@
+import { createServiceApp, type Logger } from '@binzip/shared';
+import type { Express, RequestHandler } from 'express';
+import type { Connection } from 'mongoose';
+import type { DomainContext } from './domain/context';
+import type { Senders } from './domain/verification';
+import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
+import { accountsModels } from './models';
+import { agentRoutes, userRoutes } from './routes/users';
+
+export interface AppDeps {
+  connection: Connection;
+  logger: Logger;
+  publicKey: string;
+  privateKey: string;
+  senders: Senders;
+  bcryptCost?: number;
+  defaultProfileImageUrl?: string;
+  now?: () => Date;
+  /** Kicks the outbox relay after a write that stored an event. */
+  eventsPending?: () => void;
+  trustProxy?: string | boolean | number;
+}
+
+export function domainContext(deps: Pick<AppDeps, 'connection' | 'bcryptCost' | 'now' | 'eventsPending'>): DomainContext {
+  return {
+    connection: deps.connection,
+    models: accountsModels(deps.connection),
+    bcryptCost: deps.bcryptCost ?? 10,
+    now: deps.now ?? (() => new Date()),
+    eventsPending: deps.eventsPending ?? (() => undefined),
+  };
+}
+
+/**
+ * Reissue is how a client recovers from an expired access token, and clients commonly still send that
+ * token in the Authorization header; the token that matters there is the one in the body.
+ */
+const ignoreAuthorizationOnReissue: RequestHandler = (req, _res, next) => {
+  if (req.path === '/api/v1/users/reissue') delete req.headers.authorization;
+  next();
+};
+
+export function buildApp(deps: AppDeps): Express {
+  const ctx = domainContext(deps);
+  return createServiceApp({
+    service: 'accounts',
+    logger: deps.logger,
+    publicKey: deps.publicKey,
+    trustProxy: deps.trustProxy,
+    healthy: () => deps.connection.readyState === 1,
+    before: [ignoreAuthorizationOnReissue],
+    routes: (app) => {
+      app.use(
+        '/api/v1/users',
+        userRoutes({
+          ctx,
+          keys: { privateKey: deps.privateKey, publicKey: deps.publicKey },
+          senders: deps.senders,
+          logger: deps.logger,
+          defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,
+        }),
+      );
+      app.use('/api/v1/agents', agentRoutes(ctx));
+    },
+  });
+}

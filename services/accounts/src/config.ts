@@ -1,0 +1,64 @@
+import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { z } from 'zod';
+import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
+
+/** An administrator to create at start-up when missing (ADMIN_BOOTSTRAP is a JSON array of these). */
+export const adminSeedSchema = z.strictObject({
+  userName: z.string(),
+  password: z.string(),
+  nick_name: z.string(),
+  phone_num: z.string(),
+  email: z.string(),
+  userType: z.enum(['WEB', 'SERVER']),
+});
+export type AdminSeed = z.output<typeof adminSeedSchema>;
+
+const adminBootstrap = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text.trim() === '') return [];
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'ADMIN_BOOTSTRAP is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(adminSeedSchema));
+
+const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalText = z.preprocess(blankAsUndefined, z.string().min(1).optional());
+
+export const configSchema = z
+  .object({
+    ...serviceConfigShape({ port: 7001, db: 'accounts' }),
+    JWT_PRIVATE_KEY: z.string().min(1),
+    BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
+    DEFAULT_PROFILE_IMAGE_URL: z.string().url().default(DEFAULT_PROFILE_IMAGE_URL),
+    SMS_PROVIDER: z.enum(['local', 'twilio']).default('local'),
+    TWILIO_ACCOUNT_SID: optionalText,
+    TWILIO_AUTH_TOKEN: optionalText,
+    TWILIO_FROM: optionalText,
+    MAIL_PROVIDER: z.enum(['local', 'smtp']).default('local'),
+    SMTP_URL: optionalText,
+    MAIL_FROM: optionalText,
+    DEV_OUTBOX_DIR: optionalText,
+    ADMIN_BOOTSTRAP: adminBootstrap,
+    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+  })
+  .superRefine((config, ctx) => {
+    if (config.SMS_PROVIDER === 'twilio') {
+      for (const key of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const) {
+        if (!config[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when SMS_PROVIDER=twilio' });
+      }
+    }
+    if (config.MAIL_PROVIDER === 'smtp') {
+      for (const key of ['SMTP_URL', 'MAIL_FROM'] as const) {
+        if (!config[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when MAIL_PROVIDER=smtp' });
+      }
+    }
+  });
+
+export type Config = z.output<typeof configSchema>;
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);

@@ -1,0 +1,85 @@
+import { FormatMessages } from '@binzip/shared';
+import { z } from 'zod';
+
+/** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
+export const DEFAULT_PROFILE_IMAGE_URL = 'https://static.binzip.kr/images/default-profile.png';
+
+/**
+ * Field formats from decisions.md ("Accounts"). Every string is length-bounded before its pattern runs,
+ * so a 100k-character value is rejected cheaply and with the same message as any other bad value.
+ */
+export const USER_NAME = /^(?=[A-Za-z0-9_]*[A-Za-z])[A-Za-z0-9_]{4,20}$/;
+export const PASSWORD = /^(?=.*[A-Za-z])(?=.*\d)(?=.*[!@#$%^&*.?])[A-Za-z\d!@#$%^&*.?]{8,16}$/;
+export const NICK_NAME = /^[A-Za-z0-9\uac00-\ud7a3]{1,20}$/;
+export const PHONE = /^01[016789]\d{7,8}$/;
+export const CODE = /^\d{4}$/;
+/** Seoul 02 and regional 0XX landlines, mobiles, 070, and the 8-digit 15XX/16XX/18XX representative numbers. */
+export const COMPANY_PHONE = /^(0\d{8,10}|1[568]\d{6})$/;
+
+const formatted = (pattern: RegExp, message: string, max: number) => z.string().max(max, { message }).regex(pattern, { message });
+
+export const userNameField = z.string().max(20).regex(USER_NAME);
+export const passwordField = formatted(PASSWORD, FormatMessages.password, 16);
+export const nickNameField = formatted(NICK_NAME, FormatMessages.nickName, 20);
+export const phoneField = formatted(PHONE, FormatMessages.phone, 11);
+export const codeField = formatted(CODE, FormatMessages.code, 4);
+export const emailField = z.string().max(254).pipe(z.email());
+
+/** Sign-up sends Korean labels; reads return the code word. */
+export const AGE_CODES = {
+  '20대 미만': 'TEN',
+  '20대': 'TWENTY',
+  '30대': 'THIRTY',
+  '40대': 'FORTY',
+  '50대': 'FIFTY',
+  '60대 이상': 'SIXTY',
+} as const;
+
+export const JOIN_PATH_CODES = {
+  '지인 소개': 'FRIEND',
+  '네이버 카페': 'NAVER_CAFE',
+  '네이버 블로그': 'NAVER_BLOG',
+  '네이버 밴드': 'NAVER_BAND',
+  페이스북: 'FACEBOOK',
+  인스타그램: 'INSTAGRAM',
+  검색: 'SEARCH',
+  기타: 'ETC',
+} as const;
+
+export const ESTATE_CODES = { 아파트: 'APARTMENT', 주택: 'HOUSE', 농가: 'FARMHOUSE' } as const;
+
+export const TERMS = ['SERVICE_USED_AGREE', 'PERSONAL_INFO_NOTI', 'PERSONAL_INFO_USED_AGREE', 'MARKETING_ADVERTISEMENT_AGREE'] as const;
+export type Term = (typeof TERMS)[number];
+export const MANDATORY_TERMS = {
+  user: ['SERVICE_USED_AGREE'],
+  agent: ['SERVICE_USED_AGREE', 'PERSONAL_INFO_NOTI'],
+} as const satisfies Record<string, readonly Term[]>;
+
+export const WITHDRAWAL_REASONS = {
+  '이용빈도 낮음': 'ROW_USE',
+  재가입: 'RE_JOIN',
+  '콘텐츠 및 정보 부족': 'INSUFFICIENT_CONTENT',
+  '개인 정보 보호': 'PERSONAL_PROTECTION',
+  기타: 'ETC',
+} as const;
+
+export type AgeCode = (typeof AGE_CODES)[keyof typeof AGE_CODES];
+export type JoinPathCode = (typeof JOIN_PATH_CODES)[keyof typeof JOIN_PATH_CODES];
+export type EstateCode = (typeof ESTATE_CODES)[keyof typeof ESTATE_CODES];
+export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[keyof typeof WITHDRAWAL_REASONS];
+
+/** A label field: the Korean text in, the stored code word out; any other text is C0002 naming the field. */
+export function labelField<const M extends Record<string, string>>(map: M) {
+  // zod's default enum message lists the (Korean) options, which the shared C0002 rendering would pass
+  // through verbatim; a plain message makes it name the field instead.
+  return z
+    .enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' })
+    .transform((label) => map[label] as M[keyof M]);
+}
+
+export function labelList<const M extends Record<string, string>>(map: M) {
+  return z
+    .array(labelField(map))
+    .max(Object.keys(map).length * 2)
+    .transform((codes) => [...new Set(codes)]);
+}

@@ -1,0 +1,299 @@
+import { AppError, isDuplicateKeyError, nextId, parseWith, type ErrorCode } from '@binzip/shared';
+import type { UserDoc } from '../models/user';
+import { userSnapshotEvent } from '../events/user-snapshot';
+import type { DomainContext } from './context';
+import { adminInput, type AdminInput, type AgentSignUp, type ProfileUpdate, type UserSignUp, type WithdrawalInput } from './inputs';
+import { hashPassword, passwordMatches } from './passwords';
+import { MANDATORY_TERMS, type Term } from './rules';
+import { consumeVerification, requireVerified } from './verification';
+
+interface UniqueFields {
+  userName?: string;
+  nickName?: string;
+  phoneNum?: string;
+  email?: string;
+}
+
+/** Checked in this order, so the first clash decides the error (decisions.md: userName, nick_name, phone). */
+const UNIQUE_ORDER: Array<[keyof UniqueFields, ErrorCode]> = [
+  ['userName', 'U0007'],
+  ['nickName', 'U0005'],
+  ['phoneNum', 'U0000'],
+  ['email', 'U0010'],
+];
+
+async function firstClash(ctx: DomainContext, fields: UniqueFields, exceptUserId?: number): Promise<ErrorCode | undefined> {
+  for (const [field, code] of UNIQUE_ORDER) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    const filter = exceptUserId === undefined ? { [field]: value } : { [field]: value, _id: { $ne: exceptUserId } };
+    if (await ctx.models.users.exists(filter).exec()) return code;
+  }
+  return undefined;
+}
+
+async function assertUnique(ctx: DomainContext, fields: UniqueFields, exceptUserId?: number): Promise<void> {
+  const clash = await firstClash(ctx, fields, exceptUserId);
+  if (clash) throw new AppError(clash);
+}
+
+/** A unique index fired after the pre-check passed (two requests raced): answer what the pre-check would have. */
+async function rethrowDuplicate(ctx: DomainContext, err: unknown, fields: UniqueFields, exceptUserId?: number): Promise<never> {
+  if (isDuplicateKeyError(err)) {
+    const clash = await firstClash(ctx, fields, exceptUserId);
+    if (clash) throw new AppError(clash);
+  }
+  throw err;
+}
+
+function assertTerms(agreed: readonly Term[], mandatory: readonly Term[]): void {
+  if (!mandatory.every((term) => agreed.includes(term))) throw new AppError('U0009');
+}
+
+type NewUser = Omit<UserDoc, '_id' | 'version' | 'createdAt' | 'updatedAt' | 'pendingEvents' | 'status' | 'profileImageUrl' | 'withdrawal'>;
+
+async function insertUser(ctx: DomainContext, fields: NewUser): Promise<UserDoc> {
+  const unique = { userName: fields.userName, nickName: fields.nickName, phoneNum: fields.phoneNum, email: fields.email };
+  await assertUnique(ctx, unique);
+  const now = ctx.now();
+  const user: Omit<UserDoc, 'pendingEvents'> = {
+    ...fields,
+    _id: await nextId(ctx.connection, 'user'),
+    status: 'ACTIVE',
+    profileImageUrl: null,
+    withdrawal: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await ctx.models.users.create({ ...user, pendingEvents: [userSnapshotEvent(user, now)] });
+  } catch (err) {
+    await rethrowDuplicate(ctx, err, unique);
+  }
+  ctx.eventsPending();
+  return { ...user, pendingEvents: [] };
+}
+
+export async function signUpUser(ctx: DomainContext, input: UserSignUp): Promise<number> {
+  assertTerms(input.terms, MANDATORY_TERMS.user);
+  const user = await insertUser(ctx, {
+    userName: input.userName,
+    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    nickName: input.nick_name,
+    phoneNum: input.phone_num,
+    email: input.email,
+    age: input.age,
+    joinPaths: input.join_paths,
+    terms: input.terms,
+    authority: 'USER',
+    userType: 'NONE',
+    agent: null,
+  });
+  return user._id;
+}
+
+export async function signUpAgent(ctx: DomainContext, input: AgentSignUp): Promise<number> {
+  assertTerms(input.terms, MANDATORY_TERMS.agent);
+  const user = await insertUser(ctx, {
+    userName: input.userName,
+    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    nickName: input.nick_name,
+    phoneNum: input.phone_num,
+    email: input.email,
+    age: input.age,
+    joinPaths: input.join_paths,
+    terms: input.terms,
+    authority: 'USER',
+    userType: 'AGENT',
+    agent: {
+      agentCode: input.agent_code,
+      businessCode: input.business_code,
+      companyName: input.company_name,
+      companyAddress: input.company_address,
+      companyAddressDetail: input.company_address_detail,
+      companyEmail: input.company_email,
+      companyPhoneNum: input.company_phone_num,
+      agentName: input.agent_name,
+      assistantName: input.assistant_name,
+      estate: input.estate,
+    },
+  });
+  return user._id;
+}
+
+/** Administrators never come from sign-up: only from this function (the admin CLI and ADMIN_BOOTSTRAP). */
+export async function createAdministrator(ctx: DomainContext, raw: unknown): Promise<{ id: number; userName: string }> {
+  const input: AdminInput = parseWith(adminInput, raw);
+  const user = await insertUser(ctx, {
+    userName: input.userName,
+    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    nickName: input.nick_name,
+    phoneNum: input.phone_num,
+    email: input.email,
+    age: null,
+    joinPaths: [],
+    terms: [],
+    authority: 'ADMIN',
+    userType: input.userType,
+    agent: null,
+  });
+  return { id: user._id, userName: user.userName };
+}
+
+/** Creates each administrator whose userName is not taken yet; existing accounts are left as they are. */
+export async function bootstrapAdministrators(ctx: DomainContext, seeds: readonly unknown[]): Promise<number[]> {
+  const created: number[] = [];
+  for (const seed of seeds) {
+    const userName = (seed as { userName?: unknown }).userName;
+    if (typeof userName === 'string' && (await ctx.models.users.exists({ userName }).exec())) continue;
+    created.push((await createAdministrator(ctx, seed)).id);
+  }
+  return created;
+}
+
+export async function findUser(ctx: DomainContext, userId: number): Promise<UserDoc> {
+  const user = await ctx.models.users.findById(userId, { pendingEvents: 0 }).lean<UserDoc>().exec();
+  if (!user) throw AppError.notFound();
+  return user;
+}
+
+export function renderUser(user: UserDoc, defaultProfileImageUrl: string) {
+  const agent = user.agent;
+  return {
+    id: user._id,
+    userName: user.userName,
+    nick_name: user.nickName,
+    phone_num: user.phoneNum,
+    authority: user.authority,
+    age: user.age,
+    profile_image_url: user.profileImageUrl ?? defaultProfileImageUrl,
+    userType: user.userType,
+    email: user.email,
+    suspenseReason: null,
+    reportedAt: null,
+    agentCode: agent?.agentCode ?? null,
+    companyName: agent?.companyName ?? null,
+    companyAddress: agent ? [agent.companyAddress, agent.companyAddressDetail].filter((part) => part).join(' ') : null,
+    companyPhoneNum: agent?.companyPhoneNum ?? null,
+    agentName: agent?.agentName ?? null,
+    assistantName: agent?.assistantName ?? null,
+  };
+}
+
+export async function isUserNameAvailable(ctx: DomainContext, userName: string): Promise<boolean> {
+  return !(await ctx.models.users.exists({ userName }).exec());
+}
+
+export async function isNickNameAvailable(ctx: DomainContext, nickName: string): Promise<boolean> {
+  return !(await ctx.models.users.exists({ nickName }).exec());
+}
+
+export async function checkPassword(ctx: DomainContext, userId: number, password: string): Promise<boolean> {
+  const user = await findUser(ctx, userId);
+  return passwordMatches(password, user.passwordHash);
+}
+
+type UserChange = Partial<Pick<UserDoc, 'nickName' | 'passwordHash' | 'phoneNum' | 'email' | 'status' | 'withdrawal'>>;
+
+/**
+ * Applies a change computed from the current document. A change that touches the published snapshot goes
+ * out with a new version and its event in the same single-document update (compare-and-set on version, so
+ * versions never repeat); other changes are a plain update.
+ */
+async function changeUser(ctx: DomainContext, userId: number, compute: (user: UserDoc) => Promise<UserChange | undefined>): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const user = await findUser(ctx, userId);
+    const change = await compute(user);
+    if (!change || Object.keys(change).length === 0) return;
+    const now = ctx.now();
+    const snapshotChanges = (change.nickName !== undefined && change.nickName !== user.nickName) || (change.status !== undefined && change.status !== user.status);
+    const unique = { nickName: change.nickName, phoneNum: change.phoneNum, email: change.email };
+    try {
+      if (!snapshotChanges) {
+        await ctx.models.users.updateOne({ _id: userId }, { $set: { ...change, updatedAt: now } }).exec();
+        return;
+      }
+      const next = { ...user, ...change, version: user.version + 1 };
+      const result = await ctx.models.users
+        .updateOne({ _id: userId, version: user.version }, { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } })
+        .exec();
+      if (result.matchedCount === 1) {
+        ctx.eventsPending();
+        return;
+      }
+    } catch (err) {
+      await rethrowDuplicate(ctx, err, unique, userId);
+    }
+  }
+  throw new Error(`user ${userId} kept changing concurrently`);
+}
+
+export async function updateNickName(ctx: DomainContext, userId: number, nickName: string): Promise<void> {
+  await changeUser(ctx, userId, async (user) => {
+    if (user.nickName === nickName) return undefined;
+    await assertUnique(ctx, { nickName }, userId);
+    return { nickName };
+  });
+}
+
+export async function updatePassword(ctx: DomainContext, userId: number, password: string): Promise<void> {
+  await changeUser(ctx, userId, async (user) => {
+    if (await passwordMatches(password, user.passwordHash)) throw new AppError('U0006');
+    return { passwordHash: await hashPassword(password, ctx.bcryptCost) };
+  });
+}
+
+export async function updatePhone(ctx: DomainContext, userId: number, phoneNum: string): Promise<void> {
+  await changeUser(ctx, userId, async (user) => {
+    // Registered elsewhere is reported before "not verified": send/* refuses registered targets, so a
+    // verification for one can never exist and U0011 would hide the real reason.
+    if (user.phoneNum !== phoneNum) await assertUnique(ctx, { phoneNum }, userId);
+    await requireVerified(ctx, 'sms', phoneNum);
+    return user.phoneNum === phoneNum ? undefined : { phoneNum };
+  });
+  await consumeVerification(ctx, 'sms', phoneNum);
+}
+
+export async function updateEmail(ctx: DomainContext, userId: number, email: string): Promise<void> {
+  await changeUser(ctx, userId, async (user) => {
+    // Registered elsewhere is reported before "not verified": send/* refuses registered targets, so a
+    // verification for one can never exist and U0011 would hide the real reason.
+    if (user.email !== email) await assertUnique(ctx, { email }, userId);
+    await requireVerified(ctx, 'email', email);
+    return user.email === email ? undefined : { email };
+  });
+  await consumeVerification(ctx, 'email', email);
+}
+
+/** PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules. */
+export async function updateProfile(ctx: DomainContext, userId: number, input: ProfileUpdate): Promise<void> {
+  let phoneChanged = false;
+  await changeUser(ctx, userId, async (user) => {
+    if (!(await passwordMatches(input.password, user.passwordHash))) throw new AppError('U0002');
+    const change: UserChange = {};
+    if (input.nick_name !== undefined && input.nick_name !== user.nickName) {
+      await assertUnique(ctx, { nickName: input.nick_name }, userId);
+      change.nickName = input.nick_name;
+    }
+    if (input.new_password !== undefined) {
+      if (await passwordMatches(input.new_password, user.passwordHash)) throw new AppError('U0006');
+      change.passwordHash = await hashPassword(input.new_password, ctx.bcryptCost);
+    }
+    if (input.phone_num !== undefined && input.phone_num !== user.phoneNum) {
+      await assertUnique(ctx, { phoneNum: input.phone_num }, userId);
+      await requireVerified(ctx, 'sms', input.phone_num);
+      change.phoneNum = input.phone_num;
+    }
+    phoneChanged = change.phoneNum !== undefined;
+    return change;
+  });
+  if (phoneChanged && input.phone_num) await consumeVerification(ctx, 'sms', input.phone_num);
+}
+
+export async function requestWithdrawal(ctx: DomainContext, userId: number, input: WithdrawalInput): Promise<void> {
+  await changeUser(ctx, userId, async (user) => {
+    if (user.status !== 'ACTIVE') throw new AppError('U0008');
+    return { status: 'WITHDRAWAL_REQUESTED', withdrawal: { reasons: input.reason, content: input.content, requestedAt: ctx.now() } };
+  });
+}

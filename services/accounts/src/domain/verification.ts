@@ -1,0 +1,100 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { AppError, isDuplicateKeyError, type Logger } from '@binzip/shared';
+import { verificationKey, type Channel } from '../models/verification';
+import type { DomainContext } from './context';
+import type { MailSender, SmsSender } from './senders';
+
+export const CODE_TTL_MS = 3 * 60_000;
+export const MAX_FAILED_CHECKS = 5;
+export const SEND_WINDOW_MS = 10 * 60_000;
+export const MAX_SENDS_PER_WINDOW = 5;
+export const VERIFIED_TTL_MS = 30 * 60_000;
+
+const hashCode = (salt: string, code: string): string => createHash('sha256').update(`${salt}:${code}`).digest('hex');
+
+/**
+ * Stores a fresh code for the target and records the send. The send log holds at most
+ * MAX_SENDS_PER_WINDOW entries inside the window: the push is conditional on the slot being free, so
+ * concurrent sends cannot overshoot (a refused upsert surfaces as a duplicate key).
+ */
+async function issueCode(ctx: DomainContext, channel: Channel, target: string): Promise<string> {
+  const key = verificationKey(channel, target);
+  const now = ctx.now();
+  const verifications = ctx.models.verifications;
+  await verifications.updateOne({ _id: key }, { $pull: { sends: { $lt: new Date(now.getTime() - SEND_WINDOW_MS) } } }).exec();
+  const code = String(randomInt(0, 10_000)).padStart(4, '0');
+  const salt = randomBytes(16).toString('hex');
+  const freeSlot = `sends.${MAX_SENDS_PER_WINDOW - 1}`;
+  try {
+    const result = await verifications
+      .updateOne(
+        { _id: key, [freeSlot]: { $exists: false } },
+        { $push: { sends: now }, $set: { codeHash: hashCode(salt, code), salt, expiresAt: new Date(now.getTime() + CODE_TTL_MS), failedChecks: 0, used: false } },
+        { upsert: true },
+      )
+      .exec();
+    if (result.matchedCount === 0 && result.upsertedCount === 0) throw new AppError('C0004');
+  } catch (err) {
+    if (isDuplicateKeyError(err)) throw new AppError('C0004');
+    throw err;
+  }
+  return code;
+}
+
+/** `true` once per code: right code, not expired, not used, fewer than MAX_FAILED_CHECKS wrong tries before. */
+async function checkCode(ctx: DomainContext, channel: Channel, target: string, code: string): Promise<boolean> {
+  const key = verificationKey(channel, target);
+  const now = ctx.now();
+  const verifications = ctx.models.verifications;
+  const doc = await verifications.findById(key).lean().exec();
+  if (!doc || !doc.codeHash || !doc.salt || !doc.expiresAt || doc.used) return false;
+  if (doc.failedChecks >= MAX_FAILED_CHECKS || doc.expiresAt.getTime() <= now.getTime()) return false;
+  const live = { _id: key, codeHash: doc.codeHash, used: false, failedChecks: { $lt: MAX_FAILED_CHECKS } };
+  const matches = timingSafeEqual(Buffer.from(hashCode(doc.salt, code), 'hex'), Buffer.from(doc.codeHash, 'hex'));
+  if (!matches) {
+    await verifications.updateOne(live, { $inc: { failedChecks: 1 } }).exec();
+    return false;
+  }
+  const result = await verifications.updateOne(live, { $set: { used: true, verifiedUntil: new Date(now.getTime() + VERIFIED_TTL_MS) } }).exec();
+  return result.modifiedCount === 1;
+}
+
+export async function requireVerified(ctx: DomainContext, channel: Channel, target: string): Promise<void> {
+  const doc = await ctx.models.verifications.findById(verificationKey(channel, target), { verifiedUntil: 1 }).lean().exec();
+  if (!doc?.verifiedUntil || doc.verifiedUntil.getTime() <= ctx.now().getTime()) throw new AppError('U0011');
+}
+
+/** A verification proves one change; the next one needs a new code. */
+export async function consumeVerification(ctx: DomainContext, channel: Channel, target: string): Promise<void> {
+  await ctx.models.verifications.updateOne({ _id: verificationKey(channel, target) }, { $set: { verifiedUntil: null } }).exec();
+}
+
+export interface Senders {
+  sms: SmsSender;
+  mail: MailSender;
+}
+
+/** Delivery failures become the spec's 500 (C0000), logged here with the cause; the code stays unusable to anyone. */
+async function deliver(logger: Logger, channel: Channel, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    logger.error('verification delivery failed', { channel, error: (err as Error).message });
+    throw new AppError('C0000');
+  }
+}
+
+export async function sendSmsCode(ctx: DomainContext, senders: Senders, logger: Logger, phoneNum: string): Promise<void> {
+  if (await ctx.models.users.exists({ phoneNum }).exec()) throw new AppError('U0000');
+  const code = await issueCode(ctx, 'sms', phoneNum);
+  await deliver(logger, 'sms', () => senders.sms.send(phoneNum, `[빈집] 인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
+}
+
+export async function sendEmailCode(ctx: DomainContext, senders: Senders, logger: Logger, email: string): Promise<void> {
+  if (await ctx.models.users.exists({ email }).exec()) throw new AppError('U0010');
+  const code = await issueCode(ctx, 'email', email);
+  await deliver(logger, 'email', () => senders.mail.send(email, '[빈집] 이메일 인증번호', `인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
+}
+
+export const checkSmsCode = (ctx: DomainContext, phoneNum: string, code: string) => checkCode(ctx, 'sms', phoneNum, code);
+export const checkEmailCode = (ctx: DomainContext, email: string, code: string) => checkCode(ctx, 'email', email, code);

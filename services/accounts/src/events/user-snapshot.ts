@@ -1,0 +1,25 @@
+import { newOutboxEvent, userSnapshotV1, userSubject, type OutboxEvent, type UserSnapshotV1 } from '@binzip/shared';
+import type { UserDoc } from '../models/user';
+
+type SnapshotFields = Pick<UserDoc, '_id' | 'userName' | 'nickName' | 'userType' | 'authority' | 'status' | 'version'>;
+
+/**
+ * The `accounts.user.<id>` event for a user state, built before the write that stores it so event and
+ * change land in one atomic document update (the outbox).
+ */
+export function userSnapshotEvent(user: SnapshotFields, now: Date): OutboxEvent {
+  return newOutboxEvent(userSubject(user._id), (eventId): UserSnapshotV1 =>
+    userSnapshotV1.parse({
+      v: 1,
+      eventId,
+      id: user._id,
+      userName: user.userName,
+      nick_name: user.nickName,
+      userType: user.userType,
+      authority: user.authority,
+      status: user.status,
+      version: user.version,
+      occurredAt: now.toISOString(),
+    }),
+  );
+}

@@ -1,0 +1,92 @@
+import { addOutbox, type Authority, type OutboxEvent, type UserStatus, type UserType } from '@binzip/shared';
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { AgeCode, EstateCode, JoinPathCode, Term, WithdrawalReason } from '../domain/rules';
+
+export interface AgentProfile {
+  agentCode: string;
+  businessCode: string;
+  companyName: string;
+  companyAddress: string;
+  companyAddressDetail: string;
+  companyEmail: string;
+  companyPhoneNum: string;
+  agentName: string;
+  assistantName: string | null;
+  estate: EstateCode;
+}
+
+export interface Withdrawal {
+  reasons: WithdrawalReason[];
+  content: string;
+  requestedAt: Date;
+}
+
+export interface UserDoc {
+  _id: number;
+  userName: string;
+  passwordHash: string;
+  nickName: string;
+  phoneNum: string;
+  email: string;
+  age: AgeCode | null;
+  joinPaths: JoinPathCode[];
+  terms: Term[];
+  authority: Authority;
+  userType: UserType;
+  status: UserStatus;
+  profileImageUrl: string | null;
+  agent: AgentProfile | null;
+  withdrawal: Withdrawal | null;
+  /** Grows with every change to the published snapshot; consumers keep the newest. */
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  pendingEvents: OutboxEvent[];
+}
+
+const agentSchema = new Schema<AgentProfile>(
+  {
+    agentCode: String,
+    businessCode: String,
+    companyName: String,
+    companyAddress: String,
+    companyAddressDetail: String,
+    companyEmail: String,
+    companyPhoneNum: String,
+    agentName: String,
+    assistantName: { type: String, default: null },
+    estate: String,
+  },
+  { _id: false },
+);
+
+const withdrawalSchema = new Schema<Withdrawal>({ reasons: [String], content: String, requestedAt: Date }, { _id: false });
+
+const userSchema = new Schema<UserDoc>(
+  {
+    _id: { type: Number, required: true },
+    userName: { type: String, required: true, unique: true },
+    passwordHash: { type: String, required: true },
+    nickName: { type: String, required: true, unique: true },
+    phoneNum: { type: String, required: true, unique: true },
+    email: { type: String, required: true, unique: true },
+    age: { type: String, default: null },
+    joinPaths: { type: [String], default: [] },
+    terms: { type: [String], default: [] },
+    authority: { type: String, required: true },
+    userType: { type: String, required: true },
+    status: { type: String, required: true },
+    profileImageUrl: { type: String, default: null },
+    agent: { type: agentSchema, default: null },
+    withdrawal: { type: withdrawalSchema, default: null },
+    version: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'users' },
+);
+addOutbox(userSchema);
+
+export function userModel(connection: Connection): Model<UserDoc> {
+  return (connection.models.User as Model<UserDoc>) ?? connection.model<UserDoc>('User', userSchema);
+}

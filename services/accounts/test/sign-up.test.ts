@@ -1,0 +1,173 @@
+import { FormatMessages } from '@binzip/shared';
+import request from 'supertest';
+import { HUGE, agentBody, expectError, signUp, signedIn, startHarness, userBody, type Harness } from './helpers';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness('acctsignup');
+});
+afterAll(async () => h.close());
+
+const post = (path: string) => request(h.app).post(path);
+
+describe('POST /api/v1/users/sign-up', () => {
+  it('creates a general user (USER/NONE) with coded labels and a hashed password', async () => {
+    const body = userBody({ age: '20대 미만', join_paths: ['네이버 카페', '기타', '기타'] });
+    const res = await post('/api/v1/users/sign-up').send(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 'SUCCESS', message: '성공' });
+    const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
+    expect(stored).toMatchObject({ authority: 'USER', userType: 'NONE', status: 'ACTIVE', age: 'TEN', joinPaths: ['NAVER_CAFE', 'ETC'], version: 1 });
+    expect(stored?.passwordHash).toMatch(/^\$2[aby]\$04\$/);
+    expect(stored?.passwordHash).not.toContain(String(body.password));
+  });
+
+  it('answers U0009 when the mandatory term is missing', async () => {
+    const res = await post('/api/v1/users/sign-up').send(userBody({ terms: ['PERSONAL_INFO_NOTI', 'MARKETING_ADVERTISEMENT_AGREE'] }));
+    expectError(res, 400, 'U0009', '필수 약관에 미동의하셨습니다.');
+  });
+
+  it.each([
+    ['password', 'short1!', FormatMessages.password],
+    ['password', 'NoDigits!!', FormatMessages.password],
+    ['password', 'nospecial12', FormatMessages.password],
+    ['password', 'Passw0rd!' + 'x'.repeat(10), FormatMessages.password],
+    ['password', HUGE, FormatMessages.password],
+    ['nick_name', '닉 네임', FormatMessages.nickName],
+    ['nick_name', '', FormatMessages.nickName],
+    ['nick_name', '가'.repeat(21), FormatMessages.nickName],
+    ['phone_num', '010-1234-5678', FormatMessages.phone],
+    ['phone_num', '0201234567', FormatMessages.phone],
+    ['phone_num', HUGE, FormatMessages.phone],
+    ['userName', 'abc', 'userName 값이 올바르지 않습니다.'],
+    ['userName', '12345', 'userName 값이 올바르지 않습니다.'],
+    ['userName', HUGE, 'userName 값이 올바르지 않습니다.'],
+    ['email', 'not-an-email', 'email 값이 올바르지 않습니다.'],
+    ['email', `${HUGE}@example.com`, 'email 값이 올바르지 않습니다.'],
+    ['age', 'THIRTY', 'age 값이 올바르지 않습니다.'],
+    ['join_paths', ['유튜브'], 'join_paths[0] 값이 올바르지 않습니다.'],
+    ['terms', ['SERVICE_USED_AGREE', 'NOPE'], 'terms[1] 값이 올바르지 않습니다.'],
+    ['terms', 'SERVICE_USED_AGREE', 'terms 값이 올바르지 않습니다.'],
+    ['userName', 12345, 'userName 값이 올바르지 않습니다.'],
+  ])('answers C0002 for %s = %#', async (field, value, message) => {
+    const res = await post('/api/v1/users/sign-up').send(userBody({ [field]: value }));
+    expectError(res, 400, 'C0002', message);
+  });
+
+  it('answers C0002 naming a missing field and an unknown field', async () => {
+    const body = userBody();
+    delete body.email;
+    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'C0002', 'email 값이 누락되었습니다.');
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ authority: 'ADMIN' })), 400, 'C0002', 'authority 필드는 허용되지 않습니다.');
+  });
+
+  it('answers C0002 for malformed JSON, a non-object body and a body that is not JSON', async () => {
+    expectError(await post('/api/v1/users/sign-up').set('Content-Type', 'application/json').send('{"userName": "x",'), 400, 'C0002');
+    expectError(await post('/api/v1/users/sign-up').set('Content-Type', 'application/json').send('[1,2]'), 400, 'C0002');
+    expectError(await post('/api/v1/users/sign-up').set('Content-Type', 'application/json').send('"text"'), 400, 'C0002');
+    expectError(await post('/api/v1/users/sign-up').set('Content-Type', 'text/plain').send('hello'), 400, 'C0002');
+  });
+
+  it('checks duplicates in the order userName U0007, nick_name U0005, phone U0000, e-mail U0010', async () => {
+    const first = await signUp(h.app);
+    const all = userBody({ userName: first.userName, nick_name: first.nick_name, phone_num: first.phone_num, email: first.email });
+    expectError(await post('/api/v1/users/sign-up').send(all), 400, 'U0007', '이미 가입된 아이디입니다.');
+    expectError(await post('/api/v1/users/sign-up').send({ ...all, userName: userBody().userName }), 400, 'U0005', '이미 존재하는 닉네임입니다.');
+    const fresh = userBody();
+    expectError(await post('/api/v1/users/sign-up').send({ ...all, userName: fresh.userName, nick_name: fresh.nick_name }), 400, 'U0000', '이미 가입된 전화번호입니다.');
+    expectError(
+      await post('/api/v1/users/sign-up').send({ ...all, userName: fresh.userName, nick_name: fresh.nick_name, phone_num: fresh.phone_num }),
+      400,
+      'U0010',
+      '이미 가입된 이메일입니다.',
+    );
+    expect(await h.ctx.models.users.countDocuments({ email: first.email })).toBe(1);
+  });
+
+  it('lets exactly one of two simultaneous sign-ups with the same userName through', async () => {
+    const a = userBody();
+    const b = userBody({ userName: a.userName });
+    const results = await Promise.all([post('/api/v1/users/sign-up').send(a), post('/api/v1/users/sign-up').send(b)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(results.find((r) => r.status === 400)?.body.code).toBe('U0007');
+    expect(await h.ctx.models.users.countDocuments({ userName: a.userName })).toBe(1);
+  });
+});
+
+describe('POST /api/v1/agents/sign-up', () => {
+  it('creates an agent (USER/AGENT) whose profile carries the office fields', async () => {
+    const body = agentBody({ assistant_name: '이보조' });
+    expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
+    const { bearer } = await signedIn(h.app, body);
+    const res = await request(h.app).get('/api/v1/users').set('Authorization', bearer);
+    expect(res.body.data).toMatchObject({
+      userType: 'AGENT',
+      authority: 'USER',
+      agentCode: '1234567890',
+      companyName: '빈집 공인중개사사무소',
+      companyAddress: '서울특별시 중구 세종대로 110 3층',
+      companyPhoneNum: '0212345678',
+      agentName: '김대표',
+      assistantName: '이보조',
+    });
+    const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
+    expect(stored?.agent).toMatchObject({ businessCode: '12345678901234', estate: 'HOUSE', companyEmail: 'office@example.com' });
+  });
+
+  it('accepts the codes the other way round and a missing assistant_name', async () => {
+    const body = agentBody({ agent_code: '12345678901234', business_code: '1234567890' });
+    delete body.assistant_name;
+    expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
+  });
+
+  it('needs both mandatory agent terms (U0009)', async () => {
+    expectError(await post('/api/v1/agents/sign-up').send(agentBody({ terms: ['SERVICE_USED_AGREE', 'PERSONAL_INFO_USED_AGREE'] })), 400, 'U0009');
+  });
+
+  it.each([
+    ['agent_code', '12345678901234', 'business_code'],
+    ['agent_code', '123456789', 'agent_code'],
+    ['agent_code', '12345-67890', 'agent_code'],
+    ['business_code', HUGE, 'business_code'],
+    ['company_phone_num', '02-1234-5678', 'company_phone_num'],
+    ['estate', '빌라', 'estate'],
+    ['company_email', 'office', 'company_email'],
+    ['company_name', '', 'company_name'],
+    ['company_name', HUGE, 'company_name'],
+    ['assistant_name', 5, 'assistant_name'],
+  ])('answers C0002 for %s (case %#) naming the field', async (field, value, named) => {
+    const res = await post('/api/v1/agents/sign-up').send(agentBody({ [field]: value }));
+    expectError(res, 400, 'C0002', `${named} 값이 올바르지 않습니다.`);
+  });
+
+  it('keeps the spec format messages for agents too', async () => {
+    expectError(await post('/api/v1/agents/sign-up').send(agentBody({ password: 'weak' })), 400, 'C0002', FormatMessages.password);
+  });
+});
+
+describe('availability checks', () => {
+  it('check/user-name: true when free, false when taken, C0002 for a bad format', async () => {
+    const user = await signUp(h.app);
+    expect((await post('/api/v1/users/check/user-name').send({ userName: user.userName })).body).toEqual({ code: 'SUCCESS', message: '성공', data: false });
+    expect((await post('/api/v1/users/check/user-name').send({ userName: 'free_name_1' })).body.data).toBe(true);
+    expectError(await post('/api/v1/users/check/user-name').send({ userName: 'a!' }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/user-name').send({ userName: HUGE }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/user-name').send({}), 400, 'C0002', 'userName 값이 누락되었습니다.');
+  });
+
+  it('check/nick-name: true when free, false when taken, the nickname format message otherwise', async () => {
+    const user = await signUp(h.app);
+    expect((await post('/api/v1/users/check/nick-name').send({ nick_name: user.nick_name })).body.data).toBe(false);
+    expect((await post('/api/v1/users/check/nick-name').send({ nick_name: '새닉네임' })).body.data).toBe(true);
+    expectError(await post('/api/v1/users/check/nick-name').send({ nick_name: 'bad name!' }), 400, 'C0002', FormatMessages.nickName);
+    expectError(await post('/api/v1/users/check/nick-name').send({ nick_name: ['x'] }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/nick-name').send({ nick_name: 'ok', extra: 1 }), 400, 'C0002', 'extra 필드는 허용되지 않습니다.');
+  });
+});
+
+describe('routing', () => {
+  it('answers unknown routes with 404 C0001', async () => {
+    expectError(await request(h.app).get('/api/v1/users/nothing-here'), 404, 'C0001');
+    expectError(await request(h.app).delete('/api/v1/users'), 404, 'C0001');
+  });
+});

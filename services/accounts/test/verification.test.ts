@@ -1,0 +1,217 @@
+import { FormatMessages } from '@binzip/shared';
+import request from 'supertest';
+import type { MailSender } from '../src/domain/senders';
+import { HUGE, expectError, lastCode, signUp, signedIn, startHarness, userBody, type Harness } from './helpers';
+
+let h: Harness;
+let mailFails = false;
+/** Delegates to the recording sender unless the test switches delivery failure on. */
+const flakyMail: MailSender = {
+  send: async (to, subject, text) => {
+    if (mailFails) throw new Error('SMTP 554 rejected');
+    await h.mail.send(to, subject, text);
+  },
+};
+
+beforeAll(async () => {
+  h = await startHarness('acctverify', { mailSender: flakyMail });
+});
+afterAll(async () => h.close());
+afterEach(() => {
+  h.clock.offsetMs = 0;
+  mailFails = false;
+});
+
+const post = (path: string, body: unknown) => request(h.app).post(path).send(body as object);
+let phoneSeq = 0;
+const freshPhone = () => `0167${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeq).padStart(4, '0')}`;
+let mailSeq = 0;
+const freshEmail = () => `verify${process.pid}_${++mailSeq}@example.com`;
+
+describe('SMS codes', () => {
+  it('sends a random 4-digit code that checks true exactly once', async () => {
+    const phone = freshPhone();
+    const sent = await post('/api/v1/users/send/sms', { phone_num: phone });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ code: 'SUCCESS', message: '성공' });
+    const code = lastCode(h.sms, phone);
+    expect(code).toMatch(/^\d{4}$/);
+    const stored = await h.ctx.models.verifications.findById(`sms:${phone}`).lean().exec();
+    expect(JSON.stringify(stored)).not.toContain(`"${code}"`);
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body).toEqual({ code: 'SUCCESS', message: '성공', data: true });
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
+  });
+
+  it('answers false for a wrong code, an unknown phone, and after 3 minutes', async () => {
+    const phone = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const code = lastCode(h.sms, phone);
+    const wrong = code === '0000' ? '0001' : '0000';
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
+    expect((await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code })).body.data).toBe(false);
+    h.clock.offsetMs = 3 * 60_000 + 1;
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
+  });
+
+  it('still accepts the code just before 3 minutes have passed', async () => {
+    const phone = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    h.clock.offsetMs = 3 * 60_000 - 2_000;
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: lastCode(h.sms, phone) })).body.data).toBe(true);
+  });
+
+  it('voids the code after 5 wrong checks, and a new code works again', async () => {
+    const phone = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const code = lastCode(h.sms, phone);
+    const wrong = code === '1111' ? '2222' : '1111';
+    for (let i = 0; i < 5; i++) expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: lastCode(h.sms, phone) })).body.data).toBe(true);
+  });
+
+  it('allows 4 wrong checks before the right one', async () => {
+    const phone = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const code = lastCode(h.sms, phone);
+    const wrong = code === '1111' ? '2222' : '1111';
+    for (let i = 0; i < 4; i++) await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong });
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(true);
+  });
+
+  it('a new send replaces the previous code', async () => {
+    const phone = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const first = lastCode(h.sms, phone);
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const second = lastCode(h.sms, phone);
+    if (first !== second) expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: first })).body.data).toBe(false);
+    expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: second })).body.data).toBe(true);
+  });
+
+  it('limits sends to 5 per 10 minutes per phone (429 C0004), then allows again', async () => {
+    const phone = freshPhone();
+    for (let i = 0; i < 5; i++) await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const limited = await post('/api/v1/users/send/sms', { phone_num: phone });
+    expectError(limited, 429, 'C0004', '트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요.');
+    expect(h.sms.sent.filter((m) => m.to === phone)).toHaveLength(5);
+    await post('/api/v1/users/send/sms', { phone_num: freshPhone() }).expect(200);
+    h.clock.offsetMs = 10 * 60_000 + 1;
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+  });
+
+  it('never lets concurrent sends overshoot the limit', async () => {
+    const phone = freshPhone();
+    const results = await Promise.all(Array.from({ length: 8 }, () => post('/api/v1/users/send/sms', { phone_num: phone })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(3);
+  });
+
+  it('answers U0000 for a registered phone and sends nothing', async () => {
+    const user = await signUp(h.app);
+    expectError(await post('/api/v1/users/send/sms', { phone_num: user.phone_num }), 400, 'U0000', '이미 가입된 전화번호입니다.');
+    expect(h.sms.lastTo(String(user.phone_num))).toBeUndefined();
+  });
+
+  it('uses the spec format messages for phone and code', async () => {
+    expectError(await post('/api/v1/users/send/sms', { phone_num: '12345' }), 400, 'C0002', FormatMessages.phone);
+    expectError(await post('/api/v1/users/send/sms', { phone_num: HUGE }), 400, 'C0002', FormatMessages.phone);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: '0101234', code: '1234' }), 400, 'C0002', FormatMessages.phone);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '12a4' }), 400, 'C0002', FormatMessages.code);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '12345' }), 400, 'C0002', FormatMessages.code);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: 1234 }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '1234', x: 1 }), 400, 'C0002');
+  });
+});
+
+describe('e-mail codes', () => {
+  it('sends a code by mail that checks true once', async () => {
+    const email = freshEmail();
+    await post('/api/v1/users/send/email', { email }).expect(200);
+    const message = h.mail.lastTo(email);
+    expect(message?.subject).toBeTruthy();
+    const code = lastCode(h.mail, email);
+    expect((await post('/api/v1/users/check/email', { email, code })).body.data).toBe(true);
+    expect((await post('/api/v1/users/check/email', { email, code })).body.data).toBe(false);
+  });
+
+  it('answers false after expiry and after 5 wrong checks', async () => {
+    const email = freshEmail();
+    await post('/api/v1/users/send/email', { email }).expect(200);
+    const code = lastCode(h.mail, email);
+    const wrong = code === '9999' ? '8888' : '9999';
+    for (let i = 0; i < 5; i++) await post('/api/v1/users/check/email', { email, code: wrong });
+    expect((await post('/api/v1/users/check/email', { email, code })).body.data).toBe(false);
+
+    const other = freshEmail();
+    await post('/api/v1/users/send/email', { email: other }).expect(200);
+    h.clock.offsetMs = 3 * 60_000 + 1;
+    expect((await post('/api/v1/users/check/email', { email: other, code: lastCode(h.mail, other) })).body.data).toBe(false);
+  });
+
+  it('answers U0010 for a registered e-mail', async () => {
+    const user = await signUp(h.app);
+    expectError(await post('/api/v1/users/send/email', { email: user.email }), 400, 'U0010', '이미 가입된 이메일입니다.');
+  });
+
+  it('answers HTTP 500 with the C0000 envelope when the mail cannot be sent', async () => {
+    mailFails = true;
+    const res = await post('/api/v1/users/send/email', { email: freshEmail() });
+    expectError(res, 500, 'C0000', '예기치 못한 오류가 발생했습니다.');
+    expect(JSON.stringify(res.body)).not.toContain('SMTP');
+  });
+
+  it('rate-limits e-mail sends per address', async () => {
+    const email = freshEmail();
+    for (let i = 0; i < 5; i++) await post('/api/v1/users/send/email', { email }).expect(200);
+    expectError(await post('/api/v1/users/send/email', { email }), 429, 'C0004');
+  });
+
+  it('answers C0002 for bad addresses and codes', async () => {
+    expectError(await post('/api/v1/users/send/email', { email: 'nope' }), 400, 'C0002', 'email 값이 올바르지 않습니다.');
+    expectError(await post('/api/v1/users/send/email', { email: `${HUGE}@x.co` }), 400, 'C0002');
+    expectError(await post('/api/v1/users/send/email', {}), 400, 'C0002', 'email 값이 누락되었습니다.');
+    expectError(await post('/api/v1/users/check/email', { email: freshEmail(), code: 'abcd' }), 400, 'C0002', FormatMessages.code);
+    expectError(await request(h.app).post('/api/v1/users/check/email').set('Content-Type', 'application/json').send('{"email":'), 400, 'C0002');
+  });
+});
+
+describe('update/phone and update/email need a fresh verification', () => {
+  it('update/phone: U0011 without a check, success after one, and the mark is used up', async () => {
+    const { bearer } = await signedIn(h.app);
+    const phone = freshPhone();
+    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: phone }), 400, 'U0011', '인증이 완료되지 않았습니다.');
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    await post('/api/v1/users/check/sms', { phone_num: phone, code: lastCode(h.sms, phone) }).expect(200);
+    await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: phone }).expect(200);
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data.phone_num).toBe(phone);
+
+    const next = freshPhone();
+    await post('/api/v1/users/send/sms', { phone_num: next }).expect(200);
+    await post('/api/v1/users/check/sms', { phone_num: next, code: lastCode(h.sms, next) }).expect(200);
+    h.clock.offsetMs = 30 * 60_000 + 1;
+    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: next }), 400, 'U0011');
+  });
+
+  it('update/phone: U0000 when another account has the phone; C0002 for its format; J0000 without token', async () => {
+    const { bearer } = await signedIn(h.app);
+    const other = await signUp(h.app);
+    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: other.phone_num }), 400, 'U0000');
+    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: '02-123' }), 400, 'C0002', FormatMessages.phone);
+    expectError(await request(h.app).put('/api/v1/users/update/phone').send({ phone_num: freshPhone() }), 401, 'J0000');
+  });
+
+  it('update/email: U0011 without a check, U0010 for a taken address, success after a check', async () => {
+    const { bearer } = await signedIn(h.app);
+    const email = freshEmail();
+    expectError(await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email }), 400, 'U0011');
+    const other = await signUp(h.app, userBody());
+    expectError(await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: other.email }), 400, 'U0010');
+    await post('/api/v1/users/send/email', { email }).expect(200);
+    await post('/api/v1/users/check/email', { email, code: lastCode(h.mail, email) }).expect(200);
+    await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email }).expect(200);
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data.email).toBe(email);
+    expectError(await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: 5 }), 400, 'C0002');
+  });
+});

@@ -1,0 +1,31 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { ReviewStatus } from '../domain/catalog';
+
+export interface ReviewDoc {
+  _id: number;
+  recordId: number;
+  authorId: number;
+  content: string;
+  status: ReviewStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const reviewSchema = new Schema<ReviewDoc>(
+  {
+    _id: { type: Number, required: true },
+    recordId: { type: Number, required: true },
+    authorId: { type: Number, required: true },
+    content: { type: String, required: true },
+    status: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'reviews' },
+);
+reviewSchema.index({ recordId: 1, createdAt: 1 });
+reviewSchema.index({ recordId: 1, authorId: 1, updatedAt: -1 });
+
+export function reviewModel(connection: Connection): Model<ReviewDoc> {
+  return (connection.models.RecordReview as Model<ReviewDoc>) ?? connection.model<ReviewDoc>('RecordReview', reviewSchema);
+}

@@ -1,0 +1,24 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import type { Category } from '../domain/catalog';
+
+/** One template per category: the category is the key. */
+export interface TemplateDoc {
+  _id: Category;
+  template: string;
+  updatedBy: number;
+  updatedAt: Date;
+}
+
+const templateSchema = new Schema<TemplateDoc>(
+  {
+    _id: { type: String, required: true },
+    template: { type: String, default: '' },
+    updatedBy: { type: Number, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'templates' },
+);
+
+export function templateModel(connection: Connection): Model<TemplateDoc> {
+  return (connection.models.RecordTemplate as Model<TemplateDoc>) ?? connection.model<TemplateDoc>('RecordTemplate', templateSchema);
+}

@@ -1,0 +1,249 @@
+/**
+ * The records service as a real process behind the real gateway, with administrators made by the project's
+ * own admin tool (scripts/admin-create.ts) in the real accounts service and signed in through the gateway:
+ * the accounts.user.* snapshots reach records over NATS, the author's team becomes the reviewers, and the
+ * review flow runs to approval. Needs the built processes (`npx tsc -b`).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  connectMongo,
+  createLogger,
+  EventBus,
+  projectedUserModel,
+  RECORDS_COMMENT_CREATED,
+  recordCommentCreatedV1,
+  type RecordCommentCreatedV1,
+  type RunningConsumer,
+} from '@binzip/shared';
+import type { Connection } from 'mongoose';
+import { REPO_ROOT, startSystem, type RunningSystem } from '../../scripts/lib/system';
+import { eventually, isolatedNames, testEnv } from '../support';
+
+jest.setTimeout(180_000);
+
+const run = promisify(execFile);
+const names = isolatedNames('recordse2e');
+const dbPrefix = `${names.db}_`;
+const logger = createLogger('test', 'silent');
+const PASSWORD = 'Passw0rd!';
+
+let system: RunningSystem;
+let bus: EventBus;
+let consumer: RunningConsumer;
+let recordsDb: Connection;
+const published: RecordCommentCreatedV1[] = [];
+
+interface Envelope<T = unknown> {
+  code: string;
+  message: string;
+  data?: T;
+}
+
+async function api<T = unknown>(method: string, urlPath: string, auth?: string, body?: unknown): Promise<{ status: number; body: Envelope<T> }> {
+  const headers: Record<string, string> = {};
+  if (auth !== undefined) headers.Authorization = auth;
+  if (body !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
+  const res = await fetch(`${system.url}${urlPath}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: res.status, body: (await res.json()) as Envelope<T> };
+}
+
+interface Admin {
+  id: number;
+  userName: string;
+  nick: string;
+  auth: string;
+}
+
+/** Creates an administrator with the project's CLI, then signs in through the gateway. */
+async function createAdmin(userName: string, nick: string, phone: string, type: 'WEB' | 'SERVER'): Promise<Admin> {
+  const env = testEnv();
+  const { stdout } = await run(
+    path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
+    [
+      'scripts/admin-create.ts',
+      '--userName',
+      userName,
+      '--password',
+      PASSWORD,
+      '--nick_name',
+      nick,
+      '--phone_num',
+      phone,
+      '--email',
+      `${userName}@example.com`,
+      '--type',
+      type,
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        MONGODB_URI: env.mongoUri,
+        MONGODB_DB: `${dbPrefix}accounts`,
+        NATS_URL: env.natsUrl,
+        NATS_PREFIX: names.natsPrefix,
+        LOG_LEVEL: 'silent',
+        BCRYPT_COST: '4',
+      },
+      timeout: 60_000,
+    },
+  );
+  const line = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.trim().startsWith('{'));
+  const created = JSON.parse(line ?? 'null') as { id: number; userName: string };
+  expect(created.userName).toBe(userName);
+  const signIn = await api<{ access_token: string }>('POST', '/api/v1/users/sign-in', undefined, { userName, password: PASSWORD });
+  expect(signIn.status).toBe(200);
+  expect(signIn.body.data?.access_token).toMatch(/^Bearer /);
+  return { id: created.id, userName, nick, auth: signIn.body.data!.access_token };
+}
+
+beforeAll(async () => {
+  const env = testEnv();
+  system = await startSystem({
+    mongoUri: env.mongoUri,
+    natsUrl: env.natsUrl,
+    publicKey: env.publicKey,
+    privateKey: env.privateKey,
+    services: ['accounts', 'records'],
+    dbPrefix,
+    natsPrefix: names.natsPrefix,
+    env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4' },
+  });
+  bus = await EventBus.connect({ url: env.natsUrl, prefix: names.natsPrefix, name: 'records-e2e', logger });
+  consumer = await bus.consume({
+    stream: 'RECORDS',
+    durable: 'e2e-record-comment-listener',
+    filterSubject: RECORDS_COMMENT_CREATED,
+    schema: recordCommentCreatedV1,
+    handle: async (event) => {
+      published.push(event);
+    },
+  });
+  recordsDb = await connectMongo(env.mongoUri, `${dbPrefix}records`);
+});
+
+afterAll(async () => {
+  await consumer?.stop();
+  await system?.stop();
+  await bus?.deleteStreams();
+  await bus?.close();
+  if (recordsDb) {
+    for (const service of ['accounts', 'records'])
+      await recordsDb
+        .useDb(`${dbPrefix}${service}`)
+        .dropDatabase()
+        .catch(() => undefined);
+    await recordsDb.close();
+  }
+});
+
+test('three WEB administrators and one SERVER administrator walk a record through review to approval', async () => {
+  const lead = await createAdmin('webadmin1', '웹관리자일', '01011110001', 'WEB');
+  const second = await createAdmin('webadmin2', '웹관리자이', '01011110002', 'WEB');
+  const third = await createAdmin('webadmin3', '웹관리자삼', '01011110003', 'WEB');
+  const server = await createAdmin('srvadmin1', '서버관리자', '01011110004', 'SERVER');
+
+  // The records service learns about them from accounts.user.* over NATS.
+  const projected = projectedUserModel(recordsDb);
+  await eventually(
+    async () => (await projected.countDocuments({ _id: { $in: [lead.id, second.id, third.id, server.id] }, authority: 'ADMIN', status: 'ACTIVE' })) === 4,
+    30_000,
+    200,
+  );
+
+  const created = await api<number>('POST', '/api/v1/record', lead.auth, {
+    title: '배포 장애 회고',
+    content: '배포 중 장애가 있었습니다.',
+    part: 'web',
+    type: 'tech',
+    category: 'disaster',
+  });
+  expect(created.status).toBe(200);
+  const recordId = created.body.data!;
+
+  const review0 = await api<{ reviewers: unknown[]; nick_name: string }>('GET', `/api/v1/record/review/${recordId}`, lead.auth);
+  expect(review0.body.data?.nick_name).toBe('웹관리자일');
+  expect(review0.body.data?.reviewers).toEqual([
+    { status: 'wait', nick_name: '웹관리자이' },
+    { status: 'wait', nick_name: '웹관리자삼' },
+  ]);
+
+  // Not public while in review; the other team cannot review it.
+  expect((await api('GET', `/api/v1/record/${recordId}`)).status).toBe(404);
+  expect((await api('POST', '/api/v1/record_review', server.auth, { record_id: recordId, content: '다른 팀', status: 'approve' })).body.code).toBe('C0003');
+
+  expect((await api('POST', '/api/v1/record_review', second.auth, { record_id: recordId, content: '좋습니다', status: 'approve' })).status).toBe(200);
+  const rejected = await api<number>('POST', '/api/v1/record_review', third.auth, { record_id: recordId, content: '재현 절차가 빠졌습니다', status: 'reject' });
+  expect(rejected.status).toBe(200);
+  const rejectedList = await api<{ records: { content: { record_id: number }[] } }>('GET', '/api/v1/record/reviewee?status=reject', lead.auth);
+  expect(rejectedList.body.data?.records.content.map((r) => r.record_id)).toEqual([recordId]);
+
+  expect((await api('POST', '/api/v1/record_review', lead.auth, { record_id: recordId, content: '보강했습니다', status: 'mine' })).status).toBe(200);
+  expect((await api('PUT', `/api/v1/record_review/${rejected.body.data}`, third.auth, { content: '이제 좋습니다', status: 'approve' })).status).toBe(200);
+
+  // Approved: public, counted, commentable; further reviews are refused.
+  const approvedList = await api<{ records: { content: { record_id: number }[] } }>('GET', '/api/v1/record/reviewee?status=approve', lead.auth);
+  expect(approvedList.body.data?.records.content.map((r) => r.record_id)).toEqual([recordId]);
+  const listed = await api<{ records: { content: { record_id: number; nick_name: string }[] } }>('GET', '/api/v1/record/web/tech?category=disaster');
+  expect(listed.body.data?.records.content).toEqual([expect.objectContaining({ record_id: recordId, nick_name: '웹관리자일' })]);
+  const again = await api('POST', '/api/v1/record_review', second.auth, { record_id: recordId, content: '또', status: 'approve' });
+  expect(again.status).toBe(400);
+  expect(again.body).toEqual({ code: 'R0000', message: '이미 승인처리된 글입니다.' });
+
+  const comment = await api<number>('POST', '/api/v1/record_comment', server.auth, {
+    record_id: recordId,
+    parent_id: null,
+    content: '서버팀도 참고하겠습니다',
+  });
+  expect(comment.status).toBe(200);
+  const reply = await api<number>('POST', '/api/v1/record_comment', lead.auth, { record_id: recordId, parent_id: comment.body.data, content: '감사합니다' });
+  expect(reply.status).toBe(200);
+
+  const detail = await api<{ hits: number; comments: { content: { comment_id: number; level: number; nick_name: string }[] } }>(
+    'GET',
+    `/api/v1/record/${recordId}`,
+    second.auth,
+  );
+  expect(detail.status).toBe(200);
+  expect(detail.body.data?.hits).toBe(1);
+  expect(detail.body.data?.comments.content.map((c) => [c.comment_id, c.level, c.nick_name])).toEqual([
+    [comment.body.data, 1, '서버관리자'],
+    [reply.body.data, 2, '웹관리자일'],
+  ]);
+  expect((await api<{ hits: number }>('GET', `/api/v1/record/${recordId}`, second.auth)).body.data?.hits).toBe(1);
+
+  // Anonymous viewers are told apart by the client address the gateway forwards.
+  const anonymousHits = async (ip: string) => {
+    const res = await fetch(`${system.url}/api/v1/record/${recordId}`, { headers: { 'X-Forwarded-For': ip }, signal: AbortSignal.timeout(15_000) });
+    return ((await res.json()) as Envelope<{ hits: number }>).data?.hits;
+  };
+  expect(await anonymousHits('198.51.100.1')).toBe(2);
+  expect(await anonymousHits('198.51.100.1')).toBe(2);
+  expect(await anonymousHits('198.51.100.2')).toBe(3);
+
+  const hot = await api<{ records: { record_id: number }[] }>('GET', '/api/v1/record/hot');
+  expect(hot.body.data?.records.map((r) => r.record_id)).toContain(recordId);
+
+  // The reply's event names the parent comment's author for notifications.
+  const event = await eventually(() => published.find((e) => e.commentId === reply.body.data), 15_000, 100);
+  expect(event).toMatchObject({ recordId, recordAuthorId: lead.id, parentCommentAuthorId: server.id, commenterId: lead.id, commenterNickName: '웹관리자일' });
+});
+
+test('bad input through the gateway is a 4xx envelope', async () => {
+  const noToken = await api('POST', '/api/v1/record', undefined, { title: 't' });
+  expect(noToken.status).toBe(401);
+  const badId = await api('GET', '/api/v1/record/abc');
+  expect(badId.status).toBe(400);
+  expect(badId.body.code).toBe('C0002');
+});

@@ -26,6 +26,8 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     JWT_PUBLIC_KEY: z.string().min(1),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
     TRUST_PROXY: z.string().default('loopback'),
+    /** How often the outbox relay retries what an outage left pending (services that publish). */
+    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
   };
 }
 

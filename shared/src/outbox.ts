@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
 import type { Logger } from './logger';
-import type { EventBus } from './nats';
+import type { EventBus, StreamName } from './nats';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -127,4 +127,12 @@ export class OutboxRelay {
     if (this.timer) clearInterval(this.timer);
     await this.running;
   }
+}
+
+/** Ensures the producer's stream exists, then starts a relay over the models that carry its outbox. */
+export async function startOutboxRelay(options: OutboxRelayOptions & { stream: StreamName }): Promise<OutboxRelay> {
+  await options.bus.ensureStream(options.stream);
+  const relay = new OutboxRelay(options);
+  relay.start();
+  return relay;
 }

@@ -45,7 +45,6 @@ export const configSchema = z
     MAIL_FROM: optionalText,
     DEV_OUTBOX_DIR: optionalText,
     ADMIN_BOOTSTRAP: adminBootstrap,
-    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   })
   .superRefine((config, ctx) => {
     if (config.SMS_PROVIDER === 'twilio') {

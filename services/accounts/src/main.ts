@@ -1,4 +1,4 @@
-import { EventBus, OutboxRelay, connectMongo, createLogger, exitOnStartupFailure, listen, shutdownOn } from '@binzip/shared';
+import { EventBus, connectMongo, startOutboxRelay, createLogger, exitOnStartupFailure, listen, shutdownOn } from '@binzip/shared';
 import { buildApp, domainContext } from './app';
 import { readConfig } from './config';
 import { bootstrapAdministrators } from './domain/users';
@@ -12,9 +12,7 @@ async function main(): Promise<void> {
   const models = accountsModels(connection);
   await initModels(models);
   const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'accounts', logger });
-  await bus.ensureStream('ACCOUNTS');
-  const relay = new OutboxRelay({ bus, models: [models.users], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
-  relay.start();
+  const relay = await startOutboxRelay({ stream: 'ACCOUNTS', bus, models: [models.users], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
   const eventsPending = () => void relay.kick();
   const deps = { connection, bcryptCost: config.BCRYPT_COST, eventsPending };
   const created = await bootstrapAdministrators(domainContext(deps), config.ADMIN_BOOTSTRAP);

@@ -4,7 +4,6 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...serviceConfigShape({ port: 7002, db: 'community' }),
   /** How often the outbox relay retries comment events still waiting for NATS. */
-  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -4,7 +4,6 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...serviceConfigShape({ port: 7004, db: 'records' }),
   /** How often the outbox relay retries comment events that could not be published yet. */
-  OUTBOX_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(1_000),
 });
 export type Config = z.output<typeof configSchema>;
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);

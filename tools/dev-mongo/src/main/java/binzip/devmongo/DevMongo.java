@@ -35,6 +35,9 @@ public final class DevMongo {
         // Logs every client that disconnects abruptly ("Connection reset") at ERROR with a stack
         // trace; command errors are still returned to the client, so silence it.
         setDefault("org.slf4j.simpleLogger.log.de.bwaldvogel.mongo.wire.MongoExceptionHandler", "off");
+        // Every non-unique index the services declare is reported as "not yet implemented" at WARN: known
+        // (docs/dev-mongo.md), and noise in `npm start` output.
+        setDefault("org.slf4j.simpleLogger.log.de.bwaldvogel.mongo.backend.AbstractMongoDatabase", "error");
 
         String host = "127.0.0.1";
         int port = 0;

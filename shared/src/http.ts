@@ -109,6 +109,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));
+  // Express would answer OPTIONS itself with a plain-text method list; preflight belongs to the gateway.
+  app.options(/.*/, notFoundHandler);
   options.routes(app);
   app.use(notFoundHandler);
   app.use(errorHandler(options.logger));

@@ -1,10 +1,29 @@
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { errorEnvelope } from './envelope';
+import { ErrorCodes } from './errors';
 import type { Logger } from './logger';
+
+/**
+ * Requests Node's HTTP parser rejects before Express runs (oversized headers or URL, malformed request line)
+ * still get an envelope instead of an empty response.
+ */
+export function answerClientErrors(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const body = JSON.stringify(errorEnvelope('C0002', ErrorCodes.C0002.message));
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
 
 export async function listen(app: Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.on('clientError', answerClientErrors);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
   });

@@ -51,7 +51,7 @@ export const blankToUndefined = (value: unknown): unknown => (value === '' || va
 /** A path or query id: digits only, a positive safe integer. */
 export const idString = z
   .string()
-  .regex(/^\d{1,15}$/)
+  .regex(/^\d{1,16}$/)
   .transform(Number)
   .refine((n) => n > 0 && Number.isSafeInteger(n));
 

@@ -140,3 +140,32 @@ describe('describeIssue', () => {
     expect(() => parseWith(labels, { age: '10대' })).toThrow('age 값이 올바르지 않습니다.');
   });
 });
+
+describe('listen', () => {
+  it('answers requests the HTTP parser rejects with an envelope', async () => {
+    const { listen } = await import('../src');
+    const net = await import('node:net');
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const { port } = server.address() as { port: number };
+      const raw = await new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /nothing?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk.toString()));
+        socket.on('end', () => resolve(data));
+      });
+      expect(raw).toMatch(/^HTTP\/1.1 431/);
+      expect(raw).toContain('{"code":"C0002","message":"올바르지 않은 요청 값입니다."}');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('OPTIONS', () => {
+  it('is not answered by Express with a plain-text method list: preflight is the gateway’s', async () => {
+    const res = await request(app).options('/echo');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
+  });
+});

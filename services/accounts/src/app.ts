@@ -36,7 +36,8 @@ export function domainContext(deps: Pick<AppDeps, 'connection' | 'bcryptCost' | 
  * token in the Authorization header; the token that matters there is the one in the body.
  */
 const ignoreAuthorizationOnReissue: RequestHandler = (req, _res, next) => {
-  if (req.path === '/api/v1/users/reissue') delete req.headers.authorization;
+  // Express routes case-insensitively and ignores a trailing slash; match the same way.
+  if (req.path.toLowerCase().replace(/\/+$/, '') === '/api/v1/users/reissue') delete req.headers.authorization;
   next();
 };
 

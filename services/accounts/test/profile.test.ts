@@ -136,3 +136,27 @@ describe('POST /api/v1/users/withdrawal', () => {
     expect(stored).toBe(1);
   });
 });
+
+describe('audit: parallel changes of one account', () => {
+  it('applies 20 simultaneous nickname changes one by one (no 5xx), each with its own snapshot version', async () => {
+    const { bearer, body } = await signedIn(h.app);
+    const tag = String(body.nick_name).slice(-6);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => put('/api/v1/users/update/nick-name', bearer, { nick_name: `동시${i}x${tag}` })));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
+    expect(stored?.version).toBe(21);
+    expect(stored?.pendingEvents.map((e) => (e.data as { version: number }).version)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+
+  it('answers a parallel double submission of a password change as a sequential one would (one 200, then U0002 / U0006)', async () => {
+    const a = await signedIn(h.app);
+    const viaProfile = await Promise.all(Array.from({ length: 3 }, () => put('/api/v1/users', a.bearer, { password: a.body.password, new_password: 'Twice0pw!' })));
+    expect(viaProfile.map((r) => r.body.code).sort()).toEqual(['SUCCESS', 'U0002', 'U0002']);
+    await signInWith(a.body.userName, 'Twice0pw!').expect(200);
+
+    const b = await signedIn(h.app);
+    const direct = await Promise.all(Array.from({ length: 3 }, () => put('/api/v1/users/update/password', b.bearer, { password: 'Twice0pw!' })));
+    expect(direct.map((r) => r.body.code).sort()).toEqual(['SUCCESS', 'U0006', 'U0006']);
+    await signInWith(b.body.userName, 'Twice0pw!').expect(200);
+  });
+});

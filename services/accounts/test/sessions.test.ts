@@ -213,3 +213,28 @@ describe('POST /api/v1/users/check/password', () => {
     expectError(await request(h.app).post('/api/v1/users/check/password').set('Authorization', bearer).send({ password: true }), 400, 'C0002');
   });
 });
+
+describe('audit: NoSQL operators and prototype keys never reach a query', () => {
+  it.each([
+    ['/api/v1/users/sign-in', { userName: { $gt: '' }, password: { $gt: '' } }],
+    ['/api/v1/users/sign-in', { userName: { $ne: null }, password: 'Passw0rd!' }],
+    ['/api/v1/users/sign-in', { userName: ['a'], password: ['b'] }],
+    ['/api/v1/users/check/user-name', { userName: { $ne: null } }],
+    ['/api/v1/users/check/nick-name', { nick_name: { $regex: '.*' } }],
+    ['/api/v1/users/check/sms', { phone_num: '01012345678', code: { $gt: '' } }],
+    ['/api/v1/users/check/email', { email: { $ne: 'x' }, code: '1234' }],
+    ['/api/v1/users/send/sms', { phone_num: { $exists: true } }],
+  ])('%s with %j is C0002 and signs nobody in', async (path, body) => {
+    await signUp(h.app);
+    const res = await request(h.app).post(path).send(body);
+    expectError(res, 400, 'C0002');
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+
+  it.each(['__proto__', 'constructor'])('rejects a %s key in the sign-in body', async (key) => {
+    const user = await signUp(h.app);
+    const raw = `{"userName":${JSON.stringify(user.userName)},"password":${JSON.stringify(user.password)},"${key}":{"prototype":{"x":1}}}`;
+    const res = await request(h.app).post('/api/v1/users/sign-in').set('Content-Type', 'application/json').send(raw);
+    expectError(res, 400, 'C0002', `${key} 필드는 허용되지 않습니다.`);
+  });
+});

@@ -215,3 +215,33 @@ describe('update/phone and update/email need a fresh verification', () => {
     expectError(await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: 5 }), 400, 'C0002');
   });
 });
+
+describe('audit: e-mail addresses are case-insensitive, own values are a no-op', () => {
+  it('treats a case variant of a registered e-mail as registered (send/email, sign-up, update/email)', async () => {
+    const user = await signUp(h.app);
+    const shouted = String(user.email).toUpperCase();
+    expectError(await post('/api/v1/users/send/email', { email: shouted }), 400, 'U0010');
+    expectError(await post('/api/v1/users/sign-up', userBody({ email: shouted })), 400, 'U0010');
+    const { bearer } = await signedIn(h.app);
+    expectError(await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: shouted }), 400, 'U0010');
+    expect(await h.ctx.models.users.countDocuments({ email: { $in: [user.email, shouted] } })).toBe(1);
+  });
+
+  it('stores and verifies e-mail in lower case, so one code serves any spelling of the address', async () => {
+    const lower = freshEmail();
+    const mixed = lower.replace(/^v/, 'V').replace('example', 'Example');
+    await post('/api/v1/users/send/email', { email: mixed }).expect(200);
+    expect((await post('/api/v1/users/check/email', { email: lower, code: lastCode(h.mail, lower) })).body.data).toBe(true);
+    const body = userBody({ email: mixed });
+    await signUp(h.app, body);
+    expect((await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec())?.email).toBe(lower);
+  });
+
+  it('update/phone and update/email to the own current value succeed as a no-op (no U0011)', async () => {
+    const { bearer, body } = await signedIn(h.app);
+    await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: body.phone_num }).expect(200);
+    await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: body.email }).expect(200);
+    const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
+    expect(stored).toMatchObject({ phoneNum: body.phone_num, email: body.email, version: 1 });
+  });
+});

@@ -146,6 +146,37 @@ describe('boards: write, read, update, delete', () => {
     expect(board?.oneLineContent.length).toBeLessThanOrEqual(200);
   });
 
+  test('a body without text (only an image, an empty paragraph) is saved with an empty summary, not a 500', async () => {
+    for (const code of ['<img src="https://img/only.png">', '<p></p>', '<p><br></p><hr>']) {
+      const res = await request(ctx.app)
+        .post('/api/v1/boards')
+        .set('Authorization', asUser(AUTHOR))
+        .send(boardPayload({ code, imageUrls: ['https://img/only.png'] }));
+      expect(res.status).toBe(200);
+      const mine = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR));
+      expect(mine.body.data.content[0]).toMatchObject({ boardId: res.body.data, oneLineContent: '', imageUrl: 'https://img/only.png' });
+      expect((await request(ctx.app).get(`/api/v1/boards/${res.body.data}`)).body.data.code).toBe(code);
+    }
+    const withText = await postBoard(ctx, AUTHOR, { code: '<p>글</p>' });
+    const update = await request(ctx.app)
+      .put(`/api/v1/boards/${withText}`)
+      .set('Authorization', asUser(AUTHOR))
+      .send(boardPayload({ code: '<img src="a.png">' }));
+    expect(update.status).toBe(200);
+    expect((await ctx.models.Board.findById(withText).lean())?.oneLineContent).toBe('');
+  });
+
+  test("oneLineContent is the body's text only: no list bullets, quote marks or rules, table cells kept apart", async () => {
+    const id = await postBoard(ctx, AUTHOR, {
+      code:
+        '<ul><li>사과</li><li>배</li></ul><ol><li>하나</li><li>둘</li></ol><blockquote>인용</blockquote><hr>' +
+        '<table><tr><th>Head</th><th>H2</th></tr><tr><td>cell</td><td>c2</td></tr></table>',
+    });
+    const board = await ctx.models.Board.findById(id).lean();
+    expect(board?.oneLineContent).toBe('사과 배 하나 둘 인용 Head H2 cell c2');
+    expect(board?.plainText).toBe('사과 배 하나 둘 인용 Head H2 cell c2');
+  });
+
   test.each(['abc', '0', '-1', '1.5', '99999999999999999999', '1e3'])('a bad board id %s is C0002; a missing one C0001', async (id) => {
     expectError(await request(ctx.app).get(`/api/v1/boards/${id}`), 400, 'C0002');
     expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)).send(boardPayload()), 400, 'C0002');
@@ -338,6 +369,8 @@ describe('boards: lists, preview, categories, own posts', () => {
     expect(Object.keys(res.body.data[0])).toEqual(PREVIEW_KEYS);
     expect(res.body.data[0].fixed).toBe(true);
 
+    const blankCategory = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', category: '' });
+    expect(blankCategory.body.data).toEqual(res.body.data);
     const two = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 2 });
     expect(two.body.data).toHaveLength(2);
     const intro = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO' });
@@ -350,6 +383,9 @@ describe('boards: lists, preview, categories, own posts', () => {
     {},
     { prefix: 'ALL' },
     { prefix: 'INTRO', category: 'DAILY' },
+    { prefix: 'COMMUNITY', category: 'DAILY' },
+    { prefix: 'COMMUNITY', category: 'EMPTY' },
+    { prefix: 'DEFAULT', category: 'QUESTION' },
     { prefix: 'INTRO', limit: 0 },
     { prefix: 'INTRO', limit: 51 },
     { prefix: 'INTRO', limit: 'many' },

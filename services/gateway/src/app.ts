@@ -45,7 +45,9 @@ const TOKEN_CHECK_EXEMPT = new Set(['/api/v1/users/reissue']);
 /** A bad or expired token is answered here; the upstream never sees the request. */
 function verifyToken(publicKey: string): RequestHandler {
   return (req, _res, next) => {
-    if (!TOKEN_CHECK_EXEMPT.has(req.originalUrl.split('?')[0] ?? '')) verifyAuthorizationHeader(req.headers.authorization, publicKey);
+    // Routing matches paths case-insensitively and with a trailing slash, so the exemption does too.
+    const path = (req.originalUrl.split('?')[0] ?? '').toLowerCase().replace(/\/+$/, '');
+    if (!TOKEN_CHECK_EXEMPT.has(path)) verifyAuthorizationHeader(req.headers.authorization, publicKey);
     next();
   };
 }

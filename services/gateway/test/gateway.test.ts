@@ -163,6 +163,8 @@ describe('gateway', () => {
     const reissue = await request(gateway()).post('/api/v1/users/reissue').set('authorization', expired).send({ access_token: expired });
     expect(reissue.status).toBe(200);
     expect(accounts.hits.at(-1)?.url).toBe('/api/v1/users/reissue');
+    const variant = await request(gateway()).post('/api/v1/users/Reissue/').set('authorization', expired).send({});
+    expect(variant.status).toBe(200);
     const other = await request(gateway()).post('/api/v1/users/logout').set('authorization', expired);
     expect(other.status).toBe(401);
   });

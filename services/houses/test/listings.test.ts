@@ -74,6 +74,17 @@ describe('create', () => {
     expect((await api(h).detail(houseId)).status).toBe(200);
   });
 
+  test('the detail userType is NONE or AGENT (the spec): an administrator author is not an agent', async () => {
+    const teamAdmin = await person(h, '팀관리자', 'SERVER');
+    const byAdmin = await createListing(h, teamAdmin);
+    expect((await api(h).detail(byAdmin)).body.data).toMatchObject({ nickName: '팀관리자', userType: 'NONE' });
+    const byUser = await createListing(h, user);
+    expect((await api(h).detail(byUser, user)).body.data.userType).toBe('NONE');
+    // An author unknown to the projection falls back to the type stored from the token.
+    await h.models.users.deleteOne({ _id: teamAdmin.id });
+    expect((await api(h).detail(byAdmin)).body.data).toMatchObject({ nickName: '알 수 없음', userType: 'NONE' });
+  });
+
   test('a general user saves: waiting, unreadable by others until an admin approves', async () => {
     const houseId = await createListing(h, user, { title: '승인 대기 집' });
     expectError(await api(h).detail(houseId), 404, 'C0001');

@@ -149,8 +149,10 @@ describe('GET /api/v1/notifications', () => {
       comment: '내용 22',
       comment_user: 'bob',
       type: 'board',
-      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+09:00$/),
     });
+    // Exactly the spec's members in the spec's order, plus decisions.md's type: no timestamp member.
+    expect(Object.keys(item)).toEqual(['notification_id', 'nick_name', 'board_id', 'board_title', 'status', 'comment', 'comment_user', 'type']);
+    expect(Object.keys(res.body.data)).toEqual(['nextId', 'notifications']);
   });
 
   it('shows nickname changes at read time and falls back when a user is unknown', async () => {

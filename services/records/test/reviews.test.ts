@@ -142,6 +142,32 @@ test('simultaneous approvals by both reviewers approve the record exactly', asyn
   expect((await reviewView(author, id)).body.data.reviewers.map((r: { status: string }) => r.status)).toEqual(['approve', 'approve']);
 });
 
+test('one reviewer submitting twice at once: an approval is final, the second approval gets R0000', async () => {
+  const id = await createRecord(h, author, { part: 'web' });
+  const [first, second] = await Promise.all([review(h, webB, id, 'approve'), review(h, webB, id, 'approve')]);
+  expect([first.body.code, second.body.code].sort()).toEqual(['R0000', 'SUCCESS']);
+  const view = (await reviewView(author, id)).body.data;
+  expect(view.reviews.map((r: { status: string }) => r.status)).toEqual(['approve']);
+  expect(view.reviewers).toEqual([
+    { status: 'approve', nick_name: '리뷰어비' },
+    { status: 'wait', nick_name: '리뷰어씨' },
+  ]);
+  expect(ids(await reviewee(author, 'wait'))).toContain(id);
+});
+
+test('one reviewer approving and rejecting at once ends approved, as if sent one after the other', async () => {
+  const id = await createRecord(h, author, { part: 'web' });
+  const [approve, reject] = await Promise.all([review(h, webB, id, 'approve'), review(h, webB, id, 'reject')]);
+  // Either order is fine, but an approval is final: the approve succeeds and a reject can only precede it.
+  expect(approve.body.code).toBe('SUCCESS');
+  expect(['SUCCESS', 'R0000']).toContain(reject.body.code);
+  const view = (await reviewView(author, id)).body.data;
+  expect(view.reviews.filter((r: { status: string }) => r.status === 'approve')).toHaveLength(1);
+  expect(view.reviewers[0]).toEqual({ status: 'approve', nick_name: '리뷰어비' });
+  expect(ids(await reviewer(webB, 'approve'))).toContain(id);
+  expect(ids(await reviewee(author, 'reject'))).not.toContain(id);
+});
+
 test('reviewee and reviewer lists: 3 a page, newest first, only the caller’s records', async () => {
   const h2 = await startHarness('reviewlists');
   try {

@@ -23,7 +23,11 @@ export const passwordField = formatted(PASSWORD, FormatMessages.password, 16);
 export const nickNameField = formatted(NICK_NAME, FormatMessages.nickName, 20);
 export const phoneField = formatted(PHONE, FormatMessages.phone, 11);
 export const codeField = formatted(CODE, FormatMessages.code, 4);
-export const emailField = z.string().max(254).pipe(z.email());
+/**
+ * Addresses are kept in lower case: `A@B.co` and `a@b.co` reach the same mailbox in practice, so they must
+ * clash on uniqueness (U0010) and share one verification code and send log.
+ */
+export const emailField = z.string().max(254).pipe(z.email()).transform((email) => email.toLowerCase());
 
 /** Sign-up sends Korean labels; reads return the code word. */
 export const AGE_CODES = {

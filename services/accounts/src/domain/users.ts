@@ -194,15 +194,21 @@ export async function checkPassword(ctx: DomainContext, userId: number, password
   return passwordMatches(password, user.passwordHash);
 }
 
+const MAX_CHANGE_ATTEMPTS = 32;
+
 type UserChange = Partial<Pick<UserDoc, 'nickName' | 'passwordHash' | 'phoneNum' | 'email' | 'status' | 'withdrawal'>>;
 
 /**
  * Applies a change computed from the current document. A change that touches the published snapshot goes
  * out with a new version and its event in the same single-document update (compare-and-set on version, so
- * versions never repeat); other changes are a plain update.
+ * versions never repeat); other changes are a plain update. Both writes also require the password hash the
+ * change was computed from: a decision that checked the (current or same-as-new) password must not land
+ * after the password changed, so parallel double submissions answer as sequential ones do (U0002, U0006).
  */
 async function changeUser(ctx: DomainContext, userId: number, compute: (user: UserDoc) => Promise<UserChange | undefined>): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // Every lost compare-and-set means another change of this user landed, so N concurrent changes settle in
+  // at most N attempts; beyond MAX_CHANGE_ATTEMPTS the caller is told to retry (429), never a 500.
+  for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
     const user = await findUser(ctx, userId);
     const change = await compute(user);
     if (!change || Object.keys(change).length === 0) return;
@@ -211,12 +217,13 @@ async function changeUser(ctx: DomainContext, userId: number, compute: (user: Us
     const unique = { nickName: change.nickName, phoneNum: change.phoneNum, email: change.email };
     try {
       if (!snapshotChanges) {
-        await ctx.models.users.updateOne({ _id: userId }, { $set: { ...change, updatedAt: now } }).exec();
-        return;
+        const result = await ctx.models.users.updateOne({ _id: userId, passwordHash: user.passwordHash }, { $set: { ...change, updatedAt: now } }).exec();
+        if (result.matchedCount === 1) return;
+        continue;
       }
       const next = { ...user, ...change, version: user.version + 1 };
       const result = await ctx.models.users
-        .updateOne({ _id: userId, version: user.version }, { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } })
+        .updateOne({ _id: userId, version: user.version, passwordHash: user.passwordHash }, { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } })
         .exec();
       if (result.matchedCount === 1) {
         ctx.eventsPending();
@@ -226,7 +233,7 @@ async function changeUser(ctx: DomainContext, userId: number, compute: (user: Us
       await rethrowDuplicate(ctx, err, unique, userId);
     }
   }
-  throw new Error(`user ${userId} kept changing concurrently`);
+  throw new AppError('C0004');
 }
 
 export async function updateNickName(ctx: DomainContext, userId: number, nickName: string): Promise<void> {
@@ -244,26 +251,33 @@ export async function updatePassword(ctx: DomainContext, userId: number, passwor
   });
 }
 
+/*
+ * update/phone and update/email: the own current value is a no-op (send/* refuses registered targets, so it
+ * could never be verified). Registered elsewhere is reported before "not verified" for the same reason:
+ * a verification for such a target can never exist and U0011 would hide the real reason.
+ */
 export async function updatePhone(ctx: DomainContext, userId: number, phoneNum: string): Promise<void> {
+  let changed = false;
   await changeUser(ctx, userId, async (user) => {
-    // Registered elsewhere is reported before "not verified": send/* refuses registered targets, so a
-    // verification for one can never exist and U0011 would hide the real reason.
-    if (user.phoneNum !== phoneNum) await assertUnique(ctx, { phoneNum }, userId);
+    changed = user.phoneNum !== phoneNum;
+    if (!changed) return undefined;
+    await assertUnique(ctx, { phoneNum }, userId);
     await requireVerified(ctx, 'sms', phoneNum);
-    return user.phoneNum === phoneNum ? undefined : { phoneNum };
+    return { phoneNum };
   });
-  await consumeVerification(ctx, 'sms', phoneNum);
+  if (changed) await consumeVerification(ctx, 'sms', phoneNum);
 }
 
 export async function updateEmail(ctx: DomainContext, userId: number, email: string): Promise<void> {
+  let changed = false;
   await changeUser(ctx, userId, async (user) => {
-    // Registered elsewhere is reported before "not verified": send/* refuses registered targets, so a
-    // verification for one can never exist and U0011 would hide the real reason.
-    if (user.email !== email) await assertUnique(ctx, { email }, userId);
+    changed = user.email !== email;
+    if (!changed) return undefined;
+    await assertUnique(ctx, { email }, userId);
     await requireVerified(ctx, 'email', email);
-    return user.email === email ? undefined : { email };
+    return { email };
   });
-  await consumeVerification(ctx, 'email', email);
+  if (changed) await consumeVerification(ctx, 'email', email);
 }
 
 /** PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules. */

@@ -4,11 +4,26 @@ const ONE_LINE_LENGTH = 200;
 
 const headings = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 
+/**
+ * Lists, quotes, rules and tables are plain blocks: the converter's decorations (`* ` and `1. ` bullets,
+ * `> ` quotes, `----` rules) are not in the post, and table cells must not run into each other.
+ */
+const blocks = ['ul', 'ol', 'li', 'dl', 'dt', 'dd', 'blockquote', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td'].map((selector) => ({
+  selector,
+  format: 'block',
+}));
+
 const options: HtmlToTextOptions = {
   wordwrap: false,
   // Deeply nested markup must not exhaust the stack of the converter (a request could otherwise crash it).
   limits: { maxDepth: 64, ellipsis: '' },
-  selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { ignoreHref: true } }, ...headings],
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'hr', format: 'skip' },
+    { selector: 'a', options: { ignoreHref: true } },
+    ...headings,
+    ...blocks,
+  ],
 };
 
 /** The body as plain text on one line: markup stripped, whitespace folded. */

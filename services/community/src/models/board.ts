@@ -25,8 +25,9 @@ const boardSchema = new Schema<BoardDoc>(
     _id: { type: Number, required: true },
     title: { type: String, required: true },
     code: { type: String, required: true },
-    plainText: { type: String, required: true },
-    oneLineContent: { type: String, required: true },
+    // Empty for a body without text (only images, empty paragraphs): `required` would reject '' for a String.
+    plainText: { type: String, default: '' },
+    oneLineContent: { type: String, default: '' },
     imageUrls: { type: [String], default: [] },
     category: { type: String, required: true },
     prefixCategory: { type: String, required: true },

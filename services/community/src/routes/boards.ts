@@ -39,6 +39,8 @@ export function boardRoutes(models: CommunityModels): Router {
     '/preview',
     handle((req) => {
       const query = parseQuery(req, previewQuery);
+      // The spec takes `category` only with the INTRO preview; elsewhere it would silently change the result.
+      if (query.category !== undefined && query.prefix !== 'INTRO') throw AppError.invalid('category 값은 prefix가 INTRO일 때만 사용할 수 있습니다.');
       assertCategoryFits(query.category, prefixesOf(query.prefix));
       return previewBoards(models, query);
     }),

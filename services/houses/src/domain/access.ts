@@ -28,20 +28,41 @@ export async function readableHouse(models: HouseModels, houseId: number, claims
   return house;
 }
 
-const MAX_ATTEMPTS = 5;
+/** Lost races tolerated before giving up; each loss means the listing's state really changed meanwhile. */
+const MAX_ATTEMPTS = 10;
 
 /**
- * Read-modify-write guarded by the document's revision, so a derived field (`listed`) is always computed
- * from the state it is written over. `change` sees the current document and returns the fields to set
- * (or throws an AppError); a lost race re-reads and re-decides.
+ * The fields every decision about a listing depends on (`authorId` never changes). A write is conditional
+ * on them, so parallel content edits of one listing do not conflict (the last one wins), while a
+ * concurrent change of state (a report, an approval, a deletion) makes the slower writer decide again.
+ */
+const stateOf = (house: HouseDoc) => ({ tmpYn: house.tmpYn, dealState: house.dealState, reported: house.reported, deleted: house.deleted });
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
+
+/**
+ * Read-modify-write guarded by the listing's state, so a derived field (`listed`) is always computed from
+ * the state it is written over. `change` sees the current document and returns the fields to set (or throws
+ * an AppError); a lost race re-reads and re-decides. A listing whose state keeps changing under the request
+ * is answered with C0004 (429, try again shortly), never a 500.
  */
 export async function changeHouse(models: HouseModels, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (attempt > 0) await pause(attempt);
     const house = await findHouse(models, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
-    const result = await models.houses.updateOne({ _id: houseId, rev: house.rev }, { $set: fields, $inc: { rev: 1 } }).exec();
+    const result = await models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
     if (result.matchedCount === 1) return { ...house, ...fields, rev: house.rev + 1 };
   }
-  throw new Error(`house ${houseId}: too many concurrent changes`);
+  throw new AppError('C0004');
+}
+
+/**
+ * Hides a listing after a report. Needs no read: `reported` only ever turns true and a reported listing is
+ * never listed, whatever else its state is; a racing `changeHouse` sees the state change and decides again.
+ * An already reported listing is left untouched.
+ */
+export async function hideReported(models: HouseModels, houseId: number): Promise<void> {
+  await models.houses.updateOne({ _id: houseId, reported: false }, { $set: { reported: true, listed: false }, $inc: { rev: 1 } }).exec();
 }

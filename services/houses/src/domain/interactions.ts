@@ -1,6 +1,6 @@
 import { AppError, isAdmin, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
 import type { HouseModels, ReportType } from '../models';
-import { canRead, changeHouse, findHouse, isAuthor } from './access';
+import { canRead, findHouse, hideReported, isAuthor } from './access';
 
 /** Scraps and reports: one per user and listing, guarded by unique indexes. */
 export class InteractionUseCases {
@@ -34,15 +34,15 @@ export class InteractionUseCases {
     const approved = house.dealState === 'ONGOING' || house.dealState === 'COMPLETED';
     if (!isAuthor(house, claims) && (house.tmpYn || !(approved || isAdmin(claims)))) throw AppError.notFound();
     if (isAuthor(house, claims)) throw new AppError('H0001');
+    let duplicate = false;
     try {
       await this.models.reports.create({ houseId, userId: claims.userId, ...report, createdAt: new Date() });
     } catch (err) {
-      if (isDuplicateKeyError(err)) throw new AppError('H0003');
-      throw err;
+      if (!isDuplicateKeyError(err)) throw err;
+      duplicate = true;
     }
-    await changeHouse(this.models, houseId, (current) => {
-      if (!current) throw AppError.notFound();
-      return { reported: true, listed: false };
-    });
+    // Also on a repeated report: if hiding failed after the first one was stored, the retry still hides it.
+    await hideReported(this.models, houseId);
+    if (duplicate) throw new AppError('H0003');
   }
 }

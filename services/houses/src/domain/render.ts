@@ -50,6 +50,9 @@ export function toListItem(house: HouseDoc, authors: Authors): HouseListItem {
   };
 }
 
+/** The spec's author type is `NONE` or `AGENT`: administrators (WEB, SERVER) are not agents. */
+const authorTypeOf = (userType: string): 'NONE' | 'AGENT' => (userType === 'AGENT' ? 'AGENT' : 'NONE');
+
 export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean) {
   const author = authors.get(house.authorId);
   return {
@@ -73,7 +76,7 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean) 
     recommendedTag: house.recommendedTag,
     recommendedTagName: tagNamesOf(house.recommendedTag),
     nickName: author?.nickName ?? UNKNOWN_NICKNAME,
-    userType: author?.userType ?? house.authorType,
+    userType: authorTypeOf(author?.userType ?? house.authorType),
     createdAt: toIsoOffset(house.createdAt),
     isCompleted: house.dealState === 'COMPLETED',
     isScraped,

@@ -38,7 +38,7 @@ export interface HouseDoc {
    * one equality leads every public-list index; every write recomputes it from the whole state.
    */
   listed: boolean;
-  /** Optimistic-concurrency revision: read-modify-write updates match on it. */
+  /** Write counter: every state or content change increments it (writes are guarded by the state fields, see changeHouse). */
   rev: number;
   createdAt: Date;
   updatedAt: Date;

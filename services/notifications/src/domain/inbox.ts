@@ -1,7 +1,8 @@
-import { AppError, buildSlice, nickNamesOf, projectedUserModel, toIsoOffset, UNKNOWN_NICKNAME, type PageObject } from '@binzip/shared';
+import { AppError, buildSlice, nickNamesOf, projectedUserModel, UNKNOWN_NICKNAME, type PageObject } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import { notificationModel, type NotificationDoc, type NotificationKind } from '../models/notification';
 
+/** Exactly the spec's Notification resource plus decisions.md's `type`; nothing else goes on the wire. */
 export interface NotificationItem {
   notification_id: number;
   nick_name: string;
@@ -11,7 +12,6 @@ export interface NotificationItem {
   comment: string;
   comment_user: string;
   type: NotificationKind;
-  created_at: string;
 }
 
 export interface InboxPage {
@@ -53,7 +53,6 @@ export async function listInbox(connection: Connection, query: InboxQuery): Prom
       comment: doc.comment,
       comment_user: nickNames.get(doc.commenterId) ?? (doc.commenterNickName || UNKNOWN_NICKNAME),
       type: doc.kind,
-      created_at: toIsoOffset(doc.createdAt),
     }),
   );
   const last = pageDocs[pageDocs.length - 1];

@@ -29,29 +29,53 @@ function assertStatusFits(role: Role, status: ReviewStatus): void {
   if (!fits) throw AppError.invalid('status 값이 올바르지 않습니다.');
 }
 
+/** Same reviewer, same record, racing with himself or herself more often than this: give up (logged as a fault). */
+const MAX_CLAIM_ATTEMPTS = 10;
+
 /**
- * Brings a reviewer's entry on the record in line with the reviewer's latest review (or `wait` when none is
- * left), moving the outcome counters in the same single-document update. The update is conditional on the
- * status it read, so concurrent writes retry instead of double counting.
+ * Moves a reviewer's entry from the status it was read with to `to`, with the outcome counters, in one
+ * conditional single-document update. False when another write by the same reviewer moved the entry first.
  */
-async function syncReviewerStatus(ctx: RecordsContext, recordId: number, userId: number): Promise<void> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const latest = await ctx.models.reviews.findOne({ recordId, authorId: userId }).sort({ updatedAt: -1, _id: -1 }).lean<ReviewDoc>().exec();
-    const desired: ReviewerStatus = latest && latest.status !== 'mine' ? latest.status : 'wait';
-    const record = await ctx.models.records.findOne({ _id: recordId }, { reviewers: 1 }).lean<Pick<RecordDoc, 'reviewers'>>().exec();
-    const current = record?.reviewers.find((r) => r.userId === userId)?.status;
-    if (current === undefined || current === desired) return;
-    const notApproved = (current === 'approve' ? 1 : 0) - (desired === 'approve' ? 1 : 0);
-    const rejected = (desired === 'reject' ? 1 : 0) - (current === 'reject' ? 1 : 0);
-    const result = await ctx.models.records
-      .updateOne(
-        { _id: recordId, reviewers: { $elemMatch: { userId, status: current } } },
-        { $set: { 'reviewers.$.status': desired }, $inc: { notApproved, rejected } },
-      )
-      .exec();
-    if (result.modifiedCount === 1) return;
+async function moveReviewerStatus(ctx: RecordsContext, recordId: number, userId: number, from: ReviewerStatus, to: ReviewerStatus): Promise<boolean> {
+  const notApproved = (from === 'approve' ? 1 : 0) - (to === 'approve' ? 1 : 0);
+  const rejected = (to === 'reject' ? 1 : 0) - (from === 'reject' ? 1 : 0);
+  const result = await ctx.models.records
+    .updateOne(
+      { _id: recordId, deletedAt: null, reviewers: { $elemMatch: { userId, status: from } } },
+      { $set: { 'reviewers.$.status': to }, $inc: { notApproved, rejected } },
+    )
+    .exec();
+  return result.matchedCount === 1;
+}
+
+/**
+ * Checks a review write against a fresh read of the record and, for a reviewer, first moves his or her entry
+ * to the status the write leads to (`plan`), conditional on the status the checks saw. When a concurrent
+ * write by the same reviewer moved it in between, the record is read and checked again: an approval that won
+ * the race is final (R0000), so two simultaneous submissions behave as if sent one after the other.
+ * The review document is written by the caller only after this returns.
+ */
+async function claimReviewWrite(
+  ctx: RecordsContext,
+  caller: AuthClaims,
+  recordId: number,
+  plan: (role: Role) => Promise<ReviewerStatus> | ReviewerStatus,
+): Promise<{ record: RecordDoc; role: Role }> {
+  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+    const record = await liveRecord(ctx.models, recordId);
+    const role = roleIn(record, caller.userId);
+    assertReviewOpen(record, role);
+    const next = await plan(role);
+    if (role.kind === 'author') return { record, role };
+    if (await moveReviewerStatus(ctx, record._id, caller.userId, role.status, next)) return { record, role };
   }
-  ctx.logger.warn('reviewer status did not settle', { recordId, userId });
+  throw new Error(`review write on record ${recordId} by ${caller.userId} kept losing to concurrent writes`);
+}
+
+/** The status a review of the given status gives its writer: a verdict, or nothing for the author's answer. */
+function verdictOf(role: Role, status: ReviewStatus): ReviewerStatus {
+  assertStatusFits(role, status);
+  return status === 'mine' ? 'wait' : status;
 }
 
 export async function createReview(
@@ -59,10 +83,7 @@ export async function createReview(
   caller: AuthClaims,
   input: { record_id: number; content: string; status: ReviewStatus },
 ): Promise<number> {
-  const record = await liveRecord(ctx.models, input.record_id);
-  const role = roleIn(record, caller.userId);
-  assertReviewOpen(record, role);
-  assertStatusFits(role, input.status);
+  const { record } = await claimReviewWrite(ctx, caller, input.record_id, (role) => verdictOf(role, input.status));
   const now = ctx.now();
   const id = await nextId(ctx.models.connection, 'record_review');
   await ctx.models.reviews.create({
@@ -74,18 +95,16 @@ export async function createReview(
     createdAt: now,
     updatedAt: now,
   });
-  if (role.kind === 'reviewer') await syncReviewerStatus(ctx, record._id, caller.userId);
   return id;
 }
 
-async function ownReview(ctx: RecordsContext, caller: AuthClaims, reviewId: number): Promise<{ review: ReviewDoc; record: RecordDoc; role: Role }> {
+/** The caller's own review (C0001 when it or its record is gone, C0003 when someone else wrote it). */
+async function ownReview(ctx: RecordsContext, caller: AuthClaims, reviewId: number): Promise<ReviewDoc> {
   const review = await ctx.models.reviews.findOne({ _id: reviewId }).lean<ReviewDoc>().exec();
   if (!review) throw AppError.notFound();
-  const record = await liveRecord(ctx.models, review.recordId);
+  await liveRecord(ctx.models, review.recordId);
   if (review.authorId !== caller.userId) throw AppError.forbidden();
-  const role = roleIn(record, caller.userId);
-  assertReviewOpen(record, role);
-  return { review, record, role };
+  return review;
 }
 
 export async function updateReview(
@@ -94,17 +113,25 @@ export async function updateReview(
   reviewId: number,
   input: { content: string; status: ReviewStatus },
 ): Promise<number> {
-  const { record, role } = await ownReview(ctx, caller, reviewId);
-  assertStatusFits(role, input.status);
+  const review = await ownReview(ctx, caller, reviewId);
+  // The edited review becomes the reviewer's latest word.
+  await claimReviewWrite(ctx, caller, review.recordId, (role) => verdictOf(role, input.status));
   const result = await ctx.models.reviews.updateOne({ _id: reviewId }, { $set: { content: input.content, status: input.status, updatedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
-  if (role.kind === 'reviewer') await syncReviewerStatus(ctx, record._id, caller.userId);
   return reviewId;
 }
 
 export async function deleteReview(ctx: RecordsContext, caller: AuthClaims, reviewId: number): Promise<void> {
-  const { record, role } = await ownReview(ctx, caller, reviewId);
+  const review = await ownReview(ctx, caller, reviewId);
+  // Without this review the reviewer's word is his or her latest remaining review, or none yet.
+  await claimReviewWrite(ctx, caller, review.recordId, async () => {
+    const latest = await ctx.models.reviews
+      .findOne({ recordId: review.recordId, authorId: caller.userId, _id: { $ne: reviewId } })
+      .sort({ updatedAt: -1, _id: -1 })
+      .lean<ReviewDoc>()
+      .exec();
+    return latest && latest.status !== 'mine' ? latest.status : 'wait';
+  });
   const result = await ctx.models.reviews.deleteOne({ _id: reviewId }).exec();
   if (result.deletedCount === 0) throw AppError.notFound();
-  if (role.kind === 'reviewer') await syncReviewerStatus(ctx, record._id, caller.userId);
 }

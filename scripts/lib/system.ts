@@ -110,7 +110,13 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
     handle.child = child;
   };
   launch();
-  await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+  try {
+    await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+  } catch (err) {
+    // A process that never became healthy must not outlive the failed start.
+    await handle.stop();
+    throw err;
+  }
   return handle;
 }
 

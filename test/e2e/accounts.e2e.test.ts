@@ -5,48 +5,29 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, connectMongo, createLogger } from '@binzip/shared';
-import { startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { eventually, isolatedNames, testEnv } from '../support';
+import { eventually } from '../support';
+import { startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
 
-const names = isolatedNames('acce2e');
 const outboxDir = mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-'));
-let system: RunningSystem;
+let e2e: E2eSystem;
 
 beforeAll(async () => {
-  const env = testEnv();
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: env.natsUrl,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
-    services: ['accounts'],
-    dbPrefix: `${names.db}_`,
-    natsPrefix: names.natsPrefix,
-    env: { BCRYPT_COST: '4', DEV_OUTBOX_DIR: outboxDir, LOG_LEVEL: 'warn' },
-  });
+  e2e = await startE2eSystem('acce2e', { services: ['accounts'], env: { BCRYPT_COST: '4', DEV_OUTBOX_DIR: outboxDir, LOG_LEVEL: 'warn' } });
 }, 90_000);
 
 afterAll(async () => {
-  await system?.stop();
+  await e2e?.stop();
   rmSync(outboxDir, { recursive: true, force: true });
-  const connection = await connectMongo(testEnv().mongoUri, `${names.db}_accounts`);
-  await connection.dropDatabase();
-  await connection.close();
-  const bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'accounts-e2e-cleanup', logger: createLogger('e2e', 'silent') });
-  await bus.deleteStreams();
-  await bus.close();
 });
 
-async function call(method: string, route: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const res = await fetch(`${system.url}${route}`, {
-    method,
-    headers: { ...(options.body !== undefined ? { 'Content-Type': 'application/json;charset=UTF-8' } : {}), ...options.headers },
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, cookies: res.headers.getSetCookie() };
-}
+// Bodies are read field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type LooseData = any;
+
+const call = async (method: string, route: string, options?: ApiOptions) => {
+  const res = await e2e.api<LooseData>(method, route, options);
+  return { status: res.status, body: res.body, cookies: res.headers.getSetCookie() };
+};
 
 const refreshOf = (cookies: string[]): string => {
   const line = cookies.find((c) => c.startsWith('RefreshToken='));
@@ -92,7 +73,7 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
   const rotated = refreshOf(reissued.cookies);
   expect(rotated).not.toBe(refresh);
 
-  const profile = await call('GET', '/api/v1/users', { headers: { Authorization: bearer } });
+  const profile = await call('GET', '/api/v1/users', { token: bearer });
   expect(profile.status).toBe(200);
   expect(profile.body.data).toMatchObject({ userName: 'e2e_user', nick_name: '이투이', phone_num: phone, age: 'TWENTY', authority: 'USER', userType: 'NONE', suspenseReason: null });
   expect(typeof profile.body.data.profile_image_url).toBe('string');
@@ -100,7 +81,7 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
   const noToken = await call('GET', '/api/v1/users');
   expect(noToken).toMatchObject({ status: 401, body: { code: 'J0000' } });
 
-  const logout = await call('POST', '/api/v1/users/logout', { headers: { Authorization: bearer, Cookie: `RefreshToken=${rotated}` } });
+  const logout = await call('POST', '/api/v1/users/logout', { token: bearer, headers: { Cookie: `RefreshToken=${rotated}` } });
   expect(logout.status).toBe(200);
   expect(logout.cookies).toEqual(['RefreshToken=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=None']);
   const afterLogout = await call('POST', '/api/v1/users/reissue', { body: { access_token: bearer }, headers: { Cookie: `RefreshToken=${rotated}` } });
@@ -108,9 +89,9 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
 }, 60_000);
 
 it('answers bad input through the gateway with a 4xx envelope', async () => {
-  const res = await fetch(`${system.url}/api/v1/users/sign-up`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"userName":' });
-  expect(res.status).toBe(400);
-  expect(await res.json()).toMatchObject({ code: 'C0002' });
+  const malformed = await e2e.api('POST', '/api/v1/users/sign-up', { rawBody: '{"userName":', headers: { 'Content-Type': 'application/json' } });
+  expect(malformed.status).toBe(400);
+  expect(malformed.body).toMatchObject({ code: 'C0002' });
   const huge = await call('POST', '/api/v1/users/check/nick-name', { body: { nick_name: 'a'.repeat(100_000) } });
   expect(huge.status).toBeGreaterThanOrEqual(400);
   expect(huge.status).toBeLessThan(500);

@@ -3,117 +3,44 @@
  * nicknames from accounts.user.* snapshots on NATS, and community.comment.created leaving through the
  * outbox. Needs the built processes (`npx tsc -b`).
  */
-import {
-  COMMUNITY_COMMENT_CREATED,
-  communityCommentCreatedV1,
-  connectMongo,
-  createLogger,
-  EventBus,
-  userSubject,
-  type CommunityCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
-import { randomUUID } from 'node:crypto';
-import { startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { bearer, eventually, isolatedNames, testEnv } from '../support';
+import { COMMUNITY_COMMENT_CREATED, communityCommentCreatedV1, type CommunityCommentCreatedV1 } from '@binzip/shared';
+import { bearer, eventually } from '../support';
+import { startE2eSystem, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(120_000);
 
-const names = isolatedNames('communitye2e');
-const dbPrefix = `${names.db}_`;
 const AUTHOR = 701;
 const COMMENTER = 702;
 const ADMIN = 709;
-const logger = createLogger('test', 'silent');
 
-let system: RunningSystem;
-let bus: EventBus;
-let consumer: RunningConsumer;
-const published: CommunityCommentCreatedV1[] = [];
+let e2e: E2eSystem;
+let published: CommunityCommentCreatedV1[];
 
-interface Envelope<T = unknown> {
-  code: string;
-  message: string;
-  data?: T;
-}
-
-async function api<T = unknown>(
-  method: string,
-  urlPath: string,
-  auth?: string,
-  body?: unknown,
-  rawBody?: string,
-): Promise<{ status: number; body: Envelope<T> }> {
-  const headers: Record<string, string> = {};
-  if (auth !== undefined) headers.Authorization = auth;
-  if (body !== undefined || rawBody !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
-  const res = await fetch(`${system.url}${urlPath}`, {
-    method,
-    headers,
-    body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
-    signal: AbortSignal.timeout(15_000),
-  });
-  return { status: res.status, body: (await res.json()) as Envelope<T> };
-}
-
+const api = <T = unknown>(method: string, urlPath: string, token?: string, body?: unknown, rawBody?: string) =>
+  e2e.api<T>(method, urlPath, { token, body, rawBody });
 const user = (userId: number) => bearer({ userId, userName: `user${userId}` });
 const admin = (userId: number) => bearer({ userId, userName: `admin${userId}`, authority: 'ADMIN', userType: 'WEB' });
 
-async function publishUser(id: number, nickName: string, version: number): Promise<void> {
-  const eventId = randomUUID();
-  await bus.publish(
-    userSubject(id),
-    {
-      v: 1,
-      eventId,
-      id,
-      userName: `user${id}`,
-      nick_name: nickName,
-      userType: 'NONE',
-      authority: 'USER',
-      status: 'ACTIVE',
-      version,
-      occurredAt: new Date().toISOString(),
-    },
-    eventId,
-  );
-}
-
 beforeAll(async () => {
-  const env = testEnv();
-  bus = await EventBus.connect({ url: env.natsUrl, prefix: names.natsPrefix, name: 'community-e2e', logger });
-  await bus.ensureStream('ACCOUNTS');
-  await publishUser(AUTHOR, '빈집주인', 1);
-  await publishUser(COMMENTER, '이웃', 1);
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: env.natsUrl,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
+  e2e = await startE2eSystem('communitye2e', {
     services: ['community'],
-    dbPrefix,
-    natsPrefix: names.natsPrefix,
     env: { LOG_LEVEL: 'warn' },
+    // The snapshots are on the stream before community starts: its projection must pick them up on start-up.
+    beforeStart: async (stores) => {
+      await stores.publishUser({ id: AUTHOR, nick_name: '빈집주인', version: 1 });
+      await stores.publishUser({ id: COMMENTER, nick_name: '이웃', version: 1 });
+    },
   });
-  consumer = await bus.consume({
+  published = await e2e.collect({
     stream: 'COMMUNITY',
     durable: 'e2e-comment-listener',
     filterSubject: COMMUNITY_COMMENT_CREATED,
     schema: communityCommentCreatedV1,
-    handle: async (event) => {
-      published.push(event);
-    },
   });
 });
 
 afterAll(async () => {
-  await consumer?.stop();
-  await system?.stop();
-  await bus?.deleteStreams();
-  await bus?.close();
-  const connection = await connectMongo(testEnv().mongoUri, `${dbPrefix}community`);
-  await connection.dropDatabase();
-  await connection.close();
+  await e2e?.stop();
 });
 
 test('a board, its comments and loves through the gateway, with nicknames from accounts events', async () => {
@@ -125,7 +52,7 @@ test('a board, its comments and loves through the gateway, with nicknames from a
     prefixCategory: 'DEFAULT',
     fixed: false,
   });
-  expect(created).toEqual({ status: 200, body: { code: 'SUCCESS', message: '성공', data: expect.any(Number) } });
+  expect({ status: created.status, body: created.body }).toEqual({ status: 200, body: { code: 'SUCCESS', message: '성공', data: expect.any(Number) } });
   const boardId = created.body.data as number;
 
   // the projection catches up asynchronously from the ACCOUNTS stream
@@ -194,7 +121,7 @@ test('a board, its comments and loves through the gateway, with nicknames from a
   });
 
   // a nickname change in accounts shows without touching the post
-  await publishUser(AUTHOR, '새주인', 2);
+  await e2e.publishUser({ id: AUTHOR, nick_name: '새주인', version: 2 });
   await eventually(async () => (await api<{ nickName: string }>('GET', `/api/v1/boards/${boardId}`)).body.data?.nickName === '새주인', 20_000, 200);
 
   // ownership, bad input, bad tokens: envelopes, never 5xx

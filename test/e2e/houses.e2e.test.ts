@@ -2,15 +2,12 @@
  * Houses end to end: two houses processes behind the real gateway, one database, the real NATS.
  * Needs the built processes (`npx tsc -b`).
  */
-import { EventBus, connectMongo, createLogger, userSubject } from '@binzip/shared';
-import { startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { bearer, eventually, isolatedNames, testEnv } from '../support';
+import { bearer, eventually } from '../support';
+import { startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(120_000);
 
-const names = isolatedNames('housese2e');
-let system: RunningSystem;
-let bus: EventBus;
+let e2e: E2eSystem;
 
 const agent = { userId: 710_001, userType: 'AGENT' as const };
 const general = { userId: 710_002, userType: 'NONE' as const };
@@ -40,45 +37,18 @@ const listing = (title: string) => ({
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type LooseData = any;
 
-async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
-  const res = await fetch(`${system.url}${path}`, {
-    method,
-    headers: {
-      ...(options.body !== undefined ? { 'Content-Type': 'application/json;charset=UTF-8' } : {}),
-      ...(options.token ? { Authorization: options.token } : {}),
-    },
-    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as { code: string; message: string; data?: LooseData } };
-}
+const call = (method: string, path: string, options?: ApiOptions) => e2e.api<LooseData>(method, path, options);
 
 beforeAll(async () => {
-  const env = testEnv();
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: env.natsUrl,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
-    services: ['houses'],
-    instances: { houses: 2 },
-    dbPrefix: `${names.db}_`,
-    natsPrefix: names.natsPrefix,
-    env: { LOG_LEVEL: 'warn' },
-  });
-  bus = await EventBus.connect({ url: env.natsUrl, prefix: names.natsPrefix, name: 'houses-e2e', logger: createLogger('e2e', 'silent') });
+  e2e = await startE2eSystem('housese2e', { services: ['houses'], instances: { houses: 2 }, env: { LOG_LEVEL: 'warn' } });
 });
 
 afterAll(async () => {
-  await system?.stop();
-  await bus?.deleteStreams();
-  await bus?.close();
-  const connection = await connectMongo(testEnv().mongoUri, `${names.db}_houses`);
-  await connection.dropDatabase();
-  await connection.close();
+  await e2e?.stop();
 });
 
 test('create -> approve -> list through the gateway, nicknames from accounts snapshots', async () => {
-  expect(system.services.houses).toHaveLength(2);
+  expect(e2e.system.services.houses).toHaveLength(2);
   const agentToken = bearer(agent);
   const generalToken = bearer(general);
   const adminToken = bearer(admin);
@@ -102,22 +72,7 @@ test('create -> approve -> list through the gateway, nicknames from accounts sna
   expect(list.body.data.content.map((i: { houseId: number }) => i.houseId)).toEqual([waitingId, published.body.data]);
 
   // accounts would publish this snapshot; one of the two instances applies it to the shared projection.
-  await bus.publish(
-    userSubject(agent.userId),
-    {
-      v: 1,
-      eventId: 'e2e-agent-1',
-      id: agent.userId,
-      userName: 'agent1',
-      nick_name: '담양중개',
-      userType: 'AGENT',
-      authority: 'USER',
-      status: 'ACTIVE',
-      version: 1,
-      occurredAt: new Date().toISOString(),
-    },
-    'e2e-agent-1',
-  );
+  await e2e.publishUser({ id: agent.userId, userName: 'agent1', nick_name: '담양중개', userType: 'AGENT', version: 1 });
   await eventually(async () => (await call('GET', `/api/v1/houses?search=${encodeURIComponent('담양중개')}`)).body.data?.totalElements === 1, 20_000, 200);
 
   expect((await call('PUT', `/api/v1/scraps/${waitingId}`, { token: agentToken })).body.data).toBe(waitingId);
@@ -126,7 +81,7 @@ test('create -> approve -> list through the gateway, nicknames from accounts sna
   expect((await call('GET', '/api/v1/houses/user-scrap/abc', { token: agentToken })).status).toBe(400);
 
   // Stateless: each instance, asked directly, answers the same for the same listing.
-  for (const instance of system.services.houses!) {
+  for (const instance of e2e.system.services.houses!) {
     const res = await fetch(`${instance.url}/api/v1/houses/${waitingId}`);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { title: string } }).data.title).toBe('담양 대기 매물');
@@ -134,7 +89,7 @@ test('create -> approve -> list through the gateway, nicknames from accounts sna
 });
 
 test('with one instance stopped, requests through the gateway still succeed', async () => {
-  const [first] = system.services.houses!;
+  const [first] = e2e.system.services.houses!;
   await first!.stop();
   const token = bearer(agent);
   const results: number[] = [];

@@ -3,47 +3,16 @@
  * accounts (user snapshots -> the recipient's nickname, also after a rename), community (board comments)
  * and records (record comments and replies). Users sign up and sign in through the gateway.
  */
-import { connectMongo } from '@binzip/shared';
-import { startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { eventually, isolatedNames, testEnv } from '../support';
+import { eventually } from '../support';
+import { startE2eSystem, type E2eSystem, type NotificationItem } from '../support/e2e';
 
 jest.setTimeout(120_000);
 
-const names = isolatedNames('notifsrc');
 const ADMIN = { userName: 'teamweb1', password: 'Admin!234', nick_name: 'webLead', phone_num: '01055550001', email: 'lead@example.com', userType: 'WEB' };
-let system: RunningSystem;
+let e2e: E2eSystem;
 const tokens: Record<string, string> = {};
 
-interface Envelope<T = unknown> {
-  code: string;
-  message: string;
-  data?: T;
-}
-
-interface NotificationItem {
-  notification_id: number;
-  nick_name: string;
-  board_id: number;
-  board_title: string;
-  status: boolean;
-  comment: string;
-  comment_user: string;
-  type: string;
-}
-
-async function api<T = unknown>(method: string, urlPath: string, who?: string, body?: unknown): Promise<{ status: number; body: Envelope<T> }> {
-  const headers: Record<string, string> = {};
-  if (who) headers.Authorization = tokens[who] as string;
-  if (body !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
-  const res = await fetch(`${system.url}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-  return { status: res.status, body: (await res.json()) as Envelope<T> };
-}
-
-async function ok<T>(method: string, urlPath: string, who?: string, body?: unknown): Promise<T> {
-  const res = await api<T>(method, urlPath, who, body);
-  if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data as T;
-}
+const ok = <T = unknown>(method: string, urlPath: string, who?: string, body?: unknown) => e2e.ok<T>(method, urlPath, { token: who ? tokens[who] : undefined, body });
 
 async function signUp(userName: string, nickName: string, phone: string): Promise<void> {
   await ok('POST', '/api/v1/users/sign-up', undefined, {
@@ -58,48 +27,34 @@ async function signUp(userName: string, nickName: string, phone: string): Promis
   });
 }
 
-async function signIn(who: string, userName: string, password: string): Promise<void> {
-  const data = await ok<{ access_token: string }>('POST', '/api/v1/users/sign-in', undefined, { userName, password });
-  tokens[who] = data.access_token;
-}
-
 const inbox = async (who: string) => (await ok<{ notifications: { content: NotificationItem[] } }>('GET', '/api/v1/notifications?size=50', who)).notifications.content;
 
 beforeAll(async () => {
-  const env = testEnv();
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: env.natsUrl,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
+  e2e = await startE2eSystem('notifsrc', {
     services: ['accounts', 'community', 'records', 'notifications'],
-    dbPrefix: `${names.db}_`,
-    natsPrefix: names.natsPrefix,
     env: { LOG_LEVEL: 'warn', OUTBOX_INTERVAL_MS: '500', BCRYPT_COST: '4', ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]) },
   });
   await signUp('alice01', 'alice', '01055550002');
   await signUp('bob01', 'bob', '01055550003');
-  await signIn('alice', 'alice01', 'Passw0rd!');
-  await signIn('bob', 'bob01', 'Passw0rd!');
-  await signIn('admin', ADMIN.userName, ADMIN.password);
+  tokens.alice = await e2e.signIn('alice01', 'Passw0rd!');
+  tokens.bob = await e2e.signIn('bob01', 'Passw0rd!');
+  tokens.admin = await e2e.signIn(ADMIN.userName, ADMIN.password);
 });
 
 afterAll(async () => {
-  await system?.stop();
-  const connection = await connectMongo(testEnv().mongoUri, `${names.db}_accounts`);
-  for (const db of ['accounts', 'community', 'records', 'notifications']) await connection.useDb(`${names.db}_${db}`).dropDatabase();
-  await connection.close();
+  await e2e?.stop();
 });
 
 it('notifies a board author of a comment, with nicknames from accounts, and shows a later nickname change', async () => {
   const boardId = await ok<number>('POST', '/api/v1/boards', 'alice', { title: '귀촌 준비', code: '<p>어디로 갈까요</p>', category: 'QUESTION', imageUrls: [], prefixCategory: 'DEFAULT', fixed: false });
-  // Community knows bob's nickname only once accounts' snapshot has travelled; wait so the comment carries it.
-  await eventually(async () => (await api<{ nickName: string }>('GET', `/api/v1/boards/${boardId}`)).body.data?.nickName === 'alice', 10_000);
+  // The author's nickname shows once accounts' snapshot has reached community.
+  await eventually(async () => (await e2e.api<{ nickName: string }>('GET', `/api/v1/boards/${boardId}`)).body.data?.nickName === 'alice', 10_000);
   await ok('POST', '/api/v1/comments', 'bob', { boardId, content: '강원도 추천해요' });
 
+  // bob signed up just after alice: his snapshot may reach notifications a moment after the comment does.
   const [item] = await eventually(async () => {
     const items = (await inbox('alice')).filter((n) => n.board_id === boardId);
-    return items.length > 0 ? items : undefined;
+    return items.length > 0 && items[0]?.comment_user === 'bob' ? items : undefined;
   }, 2_000);
   expect(item).toMatchObject({ nick_name: 'alice', comment_user: 'bob', board_title: '귀촌 준비', comment: '강원도 추천해요', type: 'board', status: false });
   expect(await inbox('bob')).toEqual([]);

@@ -6,14 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectMongo, createLogger, EventBus, userSubject } from '@binzip/shared';
 import { startNatsServer } from '../../scripts/lib/nats';
-import { startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { bearer, eventually, isolatedNames, testEnv } from '../support';
+import { bearer, eventually } from '../support';
+import { startE2eSystem, type E2eSystem, type NotificationItem } from '../support/e2e';
 
 jest.setTimeout(180_000);
 
-const names = isolatedNames('notife2e');
 const AUTHOR = 301;
 const COMMENTER = 302;
 const OTHER = 303;
@@ -21,38 +19,15 @@ const NICKNAMES: Record<number, string> = { [AUTHOR]: 'boardAuthor', [COMMENTER]
 
 let storeDir: string;
 let nats: Awaited<ReturnType<typeof startNatsServer>>;
-let system: RunningSystem;
-let publisher: EventBus;
-
-interface Envelope<T = unknown> {
-  code: string;
-  message: string;
-  data?: T;
-}
-
-interface NotificationItem {
-  notification_id: number;
-  nick_name: string;
-  board_id: number;
-  board_title: string;
-  status: boolean;
-  comment: string;
-  comment_user: string;
-  type: string;
-}
+let e2e: E2eSystem;
 
 interface InboxAnswer {
   nextId: number | null;
   notifications: { content: NotificationItem[]; last: boolean };
 }
 
-async function api<T = unknown>(method: string, urlPath: string, userId?: number, body?: unknown): Promise<{ status: number; body: Envelope<T> }> {
-  const headers: Record<string, string> = {};
-  if (userId !== undefined) headers.Authorization = bearer({ userId, userName: `user${userId}` });
-  if (body !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
-  const res = await fetch(`${system.url}${urlPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-  return { status: res.status, body: (await res.json()) as Envelope<T> };
-}
+const token = (userId?: number) => (userId === undefined ? undefined : bearer({ userId, userName: `user${userId}` }));
+const api = <T = unknown>(method: string, urlPath: string, userId?: number, body?: unknown) => e2e.api<T>(method, urlPath, { token: token(userId), body });
 
 async function createBoard(title: string): Promise<number> {
   const res = await api<number>('POST', '/api/v1/boards', AUTHOR, { title, code: '<p>빈집 이야기</p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false });
@@ -60,11 +35,8 @@ async function createBoard(title: string): Promise<number> {
   return res.body.data as number;
 }
 
-async function comment(userId: number, boardId: number, content: string): Promise<number> {
-  const res = await api<number>('POST', '/api/v1/comments', userId, { boardId, content });
-  if (res.status !== 200) throw new Error(`comment failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data as number;
-}
+const comment = (userId: number, boardId: number, content: string) =>
+  e2e.ok<number>('POST', '/api/v1/comments', { token: token(userId), body: { boardId, content } });
 
 /** Writes the comments a few at a time (the machine is small; the order does not matter). */
 async function commentMany(boardId: number, contents: string[]): Promise<void> {
@@ -81,9 +53,7 @@ async function inbox(userId: number, query = ''): Promise<NotificationItem[]> {
   const items: NotificationItem[] = [];
   let cursor = '';
   for (let pages = 0; pages < 100; pages++) {
-    const res = await api<InboxAnswer>('GET', `/api/v1/notifications?size=50&id=${cursor}${query}`, userId);
-    if (res.status !== 200) throw new Error(`inbox failed: ${res.status} ${JSON.stringify(res.body)}`);
-    const answer = res.body.data as InboxAnswer;
+    const answer = await e2e.ok<InboxAnswer>('GET', `/api/v1/notifications?size=50&id=${cursor}${query}`, { token: token(userId) });
     items.push(...answer.notifications.content);
     if (answer.notifications.last) return items;
     cursor = String(answer.nextId);
@@ -103,39 +73,22 @@ async function expectExactlyOnce(boardId: number, contents: string[], timeoutMs:
 }
 
 beforeAll(async () => {
-  const env = testEnv();
   storeDir = mkdtempSync(path.join(process.env.BINZIP_TEST_DATA_DIR ?? os.tmpdir(), 'notif-e2e-nats-'));
   nats = await startNatsServer({ storeDir });
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: nats.uri,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
+  e2e = await startE2eSystem('notife2e', {
     services: ['community', 'notifications'],
-    dbPrefix: `${names.db}_`,
-    natsPrefix: names.natsPrefix,
+    natsUrl: nats.uri,
     env: { LOG_LEVEL: 'warn', OUTBOX_INTERVAL_MS: '500' },
   });
-  publisher = await EventBus.connect({ url: nats.uri, prefix: names.natsPrefix, name: 'notifications-e2e', logger: createLogger('e2e', 'silent') });
-  await publisher.ensureStream('ACCOUNTS');
   for (const [id, nickName] of Object.entries(NICKNAMES)) {
-    const userId = Number(id);
-    await publisher.publish(
-      userSubject(userId),
-      { v: 1, eventId: `user-${id}`, id: userId, userName: `user${id}`, nick_name: nickName, userType: 'NONE', authority: 'USER', status: 'ACTIVE', version: 1, occurredAt: new Date().toISOString() },
-      `user-${id}-1`,
-    );
+    await e2e.publishUser({ id: Number(id), nick_name: nickName, version: 1 });
   }
 });
 
 afterAll(async () => {
-  await system?.stop();
-  await publisher?.close();
+  await e2e?.stop();
   await nats?.stop();
   if (storeDir) rmSync(storeDir, { recursive: true, force: true });
-  const connection = await connectMongo(testEnv().mongoUri, `${names.db}_community`);
-  for (const db of ['community', 'notifications']) await connection.useDb(`${names.db}_${db}`).dropDatabase();
-  await connection.close();
 });
 
 it('shows a comment written through the gateway to the board author within 2 s, to nobody else', async () => {
@@ -157,7 +110,6 @@ it('shows a comment written through the gateway to the board author within 2 s, 
     comment: '정말 멋진 집이네요',
     comment_user: 'commenter',
     type: 'board',
-    created_at: expect.stringMatching(/\+09:00$/),
   });
   const id = (item as NotificationItem).notification_id;
 
@@ -182,7 +134,7 @@ it('shows a comment written through the gateway to the board author within 2 s, 
 
 it('delivers all 200 comments written while notifications is stopped, each once, after it starts again', async () => {
   const boardId = await createBoard('서비스 중단 중 댓글');
-  const notifications = system.services.notifications?.[0];
+  const notifications = e2e.system.services.notifications?.[0];
   if (!notifications) throw new Error('notifications not started');
   await notifications.stop();
 

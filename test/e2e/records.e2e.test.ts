@@ -7,52 +7,22 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  connectMongo,
-  createLogger,
-  EventBus,
-  projectedUserModel,
-  RECORDS_COMMENT_CREATED,
-  recordCommentCreatedV1,
-  type RecordCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { projectedUserModel, RECORDS_COMMENT_CREATED, recordCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/shared';
 import type { Connection } from 'mongoose';
-import { REPO_ROOT, startSystem, type RunningSystem } from '../../scripts/lib/system';
-import { eventually, isolatedNames, testEnv } from '../support';
+import { REPO_ROOT } from '../../scripts/lib/system';
+import { eventually, testEnv } from '../support';
+import { startE2eSystem, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(180_000);
 
 const run = promisify(execFile);
-const names = isolatedNames('recordse2e');
-const dbPrefix = `${names.db}_`;
-const logger = createLogger('test', 'silent');
 const PASSWORD = 'Passw0rd!';
 
-let system: RunningSystem;
-let bus: EventBus;
-let consumer: RunningConsumer;
+let e2e: E2eSystem;
 let recordsDb: Connection;
-const published: RecordCommentCreatedV1[] = [];
+let published: RecordCommentCreatedV1[];
 
-interface Envelope<T = unknown> {
-  code: string;
-  message: string;
-  data?: T;
-}
-
-async function api<T = unknown>(method: string, urlPath: string, auth?: string, body?: unknown): Promise<{ status: number; body: Envelope<T> }> {
-  const headers: Record<string, string> = {};
-  if (auth !== undefined) headers.Authorization = auth;
-  if (body !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
-  const res = await fetch(`${system.url}${urlPath}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
-  });
-  return { status: res.status, body: (await res.json()) as Envelope<T> };
-}
+const api = <T = unknown>(method: string, urlPath: string, token?: string, body?: unknown) => e2e.api<T>(method, urlPath, { token, body });
 
 interface Admin {
   id: number;
@@ -86,9 +56,9 @@ async function createAdmin(userName: string, nick: string, phone: string, type: 
       env: {
         ...process.env,
         MONGODB_URI: env.mongoUri,
-        MONGODB_DB: `${dbPrefix}accounts`,
-        NATS_URL: env.natsUrl,
-        NATS_PREFIX: names.natsPrefix,
+        MONGODB_DB: e2e.dbName('accounts'),
+        NATS_URL: e2e.natsUrl,
+        NATS_PREFIX: e2e.names.natsPrefix,
         LOG_LEVEL: 'silent',
         BCRYPT_COST: '4',
       },
@@ -102,50 +72,24 @@ async function createAdmin(userName: string, nick: string, phone: string, type: 
     .find((l) => l.trim().startsWith('{'));
   const created = JSON.parse(line ?? 'null') as { id: number; userName: string };
   expect(created.userName).toBe(userName);
-  const signIn = await api<{ access_token: string }>('POST', '/api/v1/users/sign-in', undefined, { userName, password: PASSWORD });
-  expect(signIn.status).toBe(200);
-  expect(signIn.body.data?.access_token).toMatch(/^Bearer /);
-  return { id: created.id, userName, nick, auth: signIn.body.data!.access_token };
+  const auth = await e2e.signIn(userName, PASSWORD);
+  expect(auth).toMatch(/^Bearer /);
+  return { id: created.id, userName, nick, auth };
 }
 
 beforeAll(async () => {
-  const env = testEnv();
-  system = await startSystem({
-    mongoUri: env.mongoUri,
-    natsUrl: env.natsUrl,
-    publicKey: env.publicKey,
-    privateKey: env.privateKey,
-    services: ['accounts', 'records'],
-    dbPrefix,
-    natsPrefix: names.natsPrefix,
-    env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4' },
-  });
-  bus = await EventBus.connect({ url: env.natsUrl, prefix: names.natsPrefix, name: 'records-e2e', logger });
-  consumer = await bus.consume({
+  e2e = await startE2eSystem('recordse2e', { services: ['accounts', 'records'], env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4' } });
+  published = await e2e.collect({
     stream: 'RECORDS',
     durable: 'e2e-record-comment-listener',
     filterSubject: RECORDS_COMMENT_CREATED,
     schema: recordCommentCreatedV1,
-    handle: async (event) => {
-      published.push(event);
-    },
   });
-  recordsDb = await connectMongo(env.mongoUri, `${dbPrefix}records`);
+  recordsDb = await e2e.db('records');
 });
 
 afterAll(async () => {
-  await consumer?.stop();
-  await system?.stop();
-  await bus?.deleteStreams();
-  await bus?.close();
-  if (recordsDb) {
-    for (const service of ['accounts', 'records'])
-      await recordsDb
-        .useDb(`${dbPrefix}${service}`)
-        .dropDatabase()
-        .catch(() => undefined);
-    await recordsDb.close();
-  }
+  await e2e?.stop();
 });
 
 test('three WEB administrators and one SERVER administrator walk a record through review to approval', async () => {
@@ -225,8 +169,8 @@ test('three WEB administrators and one SERVER administrator walk a record throug
 
   // Anonymous viewers are told apart by the client address the gateway forwards.
   const anonymousHits = async (ip: string) => {
-    const res = await fetch(`${system.url}/api/v1/record/${recordId}`, { headers: { 'X-Forwarded-For': ip }, signal: AbortSignal.timeout(15_000) });
-    return ((await res.json()) as Envelope<{ hits: number }>).data?.hits;
+    const res = await e2e.api<{ hits: number }>('GET', `/api/v1/record/${recordId}`, { headers: { 'X-Forwarded-For': ip } });
+    return res.body.data?.hits;
   };
   expect(await anonymousHits('198.51.100.1')).toBe(2);
   expect(await anonymousHits('198.51.100.1')).toBe(2);

@@ -1,0 +1,225 @@
+/**
+ * The scaffolding every end-to-end file needs: the built processes started on the run's stores (or a private
+ * NATS server) under fresh names, an HTTP client for the gateway, a bus under the test's prefix, and a
+ * clean-up that leaves no database or stream behind.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  connectMongo,
+  createLogger,
+  EventBus,
+  userSnapshotV1,
+  userSubject,
+  type ConsumeOptions,
+  type Envelope,
+  type RunningConsumer,
+  type UserSnapshotV1,
+} from '@binzip/shared';
+import type { Connection } from 'mongoose';
+import type { z } from 'zod';
+import { portOpen } from '../../scripts/lib/nats';
+import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
+import { isolatedNames, testEnv } from './index';
+
+export interface E2eOptions {
+  services: ServiceName[];
+  instances?: SystemOptions['instances'];
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+  /** A private NATS server (outage tests); the run's server when absent. */
+  natsUrl?: string;
+  /** Runs before the processes start, e.g. to publish what they must find on start-up. */
+  beforeStart?: (e2e: E2eStores) => Promise<void>;
+}
+
+export interface ApiOptions {
+  /** `Authorization` header value, e.g. from `bearer()` or a sign-in. */
+  token?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as is with the JSON content type (malformed input). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  body: Envelope<T>;
+}
+
+/** What is there before the processes start. */
+export interface E2eStores {
+  names: { db: string; natsPrefix: string };
+  natsUrl: string;
+  /** Database of a service, `<names.db>_<service>`. */
+  dbName(service: ServiceName): string;
+  /** A connection to a service's database (one client, closed by `stop`). */
+  db(service: ServiceName): Promise<Connection>;
+  /** The bus under the test's prefix, connected on first use and closed by `stop`. */
+  bus(): Promise<EventBus>;
+  /** Publishes an accounts.user.<id> snapshot as accounts would (ACCOUNTS stream ensured). */
+  publishUser(user: Pick<UserSnapshotV1, 'id' | 'nick_name'> & Partial<UserSnapshotV1>): Promise<void>;
+  /** Collects what the services publish: a durable consumer on the test's bus, stopped by `stop`. */
+  collect<S extends z.ZodType>(options: Omit<ConsumeOptions<S>, 'handle'>): Promise<Array<z.output<S>>>;
+}
+
+export interface E2eSystem extends E2eStores {
+  system: RunningSystem;
+  /** Gateway base URL. */
+  url: string;
+  /** A request through the gateway; the answer must be a JSON envelope. */
+  api<T = unknown>(method: string, path: string, options?: ApiOptions): Promise<ApiResponse<T>>;
+  /** A request that must answer 200; gives its `data`. */
+  ok<T = unknown>(method: string, path: string, options?: ApiOptions): Promise<T>;
+  /** Signs in through the gateway; gives the access token (`Bearer ...`). */
+  signIn(userName: string, password: string): Promise<string>;
+  /** Stops the processes, drops every `<names.db>_<service>` database and deletes the prefixed streams. */
+  stop(): Promise<void>;
+}
+
+/** An item of `GET /api/v1/notifications` (two files read inboxes). */
+export interface NotificationItem {
+  notification_id: number;
+  nick_name: string;
+  board_id: number;
+  board_title: string;
+  status: boolean;
+  comment: string;
+  comment_user: string;
+  type: string;
+}
+
+const REQUEST_TIMEOUT_MS = 15_000;
+
+function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): Promise<void> } {
+  const names = isolatedNames(label);
+  const dbName = (service: ServiceName) => `${names.db}_${service}`;
+  let client: Promise<Connection> | undefined;
+  let bus: Promise<EventBus> | undefined;
+  let accountsStream: Promise<void> | undefined;
+  const consumers: RunningConsumer[] = [];
+
+  const stores: E2eStores = {
+    names,
+    natsUrl,
+    dbName,
+    db: async (service) => (await (client ??= connectMongo(testEnv().mongoUri, dbName(service)))).useDb(dbName(service), { useCache: true }),
+    bus: () => (bus ??= EventBus.connect({ url: natsUrl, prefix: names.natsPrefix, name: `${label}-e2e`, logger: createLogger('e2e', 'silent') })),
+    publishUser: async (user) => {
+      const connected = await stores.bus();
+      await (accountsStream ??= connected.ensureStream('ACCOUNTS'));
+      const snapshot: UserSnapshotV1 = userSnapshotV1.parse({
+        v: 1,
+        eventId: randomUUID(),
+        userName: `user${user.id}`,
+        userType: 'NONE',
+        authority: 'USER',
+        status: 'ACTIVE',
+        version: 1,
+        occurredAt: new Date().toISOString(),
+        ...user,
+      });
+      await connected.publish(userSubject(snapshot.id), snapshot, snapshot.eventId);
+    },
+    collect: async (options) => {
+      const received: Array<z.output<typeof options.schema>> = [];
+      const connected = await stores.bus();
+      consumers.push(await connected.consume({ ...options, handle: async (event) => void received.push(event) }));
+      return received;
+    },
+  };
+
+  /** Every step runs even when an earlier one fails (or never started); the first error is thrown at the end. */
+  const cleanUp = async () => {
+    const errors: unknown[] = [];
+    const step = (work: () => Promise<unknown>) => work().catch((err: unknown) => void errors.push(err));
+    for (const consumer of consumers.splice(0)) await step(() => consumer.stop());
+    await step(async () => {
+      // A private server a test left stopped has nothing to clean, and a connection to it would never settle.
+      const url = new URL(natsUrl.split(',')[0]!.trim());
+      const reachable = await portOpen(url.hostname, Number(url.port || 4222));
+      if (!reachable) return bus && (await bus).connection.close();
+      const connected = await stores.bus();
+      await connected.deleteStreams();
+      await connected.close();
+    });
+    await step(async () => {
+      const connection = await (client ??= connectMongo(testEnv().mongoUri, dbName(SERVICES[0])));
+      for (const service of SERVICES) await connection.useDb(dbName(service)).dropDatabase();
+      await connection.close();
+    });
+    if (errors.length > 0) throw errors[0];
+  };
+  return { ...stores, cleanUp };
+}
+
+/** Starts the built gateway and `options.services` (run `npx tsc -b` first) under fresh names. */
+export async function startE2eSystem(label: string, options: E2eOptions): Promise<E2eSystem> {
+  const env = testEnv();
+  const natsUrl = options.natsUrl ?? env.natsUrl;
+  const { cleanUp, ...stores } = createStores(label, natsUrl);
+  let system: RunningSystem | undefined;
+  try {
+    await options.beforeStart?.(stores);
+    system = await startSystem({
+      mongoUri: env.mongoUri,
+      natsUrl,
+      publicKey: env.publicKey,
+      privateKey: env.privateKey,
+      services: options.services,
+      instances: options.instances,
+      dbPrefix: `${stores.names.db}_`,
+      natsPrefix: stores.names.natsPrefix,
+      env: options.env,
+    });
+  } catch (err) {
+    // startSystem stops what it started; what the processes or beforeStart created is removed here.
+    await cleanUp().catch(() => undefined);
+    throw err;
+  }
+  const running = system;
+
+  const api = async <T>(method: string, path: string, request: ApiOptions = {}): Promise<ApiResponse<T>> => {
+    const hasBody = request.body !== undefined || request.rawBody !== undefined;
+    const res = await fetch(`${running.url}${path}`, {
+      method,
+      headers: {
+        ...(hasBody ? { 'Content-Type': 'application/json;charset=UTF-8' } : {}),
+        ...(request.token !== undefined ? { Authorization: request.token } : {}),
+        ...request.headers,
+      },
+      body: request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    let body: Envelope<T>;
+    try {
+      body = JSON.parse(text) as Envelope<T>;
+    } catch {
+      throw new Error(`${method} ${path}: ${res.status} answered no JSON envelope: ${JSON.stringify(text.slice(0, 500))}`);
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
+
+  const ok = async <T>(method: string, path: string, request?: ApiOptions): Promise<T> => {
+    const res = await api<T>(method, path, request);
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data as T;
+  };
+
+  return {
+    ...stores,
+    system: running,
+    url: running.url,
+    api,
+    ok,
+    signIn: async (userName, password) => (await ok<{ access_token: string }>('POST', '/api/v1/users/sign-in', { body: { userName, password } })).access_token,
+    stop: async () => {
+      let stopError: unknown;
+      await running.stop().catch((err: unknown) => (stopError = err));
+      await cleanUp();
+      if (stopError) throw stopError;
+    },
+  };
+}

@@ -19,7 +19,10 @@ const STORE_TIMEOUT_MS = 15_000;
 const PUBLISH_TIMEOUT_MS = 30_000;
 
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS).unref()),
+  ]);
 }
 
 async function main(): Promise<number> {
@@ -51,7 +54,10 @@ async function main(): Promise<number> {
     connection = await withTimeout(connectMongo(process.env.MONGODB_URI || 'mongodb://127.0.0.1:27017', process.env.MONGODB_DB || 'accounts'), 'MongoDB');
     const models = accountsModels(connection);
     await initModels(models);
-    bus = await withTimeout(EventBus.connect({ url: process.env.NATS_URL || 'nats://127.0.0.1:4222', prefix: process.env.NATS_PREFIX ?? '', name: 'admin-create', logger }), 'NATS');
+    bus = await withTimeout(
+      EventBus.connect({ url: process.env.NATS_URL || 'nats://127.0.0.1:4222', prefix: process.env.NATS_PREFIX ?? '', name: 'admin-create', logger }),
+      'NATS',
+    );
     await bus.ensureStream('ACCOUNTS');
     const ctx = domainContext({ connection, bcryptCost: cost });
     const admin = await createAdministrator(ctx, {

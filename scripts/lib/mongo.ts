@@ -41,15 +41,7 @@ const DEV_MONGO_JAR = path.join(DEV_MONGO_TARGET, 'dev-mongo.jar');
 const BUILD_LOCK = path.join(DEV_MONGO_TARGET, '.build-lock');
 
 /** JVM flags for a small, fast-starting process. Extra flags: DEV_MONGO_JAVA_OPTS. */
-const JVM_FLAGS = [
-  '-XX:+UseSerialGC',
-  '-Xss512k',
-  '-XX:TieredStopAtLevel=1',
-  '-Xms32m',
-  '-Xmx1g',
-  '-XX:ReservedCodeCacheSize=64m',
-  '-Dfile.encoding=UTF-8',
-];
+const JVM_FLAGS = ['-XX:+UseSerialGC', '-Xss512k', '-XX:TieredStopAtLevel=1', '-Xms32m', '-Xmx1g', '-XX:ReservedCodeCacheSize=64m', '-Dfile.encoding=UTF-8'];
 
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
@@ -103,10 +95,7 @@ export async function buildDevMongoJar(opts: { log?: (line: string) => void } = 
       res = await run('mvn', baseArgs, DEV_MONGO_DIR);
     }
     if (res.code !== 0 || !fs.existsSync(DEV_MONGO_JAR)) {
-      throw new Error(
-        `dev-mongo: Maven build failed (exit ${res.code}). Command: mvn ${baseArgs.join(' ')}\n` +
-          tail(res.output, 80),
-      );
+      throw new Error(`dev-mongo: Maven build failed (exit ${res.code}). Command: mvn ${baseArgs.join(' ')}\n` + tail(res.output, 80));
     }
     // Make sure the jar counts as fresh even if the build was a no-op for the shade plugin.
     const now = new Date();
@@ -121,9 +110,7 @@ export async function buildDevMongoJar(opts: { log?: (line: string) => void } = 
 // ---------------------------------------------------------------------------
 // dev-mongo (mongo-java-server)
 
-async function startDevMongo(
-  opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void },
-): Promise<RunningStore> {
+async function startDevMongo(opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void }): Promise<RunningStore> {
   const { log, host, port } = opts;
   const jar = await buildDevMongoJar({ log });
 
@@ -164,8 +151,7 @@ async function startDevMongo(
     const onExit = (code: number | null, signal: string | null): void => {
       finish(
         new Error(
-          `dev-mongo exited before it was ready (code ${code}, signal ${signal}).\n` +
-            `command: ${java} ${args.join(' ')}\nstderr:\n${proc.stderrTail()}`,
+          `dev-mongo exited before it was ready (code ${code}, signal ${signal}).\n` + `command: ${java} ${args.join(' ')}\nstderr:\n${proc.stderrTail()}`,
         ),
       );
     };
@@ -175,10 +161,7 @@ async function startDevMongo(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       finish(
-        new Error(
-          `dev-mongo did not print READY within ${READY_TIMEOUT_MS / 1000} s.\n` +
-            `command: ${java} ${args.join(' ')}\nstderr:\n${proc.stderrTail()}`,
-        ),
+        new Error(`dev-mongo did not print READY within ${READY_TIMEOUT_MS / 1000} s.\n` + `command: ${java} ${args.join(' ')}\nstderr:\n${proc.stderrTail()}`),
       );
     }, READY_TIMEOUT_MS);
     child.stdout!.on('data', onData);
@@ -196,10 +179,7 @@ async function startDevMongo(
 // ---------------------------------------------------------------------------
 // real mongod
 
-async function startMongod(
-  bin: string,
-  opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void },
-): Promise<RunningStore> {
+async function startMongod(bin: string, opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void }): Promise<RunningStore> {
   const { log, host } = opts;
   const port = opts.port || (await pickFreePort(host));
   let dbPath: string;
@@ -223,7 +203,13 @@ async function startMongod(
   };
 
   try {
-    await waitForPort(host, port, READY_TIMEOUT_MS, () => proc.exited, () => proc.stderrTail());
+    await waitForPort(
+      host,
+      port,
+      READY_TIMEOUT_MS,
+      () => proc.exited,
+      () => proc.stderrTail(),
+    );
   } catch (err) {
     await proc.stop();
     await cleanupTemp();
@@ -479,13 +465,7 @@ function pickFreePort(host: string): Promise<number> {
   });
 }
 
-async function waitForPort(
-  host: string,
-  port: number,
-  timeoutMs: number,
-  hasExited: () => boolean,
-  stderrTail: () => string,
-): Promise<void> {
+async function waitForPort(host: string, port: number, timeoutMs: number, hasExited: () => boolean, stderrTail: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (hasExited()) {

@@ -39,7 +39,11 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
 }
 
 /** Starts the machine's `nats-server` with JetStream on loopback (tests that stop and restart NATS use this). */
-export async function startNatsServer(options: { storeDir: string; port?: number; host?: string }): Promise<RunningStore & { port: number; restart(): Promise<void> }> {
+export async function startNatsServer(options: {
+  storeDir: string;
+  port?: number;
+  host?: string;
+}): Promise<RunningStore & { port: number; restart(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port || (await freePort(host));
   mkdirSync(options.storeDir, { recursive: true });

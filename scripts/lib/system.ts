@@ -190,7 +190,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       upstreams[`${service.toUpperCase()}_URLS`] = handles ? handles.map((h) => h.url).join(',') : `http://127.0.0.1:${DEFAULT_PORTS[service]}`;
     }
     const gatewayPort = options.ports?.gateway ?? (await freePort());
-    const gateway = await startProcess({ name: 'gateway', service: 'gateway', port: gatewayPort, env: { ...common, ...upstreams }, inheritOutput: options.inheritOutput });
+    const gateway = await startProcess({
+      name: 'gateway',
+      service: 'gateway',
+      port: gatewayPort,
+      env: { ...common, ...upstreams },
+      inheritOutput: options.inheritOutput,
+    });
     started.push(gateway);
     return {
       gateway,

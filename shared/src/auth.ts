@@ -52,11 +52,11 @@ export function generateDevKeyPair(): { publicKey: string; privateKey: string } 
 }
 
 export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
-  return jwt.sign(
-    { userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access' },
-    normalizePem(privateKey),
-    { algorithm: JWT_ALGORITHM, subject: String(claims.userId), expiresIn: ttlSeconds },
-  );
+  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access' }, normalizePem(privateKey), {
+    algorithm: JWT_ALGORITHM,
+    subject: String(claims.userId),
+    expiresIn: ttlSeconds,
+  });
 }
 
 /** Verifies a bare JWT; `ignoreExpiration` serves the reissue flow, which accepts an expired access token. */

@@ -22,7 +22,10 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     MONGODB_DB: z.string().min(1).default(defaults.db),
     NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
     /** Namespaces subjects, streams and consumers (tests run side by side on one server). */
-    NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+    NATS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]*$/)
+      .default(''),
     JWT_PUBLIC_KEY: z.string().min(1),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
     TRUST_PROXY: z.string().default('loopback'),

@@ -104,7 +104,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(accessLog(options.logger));
   app.get('/health', async (_req, res) => {
     const healthy = options.healthy ? await options.healthy() : true;
-    res.status(healthy ? 200 : 503).json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
+    res
+      .status(healthy ? 200 : 503)
+      .json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
   });
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));

@@ -12,7 +12,10 @@ interface CounterDoc {
   seq: number;
 }
 
-const counterSchema = new Schema<CounterDoc>({ _id: { type: String, required: true }, seq: { type: Number, required: true } }, { versionKey: false, collection: 'counters' });
+const counterSchema = new Schema<CounterDoc>(
+  { _id: { type: String, required: true }, seq: { type: Number, required: true } },
+  { versionKey: false, collection: 'counters' },
+);
 
 function counterModel(connection: Connection): Model<CounterDoc> {
   return (connection.models.Counter as Model<CounterDoc>) ?? connection.model<CounterDoc>('Counter', counterSchema);

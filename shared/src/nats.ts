@@ -156,7 +156,8 @@ export class EventBus {
           messages = await consumer.consume({ max_messages: 64 });
           for await (const msg of messages) await this.dispatch(msg, options);
         } catch (err) {
-          if (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) this.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
+          if (!stopped && !this.connection.isClosed() && !this.connection.isDraining())
+            this.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
         }
         if (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) await new Promise((resolve) => setTimeout(resolve, 500));
       }

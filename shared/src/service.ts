@@ -17,7 +17,9 @@ export function answerClientErrors(err: NodeJS.ErrnoException, socket: Duplex): 
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   const body = JSON.stringify(errorEnvelope('C0002', ErrorCodes.C0002.message));
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function listen(app: Express, port: number, host: string): Promise<Server> {

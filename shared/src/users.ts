@@ -76,6 +76,9 @@ export const UNKNOWN_NICKNAME = '알 수 없음';
 export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const users = await model.find({ _id: { $in: unique } }, { nickName: 1 }).lean().exec();
+  const users = await model
+    .find({ _id: { $in: unique } }, { nickName: 1 })
+    .lean()
+    .exec();
   return new Map(users.map((u) => [u._id, u.nickName]));
 }

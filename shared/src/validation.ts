@@ -89,7 +89,13 @@ export function requiredQueryEnum<const T extends readonly [string, ...string[]]
 
 /** An optional boolean query parameter (`true`/`false`); blank counts as absent. */
 export function queryBoolean() {
-  return z.preprocess(blankToUndefined, z.enum(['true', 'false']).transform((v) => v === 'true').optional());
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional(),
+  );
 }
 
 /** Standard 0-based paging query: `page` (default 0) and `size` (default and max per list). */

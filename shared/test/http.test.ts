@@ -33,29 +33,55 @@ const app = createServiceApp({
   logger,
   publicKey: keys.publicKey,
   routes: (a) => {
-    a.post('/echo', handle((req) => parseBody(req, bodySchema)));
-    a.get('/items/:itemId', handle((req) => parseParams(req, idParams('itemId')).itemId));
+    a.post(
+      '/echo',
+      handle((req) => parseBody(req, bodySchema)),
+    );
+    a.get(
+      '/items/:itemId',
+      handle((req) => parseParams(req, idParams('itemId')).itemId),
+    );
     a.get(
       '/page',
       handle((req) => parseQuery(req, z.object({ ...pageQuery(8), done: queryBoolean(), order: queryEnum(['RECENT', 'POPULAR']) }))),
     );
-    a.get('/nothing', handle(() => undefined));
-    a.get('/mine', requireUser, handle((req) => req.auth));
-    a.get('/admin', requireAdmin, handle(() => true));
-    a.get('/boom', handle(() => {
-      throw new Error('secret internals');
-    }));
-    a.get('/conflict', handle(() => {
-      throw new AppError('P0000');
-    }));
+    a.get(
+      '/nothing',
+      handle(() => undefined),
+    );
+    a.get(
+      '/mine',
+      requireUser,
+      handle((req) => req.auth),
+    );
+    a.get(
+      '/admin',
+      requireAdmin,
+      handle(() => true),
+    );
+    a.get(
+      '/boom',
+      handle(() => {
+        throw new Error('secret internals');
+      }),
+    );
+    a.get(
+      '/conflict',
+      handle(() => {
+        throw new AppError('P0000');
+      }),
+    );
   },
 });
 
-const token = (authority: 'USER' | 'ADMIN') => `Bearer ${signAccessToken({ userId: 3, userName: 'u3', authority, userType: authority === 'ADMIN' ? 'WEB' : 'NONE' }, keys.privateKey)}`;
+const token = (authority: 'USER' | 'ADMIN') =>
+  `Bearer ${signAccessToken({ userId: 3, userName: 'u3', authority, userType: authority === 'ADMIN' ? 'WEB' : 'NONE' }, keys.privateKey)}`;
 
 describe('createServiceApp', () => {
   it('wraps results in the success envelope and omits data when there is none', async () => {
-    const res = await request(app).post('/echo').send({ nick_name: 'abc', age: 3, tags: ['A'] });
+    const res = await request(app)
+      .post('/echo')
+      .send({ nick_name: 'abc', age: 3, tags: ['A'] });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 'SUCCESS', message: '성공', data: { nick_name: 'abc', age: 3, tags: ['A'] } });
     const empty = await request(app).get('/nothing');
@@ -71,7 +97,9 @@ describe('createServiceApp', () => {
     ['an unknown field', { nick_name: 'abc', age: 1, tags: [], admin: true }, 'admin 필드는 허용되지 않습니다.'],
     ['a body that is not an object', [1, 2], '요청 본문 값이 올바르지 않습니다.'],
   ])('turns %s into C0002 naming the field', async (_label, body, message) => {
-    const res = await request(app).post('/echo').send(body as object);
+    const res = await request(app)
+      .post('/echo')
+      .send(body as object);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'C0002', message });
   });
@@ -80,7 +108,9 @@ describe('createServiceApp', () => {
     const malformed = await request(app).post('/echo').set('content-type', 'application/json').send('{"nick_name": ');
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('C0002');
-    const huge = await request(app).post('/echo').send({ nick_name: 'x'.repeat(2_000_000) });
+    const huge = await request(app)
+      .post('/echo')
+      .send({ nick_name: 'x'.repeat(2_000_000) });
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe('C0002');
   });

@@ -1,5 +1,16 @@
 import jwt from 'jsonwebtoken';
-import { AppError, ErrorCodes, buildPage, buildSlice, generateDevKeyPair, signAccessToken, toIsoOffset, toMonthDayYear, verifyAccessJwt, verifyAuthorizationHeader } from '../src';
+import {
+  AppError,
+  ErrorCodes,
+  buildPage,
+  buildSlice,
+  generateDevKeyPair,
+  signAccessToken,
+  toIsoOffset,
+  toMonthDayYear,
+  verifyAccessJwt,
+  verifyAuthorizationHeader,
+} from '../src';
 
 describe('page builder', () => {
   it('builds a page with totals in the spec shape', () => {
@@ -22,7 +33,14 @@ describe('page builder', () => {
   it('marks the last page, empty pages and adds pageable on request', () => {
     const last = buildPage(['e'], { page: 2, size: 2 }, 5, { withPageable: true });
     expect(last.last).toBe(true);
-    expect(last.pageable).toEqual({ sort: { empty: false, unsorted: false, sorted: true }, offset: 4, pageSize: 2, pageNumber: 2, paged: true, unpaged: false });
+    expect(last.pageable).toEqual({
+      sort: { empty: false, unsorted: false, sorted: true },
+      offset: 4,
+      pageSize: 2,
+      pageNumber: 2,
+      paged: true,
+      unpaged: false,
+    });
     const none = buildPage([], { page: 0, size: 8 }, 0);
     expect(none).toMatchObject({ empty: true, first: true, last: true, totalPages: 0, numberOfElements: 0 });
   });
@@ -82,9 +100,33 @@ describe('access tokens', () => {
 describe('error table', () => {
   it('holds every code decisions.md lists with its status', () => {
     const expected: Record<string, number> = {
-      C0000: 500, C0001: 404, C0002: 400, C0003: 403, C0004: 429, J0000: 401, J0001: 401, J0002: 401, J0004: 401, J0006: 403,
-      U0000: 400, U0001: 400, U0002: 400, U0005: 400, U0006: 400, U0007: 400, U0008: 400, U0009: 400, U0010: 400, U0011: 400,
-      P0000: 400, H0000: 400, H0001: 403, H0002: 400, H0003: 400, H0004: 400, R0000: 400,
+      C0000: 500,
+      C0001: 404,
+      C0002: 400,
+      C0003: 403,
+      C0004: 429,
+      J0000: 401,
+      J0001: 401,
+      J0002: 401,
+      J0004: 401,
+      J0006: 403,
+      U0000: 400,
+      U0001: 400,
+      U0002: 400,
+      U0005: 400,
+      U0006: 400,
+      U0007: 400,
+      U0008: 400,
+      U0009: 400,
+      U0010: 400,
+      U0011: 400,
+      P0000: 400,
+      H0000: 400,
+      H0001: 403,
+      H0002: 400,
+      H0003: 400,
+      H0004: 400,
+      R0000: 400,
     };
     expect(Object.fromEntries(Object.entries(ErrorCodes).map(([code, e]) => [code, e.status]))).toEqual(expected);
     expect(new AppError('U0008').message).toBe('이미 탈퇴신청 되었습니다.');

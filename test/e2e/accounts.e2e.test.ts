@@ -42,7 +42,10 @@ function codeSentTo(to: string): string | undefined {
   } catch {
     return undefined;
   }
-  const message = lines.map((l) => JSON.parse(l) as { to: string; text: string }).reverse().find((m) => m.to === to);
+  const message = lines
+    .map((l) => JSON.parse(l) as { to: string; text: string })
+    .reverse()
+    .find((m) => m.to === to);
   return message ? /(\d{4})/.exec(message.text)?.[1] : undefined;
 }
 
@@ -53,7 +56,16 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
   expect((await call('POST', '/api/v1/users/check/sms', { body: { phone_num: phone, code } })).body.data).toBe(true);
 
   const signUp = await call('POST', '/api/v1/users/sign-up', {
-    body: { userName: 'e2e_user', password: 'Passw0rd!', nick_name: '이투이', phone_num: phone, age: '20대', join_paths: ['검색'], terms: ['SERVICE_USED_AGREE'], email: 'e2e@example.com' },
+    body: {
+      userName: 'e2e_user',
+      password: 'Passw0rd!',
+      nick_name: '이투이',
+      phone_num: phone,
+      age: '20대',
+      join_paths: ['검색'],
+      terms: ['SERVICE_USED_AGREE'],
+      email: 'e2e@example.com',
+    },
   });
   expect(signUp).toMatchObject({ status: 200, body: { code: 'SUCCESS', message: '성공' } });
   expect((await call('POST', '/api/v1/users/check/user-name', { body: { userName: 'e2e_user' } })).body.data).toBe(false);
@@ -67,7 +79,10 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
   expect(signIn.cookies).toEqual([expect.stringMatching(/^RefreshToken=[\w-]+; Path=\/; Max-Age=604800; Secure; HttpOnly; SameSite=None$/)]);
   const refresh = refreshOf(signIn.cookies);
 
-  const reissued = await call('POST', '/api/v1/users/reissue', { body: { access_token: signIn.body.data.access_token }, headers: { Cookie: `RefreshToken=${refresh}` } });
+  const reissued = await call('POST', '/api/v1/users/reissue', {
+    body: { access_token: signIn.body.data.access_token },
+    headers: { Cookie: `RefreshToken=${refresh}` },
+  });
   expect(reissued.status).toBe(200);
   const bearer = reissued.body.data.access_token as string;
   const rotated = refreshOf(reissued.cookies);
@@ -75,7 +90,15 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
 
   const profile = await call('GET', '/api/v1/users', { token: bearer });
   expect(profile.status).toBe(200);
-  expect(profile.body.data).toMatchObject({ userName: 'e2e_user', nick_name: '이투이', phone_num: phone, age: 'TWENTY', authority: 'USER', userType: 'NONE', suspenseReason: null });
+  expect(profile.body.data).toMatchObject({
+    userName: 'e2e_user',
+    nick_name: '이투이',
+    phone_num: phone,
+    age: 'TWENTY',
+    authority: 'USER',
+    userType: 'NONE',
+    suspenseReason: null,
+  });
   expect(typeof profile.body.data.profile_image_url).toBe('string');
 
   const noToken = await call('GET', '/api/v1/users');

@@ -12,7 +12,8 @@ const ADMIN = { userName: 'teamweb1', password: 'Admin!234', nick_name: 'webLead
 let e2e: E2eSystem;
 const tokens: Record<string, string> = {};
 
-const ok = <T = unknown>(method: string, urlPath: string, who?: string, body?: unknown) => e2e.ok<T>(method, urlPath, { token: who ? tokens[who] : undefined, body });
+const ok = <T = unknown>(method: string, urlPath: string, who?: string, body?: unknown) =>
+  e2e.ok<T>(method, urlPath, { token: who ? tokens[who] : undefined, body });
 
 async function signUp(userName: string, nickName: string, phone: string): Promise<void> {
   await ok('POST', '/api/v1/users/sign-up', undefined, {
@@ -27,7 +28,8 @@ async function signUp(userName: string, nickName: string, phone: string): Promis
   });
 }
 
-const inbox = async (who: string) => (await ok<{ notifications: { content: NotificationItem[] } }>('GET', '/api/v1/notifications?size=50', who)).notifications.content;
+const inbox = async (who: string) =>
+  (await ok<{ notifications: { content: NotificationItem[] } }>('GET', '/api/v1/notifications?size=50', who)).notifications.content;
 
 beforeAll(async () => {
   e2e = await startE2eSystem('notifsrc', {
@@ -46,7 +48,14 @@ afterAll(async () => {
 });
 
 it('notifies a board author of a comment, with nicknames from accounts, and shows a later nickname change', async () => {
-  const boardId = await ok<number>('POST', '/api/v1/boards', 'alice', { title: '귀촌 준비', code: '<p>어디로 갈까요</p>', category: 'QUESTION', imageUrls: [], prefixCategory: 'DEFAULT', fixed: false });
+  const boardId = await ok<number>('POST', '/api/v1/boards', 'alice', {
+    title: '귀촌 준비',
+    code: '<p>어디로 갈까요</p>',
+    category: 'QUESTION',
+    imageUrls: [],
+    prefixCategory: 'DEFAULT',
+    fixed: false,
+  });
   // The author's nickname shows once accounts' snapshot has reached community.
   await eventually(async () => (await e2e.api<{ nickName: string }>('GET', `/api/v1/boards/${boardId}`)).body.data?.nickName === 'alice', 10_000);
   await ok('POST', '/api/v1/comments', 'bob', { boardId, content: '강원도 추천해요' });
@@ -64,13 +73,21 @@ it('notifies a board author of a comment, with nicknames from accounts, and show
 });
 
 it('notifies the record author of comments and the parent comment author of replies, never the commenter', async () => {
-  const recordId = await ok<number>('POST', '/api/v1/record', 'admin', { title: '장애 대응 회고', content: '무슨 일이 있었나', part: 'web', category: 'culture', type: 'odori' });
+  const recordId = await ok<number>('POST', '/api/v1/record', 'admin', {
+    title: '장애 대응 회고',
+    content: '무슨 일이 있었나',
+    part: 'web',
+    category: 'culture',
+    type: 'odori',
+  });
   const aliceComment = await ok<number>('POST', '/api/v1/record_comment', 'alice', { record_id: recordId, parent_id: null, content: '배울 점이 많네요' });
   const adminItems = await eventually(async () => {
     const items = (await inbox('admin')).filter((n) => n.type === 'record' && n.board_id === recordId);
     return items.length > 0 ? items : undefined;
   }, 2_000);
-  expect(adminItems).toEqual([expect.objectContaining({ nick_name: 'webLead', board_title: '장애 대응 회고', comment: '배울 점이 많네요', comment_user: 'aliceCountry' })]);
+  expect(adminItems).toEqual([
+    expect.objectContaining({ nick_name: 'webLead', board_title: '장애 대응 회고', comment: '배울 점이 많네요', comment_user: 'aliceCountry' }),
+  ]);
 
   const bobReply = await ok<number>('POST', '/api/v1/record_comment', 'bob', { record_id: recordId, parent_id: aliceComment, content: '동의합니다' });
   await ok('POST', '/api/v1/record_comment', 'admin', { record_id: recordId, parent_id: bobReply, content: '읽어줘서 고마워요' });

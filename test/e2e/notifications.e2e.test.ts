@@ -30,7 +30,14 @@ const token = (userId?: number) => (userId === undefined ? undefined : bearer({ 
 const api = <T = unknown>(method: string, urlPath: string, userId?: number, body?: unknown) => e2e.api<T>(method, urlPath, { token: token(userId), body });
 
 async function createBoard(title: string): Promise<number> {
-  const res = await api<number>('POST', '/api/v1/boards', AUTHOR, { title, code: '<p>빈집 이야기</p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false });
+  const res = await api<number>('POST', '/api/v1/boards', AUTHOR, {
+    title,
+    code: '<p>빈집 이야기</p>',
+    category: null,
+    imageUrls: [],
+    prefixCategory: 'DEFAULT',
+    fixed: false,
+  });
   expect(res.status).toBe(200);
   return res.body.data as number;
 }

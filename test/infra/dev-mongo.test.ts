@@ -88,8 +88,7 @@ describe('dev-mongo: required operations', () => {
   test('atomic counter via findOneAndUpdate $inc upsert (sequential + 50 parallel)', async () => {
     const c = db();
     const Counter = c.model('Counter', new Schema({ _id: String, seq: Number }, { versionKey: false }));
-    const next = async (): Promise<number> =>
-      (await Counter.findOneAndUpdate({ _id: 'x' }, { $inc: { seq: 1 } }, { upsert: true, new: true }).lean())!.seq!;
+    const next = async (): Promise<number> => (await Counter.findOneAndUpdate({ _id: 'x' }, { $inc: { seq: 1 } }, { upsert: true, new: true }).lean())!.seq!;
     expect(await next()).toBe(1);
     expect(await next()).toBe(2);
     expect(await next()).toBe(3);
@@ -143,9 +142,7 @@ describe('dev-mongo: required operations', () => {
   test('countDocuments with filters, sort + skip + limit', async () => {
     const c = db();
     const House = c.model('House', new Schema({ n: Number, region: String, price: Number }));
-    await House.insertMany(
-      Array.from({ length: 30 }, (_, i) => ({ n: i, region: i % 3 === 0 ? '서울' : '부산', price: (i * 7) % 10 })),
-    );
+    await House.insertMany(Array.from({ length: 30 }, (_, i) => ({ n: i, region: i % 3 === 0 ? '서울' : '부산', price: (i * 7) % 10 })));
     expect(await House.countDocuments()).toBe(30);
     expect(await House.countDocuments({ region: '서울' })).toBe(10);
     expect(await House.countDocuments({ region: '부산', n: { $gte: 10, $lt: 20 } })).toBe(7);
@@ -274,9 +271,7 @@ describe('dev-mongo: required operations', () => {
     await c.close();
     await s.stop();
     await s.stop();
-    await expect(
-      mongoose.createConnection(s.uri, { serverSelectionTimeoutMS: 500 }).asPromise(),
-    ).rejects.toThrow();
+    await expect(mongoose.createConnection(s.uri, { serverSelectionTimeoutMS: 500 }).asPromise()).rejects.toThrow();
   });
 });
 
@@ -307,7 +302,17 @@ async function seed(c: Connection, name: string, docs: Record<string, unknown>[]
 }
 
 const people = [
-  { _id: 1, name: 'Kim', city: '서울', age: 30, tags: ['a', 'b'], scores: [{ k: 'x', v: 1 }, { k: 'y', v: 5 }] },
+  {
+    _id: 1,
+    name: 'Kim',
+    city: '서울',
+    age: 30,
+    tags: ['a', 'b'],
+    scores: [
+      { k: 'x', v: 1 },
+      { k: 'y', v: 5 },
+    ],
+  },
   { _id: 2, name: 'lee', city: '부산', age: 25, tags: ['b'], scores: [{ k: 'x', v: 7 }] },
   { _id: 3, name: 'Park', city: '서울', age: 41, tags: [], scores: [] },
 ];
@@ -328,7 +333,16 @@ const probes: Record<string, Probe> = {
     const r = await col
       .aggregate([
         { $sort: { _id: 1 } },
-        { $group: { _id: '$city', names: { $push: '$name' }, set: { $addToSet: '$city' }, avg: { $avg: '$age' }, max: { $max: '$age' }, first: { $first: '$name' } } },
+        {
+          $group: {
+            _id: '$city',
+            names: { $push: '$name' },
+            set: { $addToSet: '$city' },
+            avg: { $avg: '$age' },
+            max: { $max: '$age' },
+            first: { $first: '$name' },
+          },
+        },
         { $sort: { _id: 1 } },
       ])
       .toArray();
@@ -337,7 +351,10 @@ const probes: Record<string, Probe> = {
   },
   'agg $lookup pipeline+let': async () => {
     const c = db();
-    await seed(c, 'o', [{ _id: 1, pid: 1 }, { _id: 2, pid: 1 }]);
+    await seed(c, 'o', [
+      { _id: 1, pid: 1 },
+      { _id: 2, pid: 1 },
+    ]);
     const col = await seed(c, 'p', people);
     const r = await col
       .aggregate([
@@ -352,11 +369,7 @@ const probes: Record<string, Probe> = {
     await seed(c, 'o', [{ _id: 10, pid: 1, item: 'z' }]);
     const col = await seed(c, 'p', people);
     const r = await col
-      .aggregate([
-        { $lookup: { from: 'o', localField: '_id', foreignField: 'pid', as: 'o' } },
-        { $unwind: '$o' },
-        { $replaceRoot: { newRoot: '$o' } },
-      ])
+      .aggregate([{ $lookup: { from: 'o', localField: '_id', foreignField: 'pid', as: 'o' } }, { $unwind: '$o' }, { $replaceRoot: { newRoot: '$o' } }])
       .toArray();
     check(r.length === 1 && r[0].item === 'z', r);
   },
@@ -407,7 +420,9 @@ const probes: Record<string, Probe> = {
   },
   'agg $dateToString/$toString/$year': async () => {
     const col = await seed(db(), 'd', [{ _id: 1, at: new Date('2024-05-06T07:08:09Z'), n: 5 }]);
-    const r = await col.aggregate([{ $project: { s: { $dateToString: { format: '%Y-%m-%d', date: '$at' } }, t: { $toString: '$n' }, y: { $year: '$at' } } }]).toArray();
+    const r = await col
+      .aggregate([{ $project: { s: { $dateToString: { format: '%Y-%m-%d', date: '$at' } }, t: { $toString: '$n' }, y: { $year: '$at' } } }])
+      .toArray();
     check(r[0]?.s === '2024-05-06' && r[0]?.t === '5' && r[0]?.y === 2024, r);
   },
   'agg $count stage + $skip/$limit': async () => {
@@ -435,14 +450,21 @@ const probes: Record<string, Probe> = {
     check(r.length === 4, r);
   },
   'agg $graphLookup': async () => {
-    const col = await seed(db(), 'g', [{ _id: 1, parent: null }, { _id: 2, parent: 1 }, { _id: 3, parent: 2 }]);
+    const col = await seed(db(), 'g', [
+      { _id: 1, parent: null },
+      { _id: 2, parent: 1 },
+      { _id: 3, parent: 2 },
+    ]);
     const r = await col
       .aggregate([{ $match: { _id: 3 } }, { $graphLookup: { from: 'g', startWith: '$parent', connectFromField: 'parent', connectToField: '_id', as: 'anc' } }])
       .toArray();
     check(r[0]?.anc?.length === 2, r);
   },
   'find $expr': async () => {
-    const col = await seed(db(), 'e', [{ a: 1, b: 2 }, { a: 3, b: 2 }]);
+    const col = await seed(db(), 'e', [
+      { a: 1, b: 2 },
+      { a: 3, b: 2 },
+    ]);
     const r = await col.find({ $expr: { $gt: ['$a', '$b'] } }).toArray();
     check(r.length === 1 && r[0].a === 3, r);
   },
@@ -461,17 +483,21 @@ const probes: Record<string, Probe> = {
     const r = await col.findOne({ _id: 1 }, { projection: { tags: { $slice: 1 }, scores: { $elemMatch: { k: 'y' } } } });
     check(r?.tags?.length === 1 && r?.scores?.length === 1 && r?.scores[0].v === 5, r);
   },
-  'distinct': async () => {
+  distinct: async () => {
     const col = await seed(db(), 'p', people);
     const r = (await col.distinct('city')).sort();
     check(r.join() === '부산,서울', r);
   },
-  'estimatedDocumentCount': async () => {
+  estimatedDocumentCount: async () => {
     const col = await seed(db(), 'p', people);
     check((await col.estimatedDocumentCount()) === 3, 'n');
   },
   'cursor getMore (250 docs, batchSize 20)': async () => {
-    const col = await seed(db(), 'many', Array.from({ length: 250 }, (_, i) => ({ i })));
+    const col = await seed(
+      db(),
+      'many',
+      Array.from({ length: 250 }, (_, i) => ({ i })),
+    );
     const r = await col.find({}, { batchSize: 20 }).sort({ i: 1 }).toArray();
     check(r.length === 250 && r[249].i === 249, r.length);
   },
@@ -498,7 +524,10 @@ const probes: Record<string, Probe> = {
     await col.updateOne({ _id: 1 }, { $pull: { scores: { v: { $lt: 3 } } } as never });
     await col.updateOne({ _id: 2 }, { $push: { tags: { $each: ['c', 'd', 'e'], $slice: -2 } } as never });
     await col.updateOne({ _id: 1 }, { $pop: { tags: 1 } });
-    const [a, b] = await col.find({ _id: { $in: [1, 2] } }).sort({ _id: 1 }).toArray();
+    const [a, b] = await col
+      .find({ _id: { $in: [1, 2] } })
+      .sort({ _id: 1 })
+      .toArray();
     check(a.scores.length === 1 && a.tags.join() === 'a' && b.tags.join() === 'd,e', [a, b]);
   },
   'update $setOnInsert/$min/$max/$mul/$rename/$currentDate': async () => {
@@ -551,7 +580,10 @@ const probes: Record<string, Probe> = {
   },
   'Date range query + sort': async () => {
     const col = await seed(db(), 'd', [{ at: new Date('2024-01-01') }, { at: new Date('2024-02-01') }, { at: new Date('2024-03-01') }]);
-    const r = await col.find({ at: { $gte: new Date('2024-01-15') } }).sort({ at: -1 }).toArray();
+    const r = await col
+      .find({ at: { $gte: new Date('2024-01-15') } })
+      .sort({ at: -1 })
+      .toArray();
     check(r.length === 2 && r[0].at.getUTCMonth() === 2, r);
   },
   'sparse unique index (multiple docs without the field)': async () => {
@@ -574,7 +606,10 @@ const probes: Record<string, Probe> = {
   'partial unique index (partialFilterExpression)': async () => {
     const col = db().collection<AnyDoc>('pi');
     await col.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { deleted: false } });
-    await col.insertMany([{ email: 'a', deleted: true }, { email: 'a', deleted: false }]);
+    await col.insertMany([
+      { email: 'a', deleted: true },
+      { email: 'a', deleted: false },
+    ]);
     let code: unknown;
     await col.insertOne({ email: 'a', deleted: false }).catch((e) => (code = e.code));
     check(code === 11000, code);
@@ -583,7 +618,10 @@ const probes: Record<string, Probe> = {
     const col = db().collection<AnyDoc>('ttl');
     await col.createIndex({ at: 1 }, { expireAfterSeconds: 1 });
     const idx = await col.indexes();
-    check(idx.some((i) => i.expireAfterSeconds === 1), idx);
+    check(
+      idx.some((i) => i.expireAfterSeconds === 1),
+      idx,
+    );
   },
   'TTL index: expired documents are removed (waits 2.5 s)': async () => {
     const col = db().collection<AnyDoc>('ttl');
@@ -613,19 +651,13 @@ const probes: Record<string, Probe> = {
     check(r.length === 1, r);
   },
   '2dsphere index + $near': async () => {
-    const col = await seed(db(), 'geo', [
-      { loc: { type: 'Point', coordinates: [126.97, 37.56] } },
-      { loc: { type: 'Point', coordinates: [129.07, 35.17] } },
-    ]);
+    const col = await seed(db(), 'geo', [{ loc: { type: 'Point', coordinates: [126.97, 37.56] } }, { loc: { type: 'Point', coordinates: [129.07, 35.17] } }]);
     await col.createIndex({ loc: '2dsphere' });
     const r = await col.find({ loc: { $near: { $geometry: { type: 'Point', coordinates: [127, 37.5] }, $maxDistance: 50_000 } } }).toArray();
     check(r.length === 1, r);
   },
   '$geoWithin $centerSphere (no index)': async () => {
-    const col = await seed(db(), 'geo', [
-      { loc: { type: 'Point', coordinates: [126.97, 37.56] } },
-      { loc: { type: 'Point', coordinates: [129.07, 35.17] } },
-    ]);
+    const col = await seed(db(), 'geo', [{ loc: { type: 'Point', coordinates: [126.97, 37.56] } }, { loc: { type: 'Point', coordinates: [129.07, 35.17] } }]);
     const r = await col.find({ loc: { $geoWithin: { $centerSphere: [[127, 37.5], 50 / 6378.1] } } }).toArray();
     check(r.length === 1, r);
   },
@@ -673,14 +705,17 @@ const probes: Record<string, Probe> = {
       await stream.close().catch(() => {});
     }
   },
-  'explain': async () => {
+  explain: async () => {
     const col = await seed(db(), 'p', people);
     await col.find({ age: 1 }).explain();
   },
   'hint on existing index': async () => {
     const col = await seed(db(), 'p', people);
     await col.createIndex({ age: 1 });
-    const r = await col.find({ age: { $gt: 26 } }).hint({ age: 1 }).toArray();
+    const r = await col
+      .find({ age: { $gt: 26 } })
+      .hint({ age: 1 })
+      .toArray();
     check(r.length === 2, r);
   },
   'syncIndexes drops indexes not in the schema': async () => {
@@ -702,13 +737,19 @@ const probes: Record<string, Probe> = {
     // Real MongoDB without collation: binary comparison -> uppercase before lowercase.
     const col = await seed(db(), 'p', people);
     const r = await col.find().sort({ name: 1 }).toArray();
-    check(r.map((x) => x.name).join() === 'Kim,Park,lee', r.map((x) => x.name));
+    check(
+      r.map((x) => x.name).join() === 'Kim,Park,lee',
+      r.map((x) => x.name),
+    );
   },
   'createCollection with JSON-schema validator enforced': async () => {
     const c = db();
     await c.createCollection('v', { validator: { $jsonSchema: { required: ['a'] } } });
     let code: unknown;
-    await c.collection<AnyDoc>('v').insertOne({ b: 1 }).catch((e) => (code = e.code));
+    await c
+      .collection<AnyDoc>('v')
+      .insertOne({ b: 1 })
+      .catch((e) => (code = e.code));
     check(code === 121, code);
   },
 };
@@ -751,7 +792,10 @@ describe('dev-mongo: probes (see docs/dev-mongo.md)', () => {
     }
     const report = results.map((r) => `${r.ok ? 'OK  ' : 'FAIL'} ${r.name}${r.error ? `  -- ${r.error}` : ''}`).join('\n');
     if (process.env.DEV_MONGO_PROBE_REPORT) fs.writeFileSync(process.env.DEV_MONGO_PROBE_REPORT, report + '\n');
-    const failed = results.filter((r) => !r.ok).map((r) => r.name).sort();
+    const failed = results
+      .filter((r) => !r.ok)
+      .map((r) => r.name)
+      .sort();
     expect({ failed, report }).toEqual({ failed: [...EXPECTED_FAILURES].sort(), report });
   });
 });

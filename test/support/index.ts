@@ -6,7 +6,10 @@ import { signAccessToken, type AuthClaims } from '@binzip/shared';
  */
 export function isolatedNames(label: string): { db: string; natsPrefix: string } {
   const suffix = `${process.env.BINZIP_TEST_RUN ?? 'r'}_${randomBytes(3).toString('hex')}`;
-  const safe = label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20);
+  const safe = label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20);
   return { db: `t_${safe}_${suffix}`, natsPrefix: `t${safe}${suffix}`.replace(/_/g, '') };
 }
 

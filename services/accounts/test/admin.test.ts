@@ -36,14 +36,19 @@ describe('createAdministrator', () => {
     const { bearer } = await signedIn(h.app, { userName: 'admin_1', password: 'Adm1nPass!' });
     const profile = (await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data;
     expect(profile).toMatchObject({ authority: 'ADMIN', userType: 'SERVER', age: null, agentCode: null });
-    const viaSignUp = await request(h.app).post('/api/v1/users/sign-up').send({ ...userBody(), userType: 'WEB' });
+    const viaSignUp = await request(h.app)
+      .post('/api/v1/users/sign-up')
+      .send({ ...userBody(), userType: 'WEB' });
     expect(viaSignUp.status).toBe(400);
     expect(await h.ctx.models.users.countDocuments({ authority: 'ADMIN' })).toBe(1);
   });
 
   it('applies the sign-up formats and duplicate rules', async () => {
     await createAdministrator(h.ctx, admin('2'));
-    await expect(createAdministrator(h.ctx, admin('3', { password: 'weak' }))).rejects.toMatchObject({ code: 'C0002', message: '비밀번호 형식에 맞지 않습니다.' });
+    await expect(createAdministrator(h.ctx, admin('3', { password: 'weak' }))).rejects.toMatchObject({
+      code: 'C0002',
+      message: '비밀번호 형식에 맞지 않습니다.',
+    });
     await expect(createAdministrator(h.ctx, admin('3', { userType: 'AGENT' }))).rejects.toMatchObject({ code: 'C0002' });
     await expect(createAdministrator(h.ctx, admin('3', { userName: 'admin_2' }))).rejects.toMatchObject({ code: 'U0007' });
     await expect(createAdministrator(h.ctx, admin('3', { nick_name: '관리자2' }))).rejects.toMatchObject({ code: 'U0005' });
@@ -63,9 +68,30 @@ describe('createAdministrator', () => {
 
 describe('scripts/admin-create.ts', () => {
   const names = isolatedNames('acctcli');
-  const env = { ...process.env, MONGODB_URI: testEnv().mongoUri, MONGODB_DB: names.db, NATS_URL: testEnv().natsUrl, NATS_PREFIX: names.natsPrefix, BCRYPT_COST: '4' };
-  const args = ['--userName', 'cliadmin1', '--password', 'Passw0rd!', '--nick_name', '관리자', '--phone_num', '01012345678', '--email', 'a@b.co', '--type', 'WEB'];
-  const cli = (argv: string[]) => run(path.join(REPO, 'node_modules', '.bin', 'tsx'), [path.join(REPO, 'scripts', 'admin-create.ts'), ...argv], { cwd: REPO, env, timeout: 60_000 });
+  const env = {
+    ...process.env,
+    MONGODB_URI: testEnv().mongoUri,
+    MONGODB_DB: names.db,
+    NATS_URL: testEnv().natsUrl,
+    NATS_PREFIX: names.natsPrefix,
+    BCRYPT_COST: '4',
+  };
+  const args = [
+    '--userName',
+    'cliadmin1',
+    '--password',
+    'Passw0rd!',
+    '--nick_name',
+    '관리자',
+    '--phone_num',
+    '01012345678',
+    '--email',
+    'a@b.co',
+    '--type',
+    'WEB',
+  ];
+  const cli = (argv: string[]) =>
+    run(path.join(REPO, 'node_modules', '.bin', 'tsx'), [path.join(REPO, 'scripts', 'admin-create.ts'), ...argv], { cwd: REPO, env, timeout: 60_000 });
   let bus: EventBus;
 
   beforeAll(async () => {
@@ -95,7 +121,13 @@ describe('scripts/admin-create.ts', () => {
     }
 
     const events: UserSnapshotV1[] = [];
-    const consumer = await bus.consume({ stream: 'ACCOUNTS', durable: 'cli-sink', filterSubject: 'accounts.user.*', schema: userSnapshotV1, handle: async (e) => void events.push(e) });
+    const consumer = await bus.consume({
+      stream: 'ACCOUNTS',
+      durable: 'cli-sink',
+      filterSubject: 'accounts.user.*',
+      schema: userSnapshotV1,
+      handle: async (e) => void events.push(e),
+    });
     try {
       await eventually(() => events.some((e) => e.id === printed.id));
       expect(events.find((e) => e.id === printed.id)).toMatchObject({ userName: 'cliadmin1', authority: 'ADMIN', userType: 'WEB' });
@@ -114,7 +146,9 @@ describe('scripts/admin-create.ts', () => {
   it('refuses a missing option and a bad type without touching the store', async () => {
     const missing = await cli(args.slice(0, -2)).catch((err: { code: number; stderr: string }) => err);
     expect(missing).toMatchObject({ code: 2 });
-    const badType = await cli([...args.slice(0, -1), 'ROOT'].map((a) => (a === 'cliadmin1' ? 'cliadmin2' : a))).catch((err: { code: number; stderr: string }) => err);
+    const badType = await cli([...args.slice(0, -1), 'ROOT'].map((a) => (a === 'cliadmin1' ? 'cliadmin2' : a))).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
     expect(badType).toMatchObject({ code: 1 });
     expect((badType as { stderr: string }).stderr).toContain('C0002');
   }, 90_000);

@@ -51,13 +51,30 @@ describe('user snapshot events through the outbox', () => {
       const id = (await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data.id as number;
       const mine = () => events.filter((e) => e.id === id);
       await eventually(() => mine().length === 1);
-      expect(mine()[0]).toMatchObject({ v: 1, id, userName: body.userName, nick_name: body.nick_name, userType: 'NONE', authority: 'USER', status: 'ACTIVE', version: 1 });
+      expect(mine()[0]).toMatchObject({
+        v: 1,
+        id,
+        userName: body.userName,
+        nick_name: body.nick_name,
+        userType: 'NONE',
+        authority: 'USER',
+        status: 'ACTIVE',
+        version: 1,
+      });
 
-      await request(h.app).put('/api/v1/users/update/nick-name').set('Authorization', bearer).send({ nick_name: `새이름${id}` }).expect(200);
+      await request(h.app)
+        .put('/api/v1/users/update/nick-name')
+        .set('Authorization', bearer)
+        .send({ nick_name: `새이름${id}` })
+        .expect(200);
       await eventually(() => mine().length === 2);
       expect(mine()[1]).toMatchObject({ nick_name: `새이름${id}`, version: 2, status: 'ACTIVE' });
 
-      await request(h.app).post('/api/v1/users/withdrawal').set('Authorization', bearer).send({ reason: ['기타'], content: 'bye' }).expect(200);
+      await request(h.app)
+        .post('/api/v1/users/withdrawal')
+        .set('Authorization', bearer)
+        .send({ reason: ['기타'], content: 'bye' })
+        .expect(200);
       await eventually(() => mine().length === 3);
       expect(mine()[2]).toMatchObject({ nick_name: `새이름${id}`, version: 3, status: 'WITHDRAWAL_REQUESTED' });
       expect(new Set(mine().map((e) => e.eventId)).size).toBe(3);
@@ -112,7 +129,15 @@ describe('NATS unreachable at write time', () => {
 
       await nats.restart();
       // A round trip succeeds only once the client has reconnected.
-      await eventually(() => bus.connection.flush().then(() => true, () => false), 20_000, 200);
+      await eventually(
+        () =>
+          bus.connection.flush().then(
+            () => true,
+            () => false,
+          ),
+        20_000,
+        200,
+      );
       const { events, consumer } = await eventually(() => collect(bus, 'sink-outage').catch(() => undefined), 20_000, 200);
       try {
         await eventually(() => events.some((e) => e.id === user!._id), 20_000, 100);

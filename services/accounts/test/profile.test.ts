@@ -8,7 +8,11 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const put = (path: string, bearer: string, body: unknown) => request(h.app).put(path).set('Authorization', bearer).send(body as object);
+const put = (path: string, bearer: string, body: unknown) =>
+  request(h.app)
+    .put(path)
+    .set('Authorization', bearer)
+    .send(body as object);
 const profile = async (bearer: string) => (await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data;
 const signInWith = (userName: unknown, password: string) => request(h.app).post('/api/v1/users/sign-in').send({ userName, password });
 let phoneSeq = 0;
@@ -16,7 +20,9 @@ const freshPhone = () => `0188${String(process.pid % 1000).padStart(3, '0')}${St
 
 async function verifyPhone(phone: string): Promise<void> {
   await request(h.app).post('/api/v1/users/send/sms').send({ phone_num: phone }).expect(200);
-  const res = await request(h.app).post('/api/v1/users/check/sms').send({ phone_num: phone, code: lastCode(h.sms, phone) });
+  const res = await request(h.app)
+    .post('/api/v1/users/check/sms')
+    .send({ phone_num: phone, code: lastCode(h.sms, phone) });
   expect(res.body.data).toBe(true);
 }
 
@@ -116,22 +122,43 @@ describe('PUT /api/v1/users', () => {
 describe('POST /api/v1/users/withdrawal', () => {
   it('stores reasons as codes and the content, marks WITHDRAWAL_REQUESTED; again is U0008', async () => {
     const { bearer, body } = await signedIn(h.app);
-    await request(h.app).post('/api/v1/users/withdrawal').set('Authorization', bearer).send({ reason: ['이용빈도 낮음', '개인 정보 보호'], content: '잘 썼습니다' }).expect(200);
+    await request(h.app)
+      .post('/api/v1/users/withdrawal')
+      .set('Authorization', bearer)
+      .send({ reason: ['이용빈도 낮음', '개인 정보 보호'], content: '잘 썼습니다' })
+      .expect(200);
     const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
-    expect(stored).toMatchObject({ status: 'WITHDRAWAL_REQUESTED', version: 2, withdrawal: { reasons: ['ROW_USE', 'PERSONAL_PROTECTION'], content: '잘 썼습니다' } });
-    const again = await request(h.app).post('/api/v1/users/withdrawal').set('Authorization', bearer).send({ reason: ['기타'], content: '' });
+    expect(stored).toMatchObject({
+      status: 'WITHDRAWAL_REQUESTED',
+      version: 2,
+      withdrawal: { reasons: ['ROW_USE', 'PERSONAL_PROTECTION'], content: '잘 썼습니다' },
+    });
+    const again = await request(h.app)
+      .post('/api/v1/users/withdrawal')
+      .set('Authorization', bearer)
+      .send({ reason: ['기타'], content: '' });
     expectError(again, 400, 'U0008', '이미 탈퇴신청 되었습니다.');
     expect((await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec())?.version).toBe(2);
   });
 
   it('answers C0002 for enum names instead of texts, wrong types and huge content; J0000 without token', async () => {
     const { bearer } = await signedIn(h.app);
-    const send = (b: unknown) => request(h.app).post('/api/v1/users/withdrawal').set('Authorization', bearer).send(b as object);
+    const send = (b: unknown) =>
+      request(h.app)
+        .post('/api/v1/users/withdrawal')
+        .set('Authorization', bearer)
+        .send(b as object);
     expectError(await send({ reason: ['ROW_USE'], content: '' }), 400, 'C0002', 'reason[0] 값이 올바르지 않습니다.');
     expectError(await send({ reason: '기타', content: '' }), 400, 'C0002');
     expectError(await send({ reason: ['기타'], content: HUGE }), 400, 'C0002');
     expectError(await send({ reason: ['기타'], content: 1 }), 400, 'C0002');
-    expectError(await request(h.app).post('/api/v1/users/withdrawal').send({ reason: ['기타'], content: '' }), 401, 'J0000');
+    expectError(
+      await request(h.app)
+        .post('/api/v1/users/withdrawal')
+        .send({ reason: ['기타'], content: '' }),
+      401,
+      'J0000',
+    );
     const stored = await h.ctx.models.users.find({ status: 'WITHDRAWAL_REQUESTED' }).countDocuments();
     expect(stored).toBe(1);
   });
@@ -150,7 +177,9 @@ describe('audit: parallel changes of one account', () => {
 
   it('answers a parallel double submission of a password change as a sequential one would (one 200, then U0002 / U0006)', async () => {
     const a = await signedIn(h.app);
-    const viaProfile = await Promise.all(Array.from({ length: 3 }, () => put('/api/v1/users', a.bearer, { password: a.body.password, new_password: 'Twice0pw!' })));
+    const viaProfile = await Promise.all(
+      Array.from({ length: 3 }, () => put('/api/v1/users', a.bearer, { password: a.body.password, new_password: 'Twice0pw!' })),
+    );
     expect(viaProfile.map((r) => r.body.code).sort()).toEqual(['SUCCESS', 'U0002', 'U0002']);
     await signInWith(a.body.userName, 'Twice0pw!').expect(200);
 

@@ -105,11 +105,15 @@ describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
   it('builds the message nodemailer would send (stream transport)', async () => {
     const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     let raw = '';
-    const wrapped = { ...transport, sendMail: async (mail: nodemailer.SendMailOptions) => {
-      const info = await transport.sendMail(mail);
-      raw = (info.message as Buffer).toString('utf8');
-      return info;
-    }, close: () => transport.close() } as unknown as nodemailer.Transporter;
+    const wrapped = {
+      ...transport,
+      sendMail: async (mail: nodemailer.SendMailOptions) => {
+        const info = await transport.sendMail(mail);
+        raw = (info.message as Buffer).toString('utf8');
+        return info;
+      },
+      close: () => transport.close(),
+    } as unknown as nodemailer.Transporter;
     await new SmtpMailSender({ transport: wrapped, from: 'noreply@binzip.kr' }).send('x@example.com', 'subject line', 'code 4321');
     expect(raw).toMatch(/^From: noreply@binzip\.kr$/m);
     expect(raw).toMatch(/^To: x@example\.com$/m);
@@ -120,7 +124,10 @@ describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
 describe('TwilioSmsSender', () => {
   it('sends from the configured number to the E.164 form of the phone', async () => {
     const calls: unknown[] = [];
-    const sender = new TwilioSmsSender({ accountSid: 'ACxxxxxxxx', authToken: 'token', from: '+15005550006' }, { create: async (params) => calls.push(params) });
+    const sender = new TwilioSmsSender(
+      { accountSid: 'ACxxxxxxxx', authToken: 'token', from: '+15005550006' },
+      { create: async (params) => calls.push(params) },
+    );
     await sender.send('01012345678', '인증번호 5678');
     expect(calls).toEqual([{ to: '+821012345678', from: '+15005550006', body: '인증번호 5678' }]);
     expect(toE164Korea('+821011112222')).toBe('+821011112222');
@@ -139,7 +146,10 @@ describe('local senders', () => {
       const mail = new LocalMailSender(path.join(dir, 'nested'));
       await sms.send('01012345678', 'code 1111');
       await mail.send('a@b.co', 'subject', 'code 2222');
-      const lines = readFileSync(path.join(dir, 'nested', 'messages.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(path.join(dir, 'nested', 'messages.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines).toEqual([
         { channel: 'sms', to: '01012345678', text: 'code 1111', at: expect.any(String) },
         { channel: 'email', to: 'a@b.co', subject: 'subject', text: 'code 2222', at: expect.any(String) },
@@ -181,7 +191,9 @@ describe('config', () => {
       SMTP_URL: 'smtp://127.0.0.1:2525',
       MAIL_FROM: 'noreply@binzip.kr',
       BCRYPT_COST: '4',
-      ADMIN_BOOTSTRAP: JSON.stringify([{ userName: 'boot_admin', password: 'Passw0rd!', nick_name: '부트', phone_num: '01011112222', email: 'b@b.co', userType: 'WEB' }]),
+      ADMIN_BOOTSTRAP: JSON.stringify([
+        { userName: 'boot_admin', password: 'Passw0rd!', nick_name: '부트', phone_num: '01011112222', email: 'b@b.co', userType: 'WEB' },
+      ]),
     });
     const senders = createSenders(config);
     expect(senders.sms).toBeInstanceOf(TwilioSmsSender);

@@ -59,7 +59,11 @@ describe('POST /api/v1/users/sign-in', () => {
 
   it('lets a user who asked to withdraw still sign in', async () => {
     const { body, bearer } = await signedIn(h.app);
-    await request(h.app).post('/api/v1/users/withdrawal').set('Authorization', bearer).send({ reason: ['재가입'], content: '' }).expect(200);
+    await request(h.app)
+      .post('/api/v1/users/withdrawal')
+      .set('Authorization', bearer)
+      .send({ reason: ['재가입'], content: '' })
+      .expect(200);
     await request(h.app).post('/api/v1/users/sign-in').send({ userName: body.userName, password: body.password }).expect(200);
   });
 });
@@ -96,7 +100,11 @@ describe('POST /api/v1/users/reissue', () => {
     const { refresh, bearer } = await signedIn(h.app);
     const claims = verifyAccessJwt(bearer.slice(7), testEnv().publicKey);
     const expired = signAccessToken(claims, testEnv().privateKey, -60);
-    const res = await request(h.app).post('/api/v1/users/reissue').set('Cookie', `RefreshToken=${refresh}`).set('Authorization', `Bearer ${expired}`).send({ access_token: expired });
+    const res = await request(h.app)
+      .post('/api/v1/users/reissue')
+      .set('Cookie', `RefreshToken=${refresh}`)
+      .set('Authorization', `Bearer ${expired}`)
+      .send({ access_token: expired });
     expect(res.status).toBe(200);
     expect(verifyAccessJwt(res.body.data.access_token.slice(7), testEnv().publicKey).userId).toBe(claims.userId);
   });
@@ -191,10 +199,22 @@ describe('GET /api/v1/users', () => {
 
   it('answers J0000 without a token, J0002 for an expired one, J0001 for a forged one, C0001 for a vanished user', async () => {
     expectError(await request(h.app).get('/api/v1/users'), 401, 'J0000');
-    expectError(await request(h.app).get('/api/v1/users').set('Authorization', testBearer({ userId: 1 }, -10)), 401, 'J0002');
+    expectError(
+      await request(h.app)
+        .get('/api/v1/users')
+        .set('Authorization', testBearer({ userId: 1 }, -10)),
+      401,
+      'J0002',
+    );
     const forged = `Bearer ${signAccessToken({ userId: 1, userName: 'x', authority: 'USER', userType: 'NONE' }, generateDevKeyPair().privateKey)}`;
     expectError(await request(h.app).get('/api/v1/users').set('Authorization', forged), 401, 'J0001');
-    expectError(await request(h.app).get('/api/v1/users').set('Authorization', testBearer({ userId: 999_999 })), 404, 'C0001');
+    expectError(
+      await request(h.app)
+        .get('/api/v1/users')
+        .set('Authorization', testBearer({ userId: 999_999 })),
+      404,
+      'C0001',
+    );
   });
 });
 

@@ -74,7 +74,12 @@ describe('POST /api/v1/users/sign-up', () => {
     expectError(await post('/api/v1/users/sign-up').send(all), 400, 'U0007', '이미 가입된 아이디입니다.');
     expectError(await post('/api/v1/users/sign-up').send({ ...all, userName: userBody().userName }), 400, 'U0005', '이미 존재하는 닉네임입니다.');
     const fresh = userBody();
-    expectError(await post('/api/v1/users/sign-up').send({ ...all, userName: fresh.userName, nick_name: fresh.nick_name }), 400, 'U0000', '이미 가입된 전화번호입니다.');
+    expectError(
+      await post('/api/v1/users/sign-up').send({ ...all, userName: fresh.userName, nick_name: fresh.nick_name }),
+      400,
+      'U0000',
+      '이미 가입된 전화번호입니다.',
+    );
     expectError(
       await post('/api/v1/users/sign-up').send({ ...all, userName: fresh.userName, nick_name: fresh.nick_name, phone_num: fresh.phone_num }),
       400,

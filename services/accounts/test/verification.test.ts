@@ -22,7 +22,10 @@ afterEach(() => {
   mailFails = false;
 });
 
-const post = (path: string, body: unknown) => request(h.app).post(path).send(body as object);
+const post = (path: string, body: unknown) =>
+  request(h.app)
+    .post(path)
+    .send(body as object);
 let phoneSeq = 0;
 const freshPhone = () => `0167${String(process.pid % 1000).padStart(3, '0')}${String(++phoneSeq).padStart(4, '0')}`;
 let mailSeq = 0;
@@ -181,7 +184,12 @@ describe('update/phone and update/email need a fresh verification', () => {
   it('update/phone: U0011 without a check, success after one, and the mark is used up', async () => {
     const { bearer } = await signedIn(h.app);
     const phone = freshPhone();
-    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: phone }), 400, 'U0011', '인증이 완료되지 않았습니다.');
+    expectError(
+      await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: phone }),
+      400,
+      'U0011',
+      '인증이 완료되지 않았습니다.',
+    );
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     await post('/api/v1/users/check/sms', { phone_num: phone, code: lastCode(h.sms, phone) }).expect(200);
     await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: phone }).expect(200);
@@ -198,7 +206,12 @@ describe('update/phone and update/email need a fresh verification', () => {
     const { bearer } = await signedIn(h.app);
     const other = await signUp(h.app);
     expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: other.phone_num }), 400, 'U0000');
-    expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: '02-123' }), 400, 'C0002', FormatMessages.phone);
+    expectError(
+      await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: '02-123' }),
+      400,
+      'C0002',
+      FormatMessages.phone,
+    );
     expectError(await request(h.app).put('/api/v1/users/update/phone').send({ phone_num: freshPhone() }), 401, 'J0000');
   });
 

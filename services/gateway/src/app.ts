@@ -65,7 +65,10 @@ function bodyLimit(maxBytes: number): RequestHandler {
 }
 
 function corsOptions(origins: string): cors.CorsOptions {
-  const list = origins.split(',').map((o) => o.trim()).filter(Boolean);
+  const list = origins
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return {
     origin: list.includes('*') ? true : list,
     credentials: true,

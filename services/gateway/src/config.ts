@@ -4,7 +4,12 @@ import { z } from 'zod';
 const urlList = z
   .string()
   .min(1)
-  .transform((value) => value.split(',').map((url) => url.trim().replace(/\/+$/, '')).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((url) => url.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().url()).min(1));
 
 const positiveInt = z.coerce.number().int().positive();

@@ -141,11 +141,15 @@ describe('gateway', () => {
     expect(notifications.hits.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
 
     const before = notifications.hits.length;
-    const forged = await request(app).get('/api/v1/notifications').set('authorization', `Bearer ${signAccessToken(claims, otherKeys.privateKey)}`);
+    const forged = await request(app)
+      .get('/api/v1/notifications')
+      .set('authorization', `Bearer ${signAccessToken(claims, otherKeys.privateKey)}`);
     expect(forged.status).toBe(401);
     expect(forged.body).toEqual({ code: 'J0001', message: '잘못된 JWT 서명입니다.' });
 
-    const expired = await request(app).get('/api/v1/notifications').set('authorization', `Bearer ${signAccessToken(claims, keys.privateKey, -10)}`);
+    const expired = await request(app)
+      .get('/api/v1/notifications')
+      .set('authorization', `Bearer ${signAccessToken(claims, keys.privateKey, -10)}`);
     expect(expired.status).toBe(401);
     expect(expired.body.code).toBe('J0002');
 
@@ -199,7 +203,9 @@ describe('gateway', () => {
   });
 
   it('answers 503 when every instance refuses, 504 when the upstream is silent past the timeout', async () => {
-    const down = await request(gateway({ RECORDS_URLS: dead })).post('/api/v1/record').send({ title: 'x' });
+    const down = await request(gateway({ RECORDS_URLS: dead }))
+      .post('/api/v1/record')
+      .send({ title: 'x' });
     expect(down.status).toBe(503);
     expect(down.body.code).toBe('C0000');
     expect(down.body.data).toBeUndefined();

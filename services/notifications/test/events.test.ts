@@ -74,7 +74,18 @@ const publishRecord = (event: RecordCommentCreatedV1, msgId = event.eventId) => 
 async function publishUser(id: number, nickName: string, version: number): Promise<void> {
   await bus.publish(
     userSubject(id),
-    { v: 1, eventId: `user-${id}-${version}`, id, userName: `user${id}`, nick_name: nickName, userType: 'NONE', authority: 'USER', status: 'ACTIVE', version, occurredAt: new Date().toISOString() },
+    {
+      v: 1,
+      eventId: `user-${id}-${version}`,
+      id,
+      userName: `user${id}`,
+      nick_name: nickName,
+      userType: 'NONE',
+      authority: 'USER',
+      status: 'ACTIVE',
+      version,
+      occurredAt: new Date().toISOString(),
+    },
     `user-${id}-${version}`,
   );
 }
@@ -112,7 +123,9 @@ it('turns a board comment event into a notification the board author can list', 
   const event = boardEvent();
   await publishBoard(event);
   await arrived('board', event.commentId);
-  const res = await request(app).get('/api/v1/notifications').set('Authorization', bearer({ userId: AUTHOR }));
+  const res = await request(app)
+    .get('/api/v1/notifications')
+    .set('Authorization', bearer({ userId: AUTHOR }));
   expect(res.status).toBe(200);
   expect(res.body.data.notifications.content[0]).toMatchObject({
     nick_name: 'author',
@@ -148,7 +161,10 @@ it('notifies the record author and the parent comment author, once each, never t
   expect(await recipientsOfComment('record', authorReplies.commentId)).toEqual([PARENT_AUTHOR]);
   expect(await recipientsOfComment('record', authorOnOwnRecord.commentId)).toEqual([]);
 
-  const res = await request(app).get('/api/v1/notifications').query({ size: '50' }).set('Authorization', bearer({ userId: PARENT_AUTHOR }));
+  const res = await request(app)
+    .get('/api/v1/notifications')
+    .query({ size: '50' })
+    .set('Authorization', bearer({ userId: PARENT_AUTHOR }));
   const items = res.body.data.notifications.content as Array<{ type: string; board_id: number; board_title: string }>;
   expect(items).toHaveLength(2);
   expect(items.every((n) => n.type === 'record' && n.board_id === 77 && n.board_title === '장애 회고')).toBe(true);
@@ -189,11 +205,17 @@ it('terminates invalid payloads without redelivering them or holding back later 
 
 describe('user projection', () => {
   it('gives the latest nickname of the recipient and shows a later change', async () => {
-    const res = await request(app).get('/api/v1/notifications').query({ size: '1' }).set('Authorization', bearer({ userId: AUTHOR }));
+    const res = await request(app)
+      .get('/api/v1/notifications')
+      .query({ size: '1' })
+      .set('Authorization', bearer({ userId: AUTHOR }));
     expect(res.body.data.notifications.content[0].nick_name).toBe('author');
     await publishUser(AUTHOR, 'authorRenamed', 3);
     await eventually(async () => {
-      const again = await request(app).get('/api/v1/notifications').query({ size: '1' }).set('Authorization', bearer({ userId: AUTHOR }));
+      const again = await request(app)
+        .get('/api/v1/notifications')
+        .query({ size: '1' })
+        .set('Authorization', bearer({ userId: AUTHOR }));
       return again.body.data.notifications.content[0].nick_name === 'authorRenamed';
     });
   });

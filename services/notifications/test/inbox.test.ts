@@ -225,7 +225,9 @@ describe('GET /api/v1/notifications', () => {
   });
 
   it('rejects a repeated parameter with C0002', async () => {
-    const res = await request(app).get('/api/v1/notifications?read=true&read=false').set('Authorization', bearer({ userId: ALICE }));
+    const res = await request(app)
+      .get('/api/v1/notifications?read=true&read=false')
+      .set('Authorization', bearer({ userId: ALICE }));
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('C0002');
   });
@@ -300,10 +302,12 @@ describe('PUT /api/v1/notifications/{id} and the read filter', () => {
     for (;;) {
       const res = await list(ALICE, { read: 'false', id: cursor });
       const page = res.body.data.notifications;
-      unread.push(...page.content.map((n: { notification_id: number; status: boolean }) => {
-        expect(n.status).toBe(false);
-        return n.notification_id;
-      }));
+      unread.push(
+        ...page.content.map((n: { notification_id: number; status: boolean }) => {
+          expect(n.status).toBe(false);
+          return n.notification_id;
+        }),
+      );
       if (page.last) break;
       cursor = String(res.body.data.nextId);
     }
@@ -315,7 +319,9 @@ describe('PUT /api/v1/notifications/{id} and the read filter', () => {
 });
 
 it('answers unknown routes under the prefix with C0001', async () => {
-  const res = await request(app).delete('/api/v1/notifications/1').set('Authorization', bearer({ userId: ALICE }));
+  const res = await request(app)
+    .delete('/api/v1/notifications/1')
+    .set('Authorization', bearer({ userId: ALICE }));
   expect(res.status).toBe(404);
   expect(res.body.code).toBe('C0001');
 });

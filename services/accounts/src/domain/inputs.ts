@@ -37,7 +37,10 @@ const userSignUpShape = {
 export const userSignUpBody = z.strictObject(userSignUpShape);
 export type UserSignUp = z.output<typeof userSignUpBody>;
 
-const registrationNumber = z.string().max(14).regex(/^(\d{10}|\d{14})$/);
+const registrationNumber = z
+  .string()
+  .max(14)
+  .regex(/^(\d{10}|\d{14})$/);
 
 export const agentSignUpBody = z
   .strictObject({
@@ -47,7 +50,10 @@ export const agentSignUpBody = z
     company_name: text(100),
     agent_name: text(50),
     company_phone_num: z.string().max(11).regex(COMPANY_PHONE),
-    assistant_name: text(50).nullable().optional().transform((v) => v ?? null),
+    assistant_name: text(50)
+      .nullable()
+      .optional()
+      .transform((v) => v ?? null),
     company_address: text(200),
     company_address_detail: z.string().trim().max(200),
     company_email: emailField,
@@ -81,7 +87,11 @@ export const userNameBody = z.strictObject({ userName: userNameField });
 export const passwordCheckBody = z.strictObject({ password: z.string().max(100) });
 export const newPasswordBody = z.strictObject({ password: passwordField });
 
-const optionalChange = <S extends z.ZodType>(schema: S) => schema.nullable().optional().transform((v) => v ?? undefined);
+const optionalChange = <S extends z.ZodType>(schema: S) =>
+  schema
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined);
 
 export const profileUpdateBody = z.strictObject({
   password: z.string().min(1).max(100),

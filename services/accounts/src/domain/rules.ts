@@ -27,7 +27,11 @@ export const codeField = formatted(CODE, FormatMessages.code, 4);
  * Addresses are kept in lower case: `A@B.co` and `a@b.co` reach the same mailbox in practice, so they must
  * clash on uniqueness (U0010) and share one verification code and send log.
  */
-export const emailField = z.string().max(254).pipe(z.email()).transform((email) => email.toLowerCase());
+export const emailField = z
+  .string()
+  .max(254)
+  .pipe(z.email())
+  .transform((email) => email.toLowerCase());
 
 /** Sign-up sends Korean labels; reads return the code word. */
 export const AGE_CODES = {
@@ -76,9 +80,7 @@ export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[keyof typeof WITHDRAW
 export function labelField<const M extends Record<string, string>>(map: M) {
   // zod's default enum message lists the (Korean) options, which the shared C0002 rendering would pass
   // through verbatim; a plain message makes it name the field instead.
-  return z
-    .enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' })
-    .transform((label) => map[label] as M[keyof M]);
+  return z.enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' }).transform((label) => map[label] as M[keyof M]);
 }
 
 export function labelList<const M extends Record<string, string>>(map: M) {

@@ -67,10 +67,7 @@ export class TwilioSmsSender implements SmsSender {
   private readonly messages: TwilioMessages;
   private readonly from: string;
 
-  constructor(
-    options: { accountSid: string; authToken: string; from: string },
-    messages?: TwilioMessages,
-  ) {
+  constructor(options: { accountSid: string; authToken: string; from: string }, messages?: TwilioMessages) {
     this.from = options.from;
     this.messages = messages ?? twilio(options.accountSid, options.authToken).messages;
   }
@@ -115,6 +112,8 @@ export function createSenders(config: SenderConfig): { sms: SmsSender; mail: Mai
       ? new TwilioSmsSender({ accountSid: config.TWILIO_ACCOUNT_SID ?? '', authToken: config.TWILIO_AUTH_TOKEN ?? '', from: config.TWILIO_FROM ?? '' })
       : new LocalSmsSender(config.DEV_OUTBOX_DIR);
   const mail =
-    config.MAIL_PROVIDER === 'smtp' ? new SmtpMailSender({ smtpUrl: config.SMTP_URL ?? '', from: config.MAIL_FROM ?? '' }) : new LocalMailSender(config.DEV_OUTBOX_DIR);
+    config.MAIL_PROVIDER === 'smtp'
+      ? new SmtpMailSender({ smtpUrl: config.SMTP_URL ?? '', from: config.MAIL_FROM ?? '' })
+      : new LocalMailSender(config.DEV_OUTBOX_DIR);
   return { sms, mail };
 }

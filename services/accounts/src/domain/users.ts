@@ -213,7 +213,8 @@ async function changeUser(ctx: DomainContext, userId: number, compute: (user: Us
     const change = await compute(user);
     if (!change || Object.keys(change).length === 0) return;
     const now = ctx.now();
-    const snapshotChanges = (change.nickName !== undefined && change.nickName !== user.nickName) || (change.status !== undefined && change.status !== user.status);
+    const snapshotChanges =
+      (change.nickName !== undefined && change.nickName !== user.nickName) || (change.status !== undefined && change.status !== user.status);
     const unique = { nickName: change.nickName, phoneNum: change.phoneNum, email: change.email };
     try {
       if (!snapshotChanges) {
@@ -223,7 +224,10 @@ async function changeUser(ctx: DomainContext, userId: number, compute: (user: Us
       }
       const next = { ...user, ...change, version: user.version + 1 };
       const result = await ctx.models.users
-        .updateOne({ _id: userId, version: user.version, passwordHash: user.passwordHash }, { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } })
+        .updateOne(
+          { _id: userId, version: user.version, passwordHash: user.passwordHash },
+          { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } },
+        )
         .exec();
       if (result.matchedCount === 1) {
         ctx.eventsPending();

@@ -29,7 +29,10 @@ async function issueCode(ctx: DomainContext, channel: Channel, target: string): 
     const result = await verifications
       .updateOne(
         { _id: key, [freeSlot]: { $exists: false } },
-        { $push: { sends: now }, $set: { codeHash: hashCode(salt, code), salt, expiresAt: new Date(now.getTime() + CODE_TTL_MS), failedChecks: 0, used: false } },
+        {
+          $push: { sends: now },
+          $set: { codeHash: hashCode(salt, code), salt, expiresAt: new Date(now.getTime() + CODE_TTL_MS), failedChecks: 0, used: false },
+        },
         { upsert: true },
       )
       .exec();

@@ -79,7 +79,9 @@ export function proxyRouter(options: ProxyOptions): RequestHandler {
         const next = hasNoBody(req) && !response.headersSent ? pools[service].pick(state.tried) : undefined;
         if (next) {
           state.retrying = true;
-          void middleware(req as Parameters<RequestHandler>[0], response as Parameters<RequestHandler>[1], () => sendFault(response, GatewayFaults.unavailable));
+          void middleware(req as Parameters<RequestHandler>[0], response as Parameters<RequestHandler>[1], () =>
+            sendFault(response, GatewayFaults.unavailable),
+          );
           return;
         }
         sendFault(response, GatewayFaults.unavailable);

@@ -43,18 +43,16 @@ export async function listInbox(connection: Connection, query: InboxQuery): Prom
   const pageDocs = docs.slice(0, query.size);
   const nickNames = await nickNamesOf(projectedUserModel(connection), [query.recipientId, ...pageDocs.map((d) => d.commenterId)]);
   const recipientNickName = nickNames.get(query.recipientId) ?? UNKNOWN_NICKNAME;
-  const content = pageDocs.map(
-    (doc): NotificationItem => ({
-      notification_id: doc._id,
-      nick_name: recipientNickName,
-      board_id: doc.targetId,
-      board_title: doc.targetTitle,
-      status: doc.read,
-      comment: doc.comment,
-      comment_user: nickNames.get(doc.commenterId) ?? (doc.commenterNickName || UNKNOWN_NICKNAME),
-      type: doc.kind,
-    }),
-  );
+  const content = pageDocs.map((doc): NotificationItem => ({
+    notification_id: doc._id,
+    nick_name: recipientNickName,
+    board_id: doc.targetId,
+    board_title: doc.targetTitle,
+    status: doc.read,
+    comment: doc.comment,
+    comment_user: nickNames.get(doc.commenterId) ?? (doc.commenterNickName || UNKNOWN_NICKNAME),
+    type: doc.kind,
+  }));
   const last = pageDocs[pageDocs.length - 1];
   return {
     nextId: last ? last._id : null,

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
@@ -43,6 +43,20 @@ export function normalizePem(pem: string): string {
   return pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
 }
 
+/** Parsing a PEM costs more than verifying a signature, so each key is parsed once per process. */
+const parsedKeys = new Map<string, KeyObject>();
+
+function keyObject(pem: string, kind: 'public' | 'private'): KeyObject {
+  const cacheKey = `${kind}:${pem}`;
+  let key = parsedKeys.get(cacheKey);
+  if (!key) {
+    const normalized = normalizePem(pem);
+    key = kind === 'public' ? createPublicKey(normalized) : createPrivateKey(normalized);
+    parsedKeys.set(cacheKey, key);
+  }
+  return key;
+}
+
 export function generateDevKeyPair(): { publicKey: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return {
@@ -63,7 +77,7 @@ export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSecon
 export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean } = {}): AuthClaims {
   let decoded: unknown;
   try {
-    decoded = jwt.verify(token, normalizePem(publicKey), { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
+    decoded = jwt.verify(token, keyObject(publicKey, 'public'), { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
   } catch (err) {
     if (err instanceof jwt.TokenExpiredError) throw new AppError('J0002');
     if (err instanceof jwt.JsonWebTokenError && err.message === 'invalid signature') throw new AppError('J0001');
@@ -87,9 +101,8 @@ export function verifyAuthorizationHeader(header: string | undefined, publicKey:
  * identity never comes from a trusted header.
  */
 export function authenticate(publicKey: string): RequestHandler {
-  const key = normalizePem(publicKey);
   return (req: Request, _res: Response, next: NextFunction) => {
-    req.auth = verifyAuthorizationHeader(req.headers.authorization, key) ?? undefined;
+    req.auth = verifyAuthorizationHeader(req.headers.authorization, publicKey) ?? undefined;
     next();
   };
 }

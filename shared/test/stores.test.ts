@@ -5,7 +5,6 @@ import {
   EventBus,
   OutboxRelay,
   applyUserSnapshot,
-  connectMongo,
   createLogger,
   newOutboxEvent,
   nextId,
@@ -13,10 +12,8 @@ import {
   addOutbox,
   projectedUserModel,
   startUserProjection,
-  userSubject,
-  type UserSnapshotV1,
 } from '../src';
-import { eventually, isolatedNames, testEnv } from '../../test/support';
+import { connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../test/support';
 import { startNatsServer } from '../../scripts/lib/nats';
 
 const logger = createLogger('stores-test', process.env.DBG ? 'debug' : 'silent');
@@ -25,29 +22,17 @@ let connection: Connection;
 let bus: EventBus;
 
 beforeAll(async () => {
-  connection = await connectMongo(testEnv().mongoUri, names.db);
+  connection = await connectTestDb(names.db);
   bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'shared-test', logger });
 });
 
 afterAll(async () => {
   await bus.deleteStreams();
   await bus.close();
-  await connection.dropDatabase();
-  await connection.close();
+  await dropTestDb(connection);
 });
 
-const snapshot = (id: number, nick: string, version: number): UserSnapshotV1 => ({
-  v: 1,
-  eventId: `e-${id}-${version}`,
-  id,
-  userName: `user${id}`,
-  nick_name: nick,
-  userType: 'NONE',
-  authority: 'USER',
-  status: 'ACTIVE',
-  version,
-  occurredAt: new Date().toISOString(),
-});
+const snapshot = (id: number, nick: string, version: number) => userSnapshot(id, nick, { version });
 
 describe('integer ids', () => {
   it('hands out distinct increasing ids under concurrency', async () => {
@@ -73,10 +58,10 @@ describe('user projection', () => {
 
   it('follows accounts.user.* over NATS, and a new consumer rebuilds from the last message per subject', async () => {
     await bus.ensureStream('ACCOUNTS');
-    await bus.publish(userSubject(21), snapshot(21, 'old21', 1), 'u21-1');
-    await bus.publish(userSubject(21), snapshot(21, 'new21', 2), 'u21-2');
-    await bus.publish(userSubject(22), snapshot(22, 'only22', 1), 'u22-1');
-    const other = await connectMongo(testEnv().mongoUri, `${names.db}_fresh`);
+    await publishUserSnapshot(bus, snapshot(21, 'old21', 1));
+    await publishUserSnapshot(bus, snapshot(21, 'new21', 2));
+    await publishUserSnapshot(bus, snapshot(22, 'only22', 1));
+    const other = await connectTestDb(`${names.db}_fresh`);
     try {
       const consumer = await startUserProjection({ bus, connection: other, service: 'fresh', logger });
       const model = projectedUserModel(other);
@@ -86,8 +71,7 @@ describe('user projection', () => {
       expect(nicks.get(22)).toBe('only22');
       await consumer.stop();
     } finally {
-      await other.dropDatabase();
-      await other.close();
+      await dropTestDb(other);
     }
   });
 });

@@ -3,13 +3,11 @@
  * NATS server) under fresh names, an HTTP client for the gateway, a bus under the test's prefix, and a
  * clean-up that leaves no database or stream behind.
  */
-import { randomUUID } from 'node:crypto';
 import {
   connectMongo,
   createLogger,
   EventBus,
   userSnapshotV1,
-  userSubject,
   type ConsumeOptions,
   type Envelope,
   type RunningConsumer,
@@ -19,7 +17,7 @@ import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
-import { isolatedNames, testEnv } from './index';
+import { isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from './index';
 
 export interface E2eOptions {
   services: ServiceName[];
@@ -109,18 +107,7 @@ function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): 
     publishUser: async (user) => {
       const connected = await stores.bus();
       await (accountsStream ??= connected.ensureStream('ACCOUNTS'));
-      const snapshot: UserSnapshotV1 = userSnapshotV1.parse({
-        v: 1,
-        eventId: randomUUID(),
-        userName: `user${user.id}`,
-        userType: 'NONE',
-        authority: 'USER',
-        status: 'ACTIVE',
-        version: 1,
-        occurredAt: new Date().toISOString(),
-        ...user,
-      });
-      await connected.publish(userSubject(snapshot.id), snapshot, snapshot.eventId);
+      await publishUserSnapshot(connected, userSnapshotV1.parse(userSnapshot(user.id, user.nick_name, user)));
     },
     collect: async (options) => {
       const received: Array<z.output<typeof options.schema>> = [];

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { signAccessToken, type AuthClaims } from '@binzip/shared';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connectMongo, signAccessToken, userSubject, type AuthClaims, type EventBus, type UserSnapshotV1 } from '@binzip/shared';
+import type { Connection } from 'mongoose';
 
 /**
  * Per-test-file isolation on the shared stores: every call gives fresh database and NATS prefix names.
@@ -17,6 +18,39 @@ export function testEnv(): { mongoUri: string; natsUrl: string; publicKey: strin
   const { MONGODB_URI, NATS_URL, JWT_PUBLIC_KEY, JWT_PRIVATE_KEY } = process.env;
   if (!MONGODB_URI || !NATS_URL || !JWT_PUBLIC_KEY || !JWT_PRIVATE_KEY) throw new Error('test stores not started: run through jest (global setup)');
   return { mongoUri: MONGODB_URI, natsUrl: NATS_URL, publicKey: JWT_PUBLIC_KEY, privateKey: JWT_PRIVATE_KEY };
+}
+
+/** A connection to a database of the run's MongoDB (a name from `isolatedNames`); `dropTestDb` removes it. */
+export function connectTestDb(db: string): Promise<Connection> {
+  return connectMongo(testEnv().mongoUri, db);
+}
+
+/** Drops a test database and closes its connection; skips a connection that was never opened. */
+export async function dropTestDb(connection: Connection | undefined): Promise<void> {
+  await connection?.dropDatabase();
+  await connection?.close();
+}
+
+/** An `accounts.user.<id>` snapshot as accounts publishes it: version 1, an ordinary active user, unless overridden. */
+export function userSnapshot(id: number, nickName: string, overrides: Partial<UserSnapshotV1> = {}): UserSnapshotV1 {
+  return {
+    v: 1,
+    eventId: randomUUID(),
+    id,
+    userName: `user${id}`,
+    nick_name: nickName,
+    userType: 'NONE',
+    authority: 'USER',
+    status: 'ACTIVE',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** Publishes a snapshot on its `accounts.user.<id>` subject, with its eventId as the message id. */
+export async function publishUserSnapshot(bus: EventBus, snapshot: UserSnapshotV1): Promise<void> {
+  await bus.publish(userSubject(snapshot.id), snapshot, snapshot.eventId);
 }
 
 /** An `Authorization` header value for a user, signed with the run's test key. */

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { EventBus, connectMongo, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@binzip/shared';
-import { eventually, isolatedNames, testEnv } from '../../../test/support';
+import { EventBus, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@binzip/shared';
+import { connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { bootstrapAdministrators, createAdministrator } from '../src/domain/users';
 import { accountsModels } from '../src/models';
 import { signedIn, startHarness, userBody, type Harness } from './helpers';
@@ -100,9 +100,7 @@ describe('scripts/admin-create.ts', () => {
   afterAll(async () => {
     await bus.deleteStreams();
     await bus.close();
-    const connection = await connectMongo(testEnv().mongoUri, names.db);
-    await connection.dropDatabase();
-    await connection.close();
+    await dropTestDb(await connectTestDb(names.db));
   });
 
   it('creates the administrator, publishes its snapshot, prints one JSON line; a duplicate fails', async () => {
@@ -112,7 +110,7 @@ describe('scripts/admin-create.ts', () => {
     const printed = JSON.parse(lines[0]!) as { id: number; userName: string };
     expect(printed).toEqual({ id: expect.any(Number), userName: 'cliadmin1' });
 
-    const connection = await connectMongo(testEnv().mongoUri, names.db);
+    const connection = await connectTestDb(names.db);
     try {
       const stored = await accountsModels(connection).users.findById(printed.id).lean().exec();
       expect(stored).toMatchObject({ authority: 'ADMIN', userType: 'WEB', pendingEvents: [] });

@@ -1,8 +1,8 @@
-import { connectMongo, createLogger } from '@binzip/shared';
+import { createLogger } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { isolatedNames, testEnv } from '../../../test/support';
+import { connectTestDb, dropTestDb, isolatedNames, testEnv } from '../../../test/support';
 import { buildApp, domainContext } from '../src/app';
 import type { DomainContext } from '../src/domain/context';
 import { LocalMailSender, LocalSmsSender, type MailSender, type SmsSender } from '../src/domain/senders';
@@ -25,7 +25,7 @@ export async function startHarness(
   options: { eventsPending?: () => void; smsSender?: SmsSender; mailSender?: MailSender; defaultProfileImageUrl?: string } = {},
 ): Promise<Harness> {
   const names = isolatedNames(label);
-  const connection = await connectMongo(testEnv().mongoUri, names.db);
+  const connection = await connectTestDb(names.db);
   await initModels(accountsModels(connection));
   const clock = { offsetMs: 0 };
   const now = () => new Date(Date.now() + clock.offsetMs);
@@ -48,10 +48,7 @@ export async function startHarness(
     mail,
     clock,
     names,
-    close: async () => {
-      await connection.dropDatabase();
-      await connection.close();
-    },
+    close: () => dropTestDb(connection),
   };
 }
 

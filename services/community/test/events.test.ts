@@ -8,16 +8,15 @@ import {
   EventBus,
   startUserProjection,
   UNKNOWN_NICKNAME,
-  userSubject,
   type CommunityCommentCreatedV1,
   type OutboxRelay,
   type RunningConsumer,
 } from '@binzip/shared';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
-import { eventually, testEnv } from '../../../test/support';
+import { eventually, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
 import { startCommentRelay } from '../src/events/outbox';
-import { asUser, postBoard, postComment, setUp, userSnapshot, type TestContext } from './helpers';
+import { asUser, postBoard, postComment, setUp, type TestContext } from './helpers';
 
 jest.setTimeout(60_000);
 const logger = createLogger('test', 'silent');
@@ -45,12 +44,10 @@ describe('nicknames from accounts.user.* on NATS', () => {
     const nickNameOfBoard = async () => (await request(ctx.app).get(`/api/v1/boards/${board}`)).body.data.nickName as string;
     expect(await nickNameOfBoard()).toBe(UNKNOWN_NICKNAME);
 
-    const first = userSnapshot(author, '처음이름', 1);
-    await bus.publish(userSubject(author), first, first.eventId);
+    await publishUserSnapshot(bus, userSnapshot(author, '처음이름', { version: 1 }));
     await eventually(async () => (await nickNameOfBoard()) === '처음이름', 10_000);
 
-    const renamed = userSnapshot(author, '바뀐이름', 2);
-    await bus.publish(userSubject(author), renamed, renamed.eventId);
+    await publishUserSnapshot(bus, userSnapshot(author, '바뀐이름', { version: 2 }));
     await eventually(async () => (await nickNameOfBoard()) === '바뀐이름', 10_000);
     const list = await request(ctx.app).get('/api/v1/boards').query({ prefix: 'DEFAULT' });
     expect(list.body.data.content[0].nickName).toBe('바뀐이름');

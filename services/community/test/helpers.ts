@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { applyUserSnapshot, connectMongo, createLogger, type UserSnapshotV1 } from '@binzip/shared';
+import { applyUserSnapshot, createLogger } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp, type AppDeps } from '../src/app';
 import { prepareStore, type CommunityModels } from '../src/models';
 
@@ -17,7 +16,7 @@ export interface TestContext {
 
 export async function setUp(label: string, extra: Partial<AppDeps> = {}): Promise<TestContext> {
   const names = isolatedNames(label);
-  const connection = await connectMongo(testEnv().mongoUri, names.db);
+  const connection = await connectTestDb(names.db);
   const models = await prepareStore(connection);
   const app = buildApp({ connection, logger: createLogger('test', 'silent'), publicKey: testEnv().publicKey, ...extra });
   return {
@@ -25,31 +24,12 @@ export async function setUp(label: string, extra: Partial<AppDeps> = {}): Promis
     connection,
     models,
     names,
-    close: async () => {
-      await connection.dropDatabase();
-      await connection.close();
-    },
-  };
-}
-
-export function userSnapshot(id: number, nickName: string, version = 1, over: Partial<UserSnapshotV1> = {}): UserSnapshotV1 {
-  return {
-    v: 1,
-    eventId: randomUUID(),
-    id,
-    userName: `user${id}`,
-    nick_name: nickName,
-    userType: 'NONE',
-    authority: 'USER',
-    status: 'ACTIVE',
-    version,
-    occurredAt: new Date().toISOString(),
-    ...over,
+    close: () => dropTestDb(connection),
   };
 }
 
 export async function addUser(ctx: TestContext, id: number, nickName: string, version = 1): Promise<void> {
-  await applyUserSnapshot(ctx.models.User, userSnapshot(id, nickName, version));
+  await applyUserSnapshot(ctx.models.User, userSnapshot(id, nickName, { version }));
 }
 
 export const asUser = (userId: number): string => bearer({ userId });

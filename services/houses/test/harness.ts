@@ -1,8 +1,8 @@
-import { applyUserSnapshot, connectMongo, createLogger, type UserType } from '@binzip/shared';
+import { applyUserSnapshot, createLogger, type UserType } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { ensureIndexes, houseModels, type HouseModels } from '../src/models';
 
@@ -16,7 +16,7 @@ export interface Harness {
 
 export async function startHarness(label: string): Promise<Harness> {
   const names = isolatedNames(label);
-  const connection = await connectMongo(testEnv().mongoUri, names.db);
+  const connection = await connectTestDb(names.db);
   const models = houseModels(connection);
   await ensureIndexes(models);
   const app = buildApp({ connection, logger: createLogger('test', 'silent'), publicKey: testEnv().publicKey });
@@ -24,10 +24,7 @@ export async function startHarness(label: string): Promise<Harness> {
     app,
     connection,
     models,
-    close: async () => {
-      await connection.dropDatabase();
-      await connection.close();
-    },
+    close: () => dropTestDb(connection),
   };
 }
 
@@ -45,34 +42,12 @@ let nextPersonId = 1_000;
 export async function person(h: Harness, nickName: string, userType: UserType = 'NONE', version = 1): Promise<Person> {
   const id = nextPersonId++;
   const admin = userType === 'WEB' || userType === 'SERVER';
-  await applyUserSnapshot(h.models.users, {
-    v: 1,
-    eventId: `e-${id}-${version}`,
-    id,
-    userName: `user${id}`,
-    nick_name: nickName,
-    userType,
-    authority: admin ? 'ADMIN' : 'USER',
-    status: 'ACTIVE',
-    version,
-    occurredAt: new Date().toISOString(),
-  });
+  await applyUserSnapshot(h.models.users, userSnapshot(id, nickName, { userType, authority: admin ? 'ADMIN' : 'USER', version }));
   return { id, nickName, userType, admin, token: bearer({ userId: id, userType, authority: admin ? 'ADMIN' : 'USER' }) };
 }
 
 export async function renamePerson(h: Harness, p: Person, nickName: string, version: number): Promise<void> {
-  await applyUserSnapshot(h.models.users, {
-    v: 1,
-    eventId: `e-${p.id}-${version}`,
-    id: p.id,
-    userName: `user${p.id}`,
-    nick_name: nickName,
-    userType: p.userType,
-    authority: p.admin ? 'ADMIN' : 'USER',
-    status: 'ACTIVE',
-    version,
-    occurredAt: new Date().toISOString(),
-  });
+  await applyUserSnapshot(h.models.users, userSnapshot(p.id, nickName, { userType: p.userType, authority: p.admin ? 'ADMIN' : 'USER', version }));
 }
 
 export function validListing(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,12 +1,10 @@
 import {
   COMMUNITY_COMMENT_CREATED,
-  connectMongo,
   createLogger,
   EventBus,
   projectedUserModel,
   RECORDS_COMMENT_CREATED,
   startUserProjection,
-  userSubject,
   type CommunityCommentCreatedV1,
   type RecordCommentCreatedV1,
   type RunningConsumer,
@@ -14,7 +12,7 @@ import {
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, eventually, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { BOARD_COMMENTS_DURABLE, startCommentSubscribers } from '../src/events/comment-subscribers';
 import { notificationModel, prepareNotificationStore } from '../src/models/notification';
@@ -71,24 +69,7 @@ function recordEvent(overrides: Partial<RecordCommentCreatedV1> = {}): RecordCom
 const publishBoard = (event: CommunityCommentCreatedV1, msgId = event.eventId) => bus.publish(COMMUNITY_COMMENT_CREATED, event, msgId);
 const publishRecord = (event: RecordCommentCreatedV1, msgId = event.eventId) => bus.publish(RECORDS_COMMENT_CREATED, event, msgId);
 
-async function publishUser(id: number, nickName: string, version: number): Promise<void> {
-  await bus.publish(
-    userSubject(id),
-    {
-      v: 1,
-      eventId: `user-${id}-${version}`,
-      id,
-      userName: `user${id}`,
-      nick_name: nickName,
-      userType: 'NONE',
-      authority: 'USER',
-      status: 'ACTIVE',
-      version,
-      occurredAt: new Date().toISOString(),
-    },
-    `user-${id}-${version}`,
-  );
-}
+const publishUser = (id: number, nickName: string, version: number) => publishUserSnapshot(bus, userSnapshot(id, nickName, { version }));
 
 const recipientsOfComment = async (kind: 'board' | 'record', commentId: number) =>
   (await notificationModel(connection).find({ kind, commentId }).sort({ recipientId: 1 }).lean().exec()).map((n) => n.recipientId);
@@ -98,7 +79,7 @@ const arrived = (kind: 'board' | 'record', commentId: number, count = 1) =>
   eventually(async () => (await recipientsOfComment(kind, commentId)).length >= count, 5_000);
 
 beforeAll(async () => {
-  connection = await connectMongo(testEnv().mongoUri, names.db);
+  connection = await connectTestDb(names.db);
   await prepareNotificationStore(connection);
   bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'notifications-test', logger });
   await bus.ensureStream('ACCOUNTS');
@@ -115,8 +96,7 @@ afterAll(async () => {
   await users?.stop();
   await bus?.deleteStreams();
   await bus?.close();
-  await connection?.dropDatabase();
-  await connection?.close();
+  await dropTestDb(connection);
 });
 
 it('turns a board comment event into a notification the board author can list', async () => {
@@ -223,7 +203,7 @@ describe('user projection', () => {
   it('is rebuilt from the last snapshot per user by a new instance with an empty database', async () => {
     await users?.stop();
     users = undefined;
-    const fresh = await connectMongo(testEnv().mongoUri, `${names.db}_fresh`);
+    const fresh = await connectTestDb(`${names.db}_fresh`);
     let replacement: RunningConsumer | undefined;
     try {
       replacement = await startUserProjection({ bus, connection: fresh, service: 'notifications', logger });
@@ -234,8 +214,7 @@ describe('user projection', () => {
       expect((await projected.findById(COMMENTER).lean().exec())?.nickName).toBe('commenter');
     } finally {
       await replacement?.stop();
-      await fresh.dropDatabase();
-      await fresh.close();
+      await dropTestDb(fresh);
     }
   });
 });

@@ -1,8 +1,8 @@
-import { applyUserSnapshot, connectMongo, createLogger, projectedUserModel } from '@binzip/shared';
+import { applyUserSnapshot, createLogger, projectedUserModel } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { notifyAboutComment, recipientsOf, type CommentNotice } from '../src/domain/comment-notices';
 import { notificationModel, prepareNotificationStore } from '../src/models/notification';
@@ -33,20 +33,7 @@ function boardNotice(overrides: Partial<CommentNotice> = {}): CommentNotice {
   };
 }
 
-async function snapshot(id: number, nickName: string, version: number): Promise<void> {
-  await applyUserSnapshot(projectedUserModel(connection), {
-    v: 1,
-    eventId: `u-${id}-${version}`,
-    id,
-    userName: `user${id}`,
-    nick_name: nickName,
-    userType: 'NONE',
-    authority: 'USER',
-    status: 'ACTIVE',
-    version,
-    occurredAt: new Date().toISOString(),
-  });
-}
+const snapshot = (id: number, nickName: string, version: number) => applyUserSnapshot(projectedUserModel(connection), userSnapshot(id, nickName, { version }));
 
 const list = (userId: number, query: Record<string, string> = {}) =>
   request(app).get('/api/v1/notifications').query(query).set('Authorization', bearer({ userId }));
@@ -54,7 +41,7 @@ const list = (userId: number, query: Record<string, string> = {}) =>
 const mark = (userId: number, id: number | string) => request(app).put(`/api/v1/notifications/${id}`).set('Authorization', bearer({ userId }));
 
 beforeAll(async () => {
-  connection = await connectMongo(testEnv().mongoUri, names.db);
+  connection = await connectTestDb(names.db);
   await prepareNotificationStore(connection);
   await projectedUserModel(connection).init();
   app = buildApp({ connection, logger: createLogger('test', 'silent'), publicKey: testEnv().publicKey });
@@ -62,10 +49,7 @@ beforeAll(async () => {
   await snapshot(BOB, 'bob', 1);
 });
 
-afterAll(async () => {
-  await connection.dropDatabase();
-  await connection.close();
-});
+afterAll(() => dropTestDb(connection));
 
 describe('recipients of a comment', () => {
   it('notifies the board author, never the commenter', () => {

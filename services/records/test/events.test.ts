@@ -1,23 +1,13 @@
-import {
-  EventBus,
-  RECORDS_COMMENT_CREATED,
-  connectMongo,
-  createLogger,
-  recordCommentCreatedV1,
-  startUserProjection,
-  userSubject,
-  type OutboxRelay,
-  type RecordCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { EventBus, createLogger, startUserProjection, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, eventually, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { startCommentRelay } from '../src/events/relay';
 import { commentModel } from '../src/models/comment';
 import { initModels, recordsModels } from '../src/models';
+import { admin, member, probeRecordComments } from './helpers';
 
 const logger = createLogger('test', 'silent');
 const names = isolatedNames('recordsevents');
@@ -29,35 +19,14 @@ let app: Express;
 const received: RecordCommentCreatedV1[] = [];
 let probe: RunningConsumer;
 
-const snapshot = (id: number, nick: string, userType: 'WEB' | 'SERVER' | 'NONE', authority: 'ADMIN' | 'USER', version = 1) => ({
-  v: 1,
-  eventId: `snap-${id}-${version}`,
-  id,
-  userName: `user${id}`,
-  nick_name: nick,
-  userType,
-  authority,
-  status: 'ACTIVE',
-  version,
-  occurredAt: new Date().toISOString(),
-});
-
 beforeAll(async () => {
-  connection = await connectMongo(testEnv().mongoUri, names.db);
+  connection = await connectTestDb(names.db);
   await initModels(recordsModels(connection));
   bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'records-test', logger });
   users = await startUserProjection({ bus, connection, service: 'records', logger });
   relay = await startCommentRelay({ bus, connection, logger, intervalMs: 60_000 });
   app = buildApp({ connection, logger, publicKey: testEnv().publicKey, onEventsPending: () => void relay.kick() });
-  probe = await bus.consume({
-    stream: 'RECORDS',
-    durable: 'probe',
-    filterSubject: RECORDS_COMMENT_CREATED,
-    schema: recordCommentCreatedV1,
-    handle: async (event) => {
-      received.push(event);
-    },
-  });
+  probe = await probeRecordComments(bus, received);
 });
 
 afterAll(async () => {
@@ -66,15 +35,14 @@ afterAll(async () => {
   await users?.stop();
   await bus?.deleteStreams();
   await bus?.close();
-  await connection?.dropDatabase();
-  await connection?.close();
+  await dropTestDb(connection);
 });
 
 test('accounts snapshots over NATS feed the projection: reviewers and nicknames follow', async () => {
-  await bus.publish(userSubject(101), snapshot(101, '웹리드', 'WEB', 'ADMIN'), 'snap-101-1');
-  await bus.publish(userSubject(102), snapshot(102, '웹리뷰어', 'WEB', 'ADMIN'), 'snap-102-1');
-  await bus.publish(userSubject(103), snapshot(103, '서버', 'SERVER', 'ADMIN'), 'snap-103-1');
-  await bus.publish(userSubject(104), snapshot(104, '댓글러', 'NONE', 'USER'), 'snap-104-1');
+  await publishUserSnapshot(bus, userSnapshot(101, '웹리드', admin('WEB')));
+  await publishUserSnapshot(bus, userSnapshot(102, '웹리뷰어', admin('WEB')));
+  await publishUserSnapshot(bus, userSnapshot(103, '서버', admin('SERVER')));
+  await publishUserSnapshot(bus, userSnapshot(104, '댓글러', member));
   const projected = recordsModels(connection).users;
   await eventually(async () => (await projected.countDocuments({ _id: { $in: [101, 102, 103, 104] } })) === 4, 10_000);
 

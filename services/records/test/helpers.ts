@@ -1,8 +1,19 @@
-import { applyUserSnapshot, connectMongo, createLogger, projectedUserModel, type AuthClaims, type UserType } from '@binzip/shared';
+import {
+  EventBus,
+  RECORDS_COMMENT_CREATED,
+  applyUserSnapshot,
+  createLogger,
+  projectedUserModel,
+  recordCommentCreatedV1,
+  type AuthClaims,
+  type RecordCommentCreatedV1,
+  type RunningConsumer,
+  type UserType,
+} from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { initModels, recordsModels } from '../src/models';
 
@@ -17,7 +28,7 @@ export interface Harness {
 /** A records app on its own database, with a clock the test moves. */
 export async function startHarness(label: string): Promise<Harness> {
   const names = isolatedNames(label);
-  const connection = await connectMongo(testEnv().mongoUri, names.db);
+  const connection = await connectTestDb(names.db);
   await initModels(recordsModels(connection));
   const clock = { now: new Date('2024-03-05T03:00:00.000Z') };
   const eventsPending = { count: 0 };
@@ -35,10 +46,7 @@ export async function startHarness(label: string): Promise<Harness> {
     app,
     clock,
     eventsPending,
-    close: async () => {
-      await connection.dropDatabase();
-      await connection.close();
-    },
+    close: () => dropTestDb(connection),
   };
 }
 
@@ -58,18 +66,10 @@ export async function addUser(
   nick: string,
   kind: { authority: 'USER' | 'ADMIN'; userType: UserType; status?: 'ACTIVE' | 'WITHDRAWAL_REQUESTED' | 'WITHDRAWN' },
 ): Promise<TestUser> {
-  await applyUserSnapshot(projectedUserModel(h.connection), {
-    v: 1,
-    eventId: `e-${id}-${versionSeq}`,
-    id,
-    userName: `user${id}`,
-    nick_name: nick,
-    userType: kind.userType,
-    authority: kind.authority,
-    status: kind.status ?? 'ACTIVE',
-    version: versionSeq++,
-    occurredAt: new Date().toISOString(),
-  });
+  await applyUserSnapshot(
+    projectedUserModel(h.connection),
+    userSnapshot(id, nick, { userType: kind.userType, authority: kind.authority, status: kind.status ?? 'ACTIVE', version: versionSeq++ }),
+  );
   const claims: AuthClaims = { userId: id, userName: `user${id}`, authority: kind.authority, userType: kind.userType };
   return { id, nick, claims, auth: bearer(claims) };
 }
@@ -102,4 +102,17 @@ export async function approveBy(h: Harness, recordId: number, reviewers: TestUse
     const res = await review(h, r, recordId, 'approve', '좋아요');
     if (res.status !== 200) throw new Error(`approve failed: ${JSON.stringify(res.body)}`);
   }
+}
+
+/** A durable consumer on records.comment.created that collects every event into `received`. */
+export function probeRecordComments(bus: EventBus, received: RecordCommentCreatedV1[]): Promise<RunningConsumer> {
+  return bus.consume({
+    stream: 'RECORDS',
+    durable: 'probe',
+    filterSubject: RECORDS_COMMENT_CREATED,
+    schema: recordCommentCreatedV1,
+    handle: async (event) => {
+      received.push(event);
+    },
+  });
 }

@@ -1,24 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  EventBus,
-  RECORDS_COMMENT_CREATED,
-  connectMongo,
-  createLogger,
-  recordCommentCreatedV1,
-  type OutboxRelay,
-  type RecordCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { EventBus, createLogger, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
-import { bearer, eventually, isolatedNames, testEnv } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { startCommentRelay } from '../src/events/relay';
 import { commentModel } from '../src/models/comment';
 import { initModels, recordsModels } from '../src/models';
+import { probeRecordComments } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -32,22 +24,14 @@ test('a comment saved while NATS is down is published once NATS is back', async 
   let relay: OutboxRelay | undefined;
   let probe: RunningConsumer | undefined;
   try {
-    connection = await connectMongo(testEnv().mongoUri, names.db);
+    connection = await connectTestDb(names.db);
     await initModels(recordsModels(connection));
     bus = await EventBus.connect({ url: nats.uri, prefix: names.natsPrefix, name: 'records-outage', logger });
     relay = await startCommentRelay({ bus, connection, logger, intervalMs: 300 });
     const activeRelay = relay;
     const app = buildApp({ connection, logger, publicKey: testEnv().publicKey, onEventsPending: () => void activeRelay.kick() });
     const received: RecordCommentCreatedV1[] = [];
-    probe = await bus.consume({
-      stream: 'RECORDS',
-      durable: 'probe',
-      filterSubject: RECORDS_COMMENT_CREATED,
-      schema: recordCommentCreatedV1,
-      handle: async (event) => {
-        received.push(event);
-      },
-    });
+    probe = await probeRecordComments(bus, received);
 
     // The only WEB admin: the record is approved at once and open to comments.
     const lead = bearer({ userId: 1, authority: 'ADMIN', userType: 'WEB' });
@@ -78,7 +62,6 @@ test('a comment saved while NATS is down is published once NATS is back', async 
     await relay?.stop().catch(() => undefined);
     await bus?.close().catch(() => undefined);
     await nats.stop();
-    await connection?.dropDatabase();
-    await connection?.close();
+    await dropTestDb(connection);
   }
 });

@@ -1,5 +1,6 @@
 import { AppError, parseWith } from '@binzip/shared';
 import { z } from 'zod';
+import type { ListingContent } from '../models/house';
 import { startsWithProvince } from './regions';
 import { RecommendedTags, RentalTypes } from './vocabulary';
 
@@ -12,25 +13,7 @@ const MAX_URL = 2_048;
 const MAX_PRICE = 100_000_000;
 const MAX_MONTHLY_PRICE = 10_000_000;
 
-/** The stored shape of a listing's content, identical for drafts and saved listings. */
-export interface ListingContent {
-  rentalType: string;
-  city: string;
-  detail: string;
-  zipCode: string;
-  size: string;
-  purpose: string;
-  floorNum: number;
-  contact: string;
-  createdDate: string;
-  price: number;
-  monthlyPrice: number;
-  agentName: string | null;
-  title: string;
-  code: string;
-  imageUrls: string[];
-  recommendedTag: string[];
-}
+export type { ListingContent };
 
 export interface ListingInput {
   tmpYn: boolean;

@@ -7,11 +7,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 export const DealStates = ['APPLYING', 'ONGOING', 'COMPLETED', 'REJECTED'] as const;
 export type DealState = (typeof DealStates)[number];
 
-export interface HouseDoc {
-  _id: number;
-  authorId: number;
-  /** The author's userType from the token at the last write; fallback when the projection lacks the user. */
-  authorType: string;
+/** The stored shape of a listing's content, identical for drafts and saved listings. */
+export interface ListingContent {
   rentalType: string;
   city: string;
   detail: string;
@@ -28,6 +25,13 @@ export interface HouseDoc {
   code: string;
   imageUrls: string[];
   recommendedTag: string[];
+}
+
+export interface HouseDoc extends ListingContent {
+  _id: number;
+  authorId: number;
+  /** The author's userType from the token at the last write; fallback when the projection lacks the user. */
+  authorType: string;
   tmpYn: boolean;
   dealState: DealState | null;
   rejectReason: string | null;

@@ -260,29 +260,25 @@ export async function updatePassword(ctx: DomainContext, userId: number, passwor
  * could never be verified). Registered elsewhere is reported before "not verified" for the same reason:
  * a verification for such a target can never exist and U0011 would hide the real reason.
  */
-export async function updatePhone(ctx: DomainContext, userId: number, phoneNum: string): Promise<void> {
+/** A contact field whose change needs a fresh verification of the new value on its channel. */
+const VERIFIED_CONTACTS = { sms: 'phoneNum', email: 'email' } as const;
+
+async function updateVerifiedContact(ctx: DomainContext, userId: number, channel: keyof typeof VERIFIED_CONTACTS, value: string): Promise<void> {
+  const field = VERIFIED_CONTACTS[channel];
   let changed = false;
   await changeUser(ctx, userId, async (user) => {
-    changed = user.phoneNum !== phoneNum;
+    changed = user[field] !== value;
     if (!changed) return undefined;
-    await assertUnique(ctx, { phoneNum }, userId);
-    await requireVerified(ctx, 'sms', phoneNum);
-    return { phoneNum };
+    await assertUnique(ctx, { [field]: value }, userId);
+    await requireVerified(ctx, channel, value);
+    return { [field]: value };
   });
-  if (changed) await consumeVerification(ctx, 'sms', phoneNum);
+  if (changed) await consumeVerification(ctx, channel, value);
 }
 
-export async function updateEmail(ctx: DomainContext, userId: number, email: string): Promise<void> {
-  let changed = false;
-  await changeUser(ctx, userId, async (user) => {
-    changed = user.email !== email;
-    if (!changed) return undefined;
-    await assertUnique(ctx, { email }, userId);
-    await requireVerified(ctx, 'email', email);
-    return { email };
-  });
-  if (changed) await consumeVerification(ctx, 'email', email);
-}
+export const updatePhone = (ctx: DomainContext, userId: number, phoneNum: string): Promise<void> => updateVerifiedContact(ctx, userId, 'sms', phoneNum);
+
+export const updateEmail = (ctx: DomainContext, userId: number, email: string): Promise<void> => updateVerifiedContact(ctx, userId, 'email', email);
 
 /** PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules. */
 export async function updateProfile(ctx: DomainContext, userId: number, input: ProfileUpdate): Promise<void> {

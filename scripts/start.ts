@@ -8,7 +8,7 @@ import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src/auth';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
-import { DEFAULT_PORTS, REPO_ROOT, SERVICES, loadOrCreateDevKeys, startSystem, type ServiceName } from './lib/system';
+import { DEFAULT_PORTS, REPO_ROOT, SERVICES, loadOrCreateDevKeys, startSystem, type RunningSystem, type ServiceName } from './lib/system';
 
 async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   const housesInstances = Number(process.env.HOUSES_INSTANCES ?? 1);
 
   const stores = [nats, mongo];
+  // Declared before stopAll: a failed start (or Ctrl-C during it) calls stopAll before startSystem returns, and
+  // reading a `const system` still in its temporal dead zone threw there, leaving the stores running.
+  let system: RunningSystem | undefined = undefined;
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  const system = await startSystem({
+  system = await startSystem({
     mongoUri: mongo.uri,
     natsUrl: nats.uri,
     publicKey: keys.publicKey,

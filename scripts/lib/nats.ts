@@ -49,8 +49,13 @@ export async function startNatsServer(options: {
   mkdirSync(options.storeDir, { recursive: true });
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn('nats-server', ['-a', host, '-p', String(port), '-js', '-sd', options.storeDir], { stdio: 'ignore' });
-    await waitForPort(host, port, 15_000, child);
+    const launched = spawn('nats-server', ['-a', host, '-p', String(port), '-js', '-sd', options.storeDir], { stdio: 'ignore' });
+    child = launched;
+    // Without a listener, a missing binary (ENOENT) is an uncaught 'error' event that kills the launcher.
+    const failed = new Promise<never>((_resolve, reject) =>
+      launched.once('error', (err) => reject(new Error(`could not start nats-server (install the Debian package nats-server): ${err.message}`))),
+    );
+    await Promise.race([waitForPort(host, port, 15_000, launched), failed]);
   };
   const stop = async () => {
     const running = child;

@@ -78,6 +78,20 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/**
+ * `TRUST_PROXY` as Express takes it. Express reads a string only as addresses or subnet names, so the env
+ * values `false`, `true` and a hop count (`1`) would fail as "invalid IP address": they become the boolean
+ * or number they mean. Anything else (`loopback`, `uniquelocal, 10.0.0.1`) is passed on as it is.
+ */
+export function trustProxySetting(value: string | boolean | number): string | boolean | number {
+  if (typeof value !== 'string') return value;
+  const normalized = value.trim().toLowerCase();
+  if (normalized === 'true') return true;
+  if (normalized === 'false' || normalized === '') return false;
+  if (/^\d+$/.test(normalized)) return Number(normalized);
+  return value;
+}
+
 export interface ServiceAppOptions {
   service: string;
   logger: Logger;
@@ -98,7 +112,7 @@ export interface ServiceAppOptions {
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', options.trustProxy ?? 'loopback');
+  app.set('trust proxy', trustProxySetting(options.trustProxy ?? 'loopback'));
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(options.logger));

@@ -154,6 +154,11 @@ export class EventBus {
       while (!stopped && !this.connection.isClosed() && !this.connection.isDraining()) {
         try {
           messages = await consumer.consume({ max_messages: 64 });
+          // stop() may have come while consume() was being set up: it had no messages to close then.
+          if (stopped) {
+            await messages.close();
+            break;
+          }
           for await (const msg of messages) await this.dispatch(msg, options);
         } catch (err) {
           if (!stopped && !this.connection.isClosed() && !this.connection.isDraining())

@@ -114,7 +114,19 @@ export class OutboxRelay {
               this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
               return false;
             }
-            await model.updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } }).exec();
+            // Published but not yet removed (the database is away): the next pass publishes it again with the
+            // same message id, which the stream drops. A throw here would reject kick(), which runs unawaited.
+            const removed = await model
+              .updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } })
+              .exec()
+              .then(
+                () => true,
+                (err: Error) => {
+                  this.options.logger.warn('outbox removal deferred', { subject: event.subject, eventId: event.id, error: err.message });
+                  return false;
+                },
+              );
+            if (!removed) return false;
           }
         }
         if (docs.length < batchSize) break;

@@ -17,6 +17,7 @@ import {
   requireAdmin,
   requireUser,
   signAccessToken,
+  trustProxySetting,
 } from '../src';
 
 const keys = generateDevKeyPair();
@@ -189,6 +190,33 @@ describe('listen', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('trustProxySetting', () => {
+  it('turns the env words Express would reject as addresses into what they mean', () => {
+    expect(trustProxySetting('false')).toBe(false);
+    expect(trustProxySetting('TRUE')).toBe(true);
+    expect(trustProxySetting('1')).toBe(1);
+    expect(trustProxySetting('loopback')).toBe('loopback');
+    expect(trustProxySetting('uniquelocal, 10.0.0.1')).toBe('uniquelocal, 10.0.0.1');
+  });
+
+  it('lets a service start with TRUST_PROXY=false and then ignore X-Forwarded-For', async () => {
+    const seen: string[] = [];
+    const strict = createServiceApp({
+      service: 'trust-test',
+      logger: createLogger('trust-test', 'silent'),
+      publicKey: keys.publicKey,
+      trustProxy: 'false',
+      routes: (a) =>
+        a.get(
+          '/ip',
+          handle((req) => void seen.push(req.ip ?? '')),
+        ),
+    });
+    expect((await request(strict).get('/ip').set('x-forwarded-for', '9.9.9.9')).status).toBe(200);
+    expect(seen[0]).not.toBe('9.9.9.9');
   });
 });
 

@@ -106,6 +106,20 @@ describe('consumers', () => {
   });
 });
 
+describe('consumer stop', () => {
+  it('stops a consumer stopped right after it started, instead of hanging on its message loop', async () => {
+    const consumer = await bus.consume({
+      stream: 'COMMUNITY',
+      durable: 'stop-at-once',
+      filterSubject: 'community.stop.>',
+      schema: z.object({}),
+      handle: async () => undefined,
+    });
+    const stopped = await Promise.race([consumer.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+    expect(stopped).toBe('stopped');
+  });
+});
+
 describe('outbox relay', () => {
   interface Note {
     _id: number;

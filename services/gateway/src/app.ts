@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type Express, type RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import {
+  AppError,
   ErrorCodes,
   GatewayFaults,
   accessLog,
@@ -10,6 +11,7 @@ import {
   notFoundHandler,
   requestId,
   successEnvelope,
+  trustProxySetting,
   verifyAuthorizationHeader,
   type Logger,
 } from '@binzip/shared';
@@ -52,6 +54,15 @@ function verifyToken(publicKey: string): RequestHandler {
   };
 }
 
+/**
+ * Only origin-form request targets (`/api/...`) are served. The absolute form (`GET http://host/api/v1/boards`,
+ * what a client sends to a forward proxy) and `*` would reach the router and the upstream as something other
+ * than a path: they get a 400 envelope here.
+ */
+const originFormOnly: RequestHandler = (req, _res, next) => {
+  next(req.url.startsWith('/') ? undefined : AppError.invalid());
+};
+
 /** Declared lengths over the limit are refused before a byte is forwarded. */
 function bodyLimit(maxBytes: number): RequestHandler {
   return (req, res, next) => {
@@ -90,7 +101,8 @@ export function buildApp(deps: GatewayDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
+  app.use(originFormOnly);
   app.use(requestId());
   app.use(accessLog(logger));
   app.use(cors(corsOptions(config.CORS_ORIGINS)));
@@ -113,7 +125,7 @@ export function buildApp(deps: GatewayDeps): Express {
   app.post('/api/v1/users/send/email', sendCodeLimit());
 
   app.use('/api', bodyLimit(config.BODY_LIMIT_BYTES), verifyToken(config.JWT_PUBLIC_KEY));
-  app.use(proxyRouter({ pools, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger }));
+  app.use(proxyRouter({ pools, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES }));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -1,7 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
+import { createLogger, generateDevKeyPair, listen, signAccessToken } from '@binzip/shared';
+import { eventually } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { configSchema } from '../src/config';
 import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
@@ -10,12 +11,18 @@ import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
 interface Upstream {
   url: string;
   hits: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  /** Requests whose connection went away before they were answered. */
+  abandoned: string[];
   close(): Promise<void>;
 }
 
 async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'): Promise<Upstream> {
   const hits: Upstream['hits'] = [];
+  const abandoned: string[] = [];
   const server = http.createServer((req, res) => {
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned.push(req.url ?? '');
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -25,7 +32,14 @@ async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'):
         return;
       }
       hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
-      if (behaviour === 'hang') return;
+      if (behaviour === 'hang' || req.url?.endsWith('/hang')) return;
+      if (req.url?.endsWith('/fail')) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 'C0000', message: '예기치 못한 오류가 발생했습니다.' }));
+        return;
+      }
+      // Connection management of its own, which is not the client's business.
+      if (req.url?.endsWith('/hop')) res.setHeader('connection', 'close, x-hop').setHeader('x-hop', '1');
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: { upstream: name, url: req.url } }));
     });
@@ -35,6 +49,7 @@ async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'):
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
+    abandoned,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -49,6 +64,33 @@ async function refusedUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}`;
+}
+
+/** Sends bytes as they are (what supertest cannot: absolute-form targets) and returns the status line. */
+function rawStatusLine(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.on('close', () => resolve(received.split('\r\n')[0] ?? ''));
+    socket.on('error', reject);
+  });
+}
+
+/** One request over a real socket with the given headers and body (chunked when no length is given). */
+function send(
+  url: string,
+  options: { method?: string; path: string; headers?: http.OutgoingHttpHeaders; body?: string; agent?: http.Agent },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${options.path}`, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
 
 const keys = generateDevKeyPair();
@@ -250,6 +292,108 @@ describe('gateway', () => {
     expect(allowed.headers['access-control-allow-credentials']).toBe('true');
     const other = await request(app).options('/api/v1/boards').set('origin', 'https://evil.example').set('access-control-request-method', 'POST');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  describe('over real sockets', () => {
+    let server: http.Server;
+    let url: string;
+
+    async function serve(overrides: Record<string, string> = {}): Promise<string> {
+      server = await listen(gateway(overrides), 0, '127.0.0.1');
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return url;
+    }
+
+    afterEach(async () => {
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it('refuses a chunked body over the limit with 413 while streaming, and forwards one under it', async () => {
+      await serve({ BODY_LIMIT_BYTES: '100' });
+      const before = community.hits.length;
+      const big = await send(url, {
+        method: 'POST',
+        path: '/api/v1/boards',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        body: 'x'.repeat(500),
+      });
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body)).toEqual({ code: 'C0002', message: '요청 본문이 너무 큽니다.' });
+      expect(community.hits.length).toBe(before);
+
+      const small = await send(url, {
+        method: 'POST',
+        path: '/api/v1/boards',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        body: '{"a":1}',
+      });
+      expect(small.status).toBe(200);
+      expect(community.hits.at(-1)?.body).toBe('{"a":1}');
+    });
+
+    it('does not forward hop-by-hop headers in either direction', async () => {
+      await serve();
+      const agent = new http.Agent({ keepAlive: true });
+      try {
+        const res = await send(url, {
+          path: '/api/v1/boards/hop',
+          agent,
+          headers: { connection: 'keep-alive, x-secret', 'x-secret': 's', te: 'trailers', 'proxy-authorization': 'Basic eA==', 'x-kept': 'k' },
+        });
+        expect(res.status).toBe(200);
+        const hit = community.hits.at(-1);
+        expect(hit?.headers['x-secret']).toBeUndefined();
+        expect(hit?.headers.te).toBeUndefined();
+        expect(hit?.headers['proxy-authorization']).toBeUndefined();
+        expect(hit?.headers['x-kept']).toBe('k');
+        // The upstream closing its own connection does not close the client's.
+        expect(res.headers['x-hop']).toBeUndefined();
+        expect(res.headers.connection).toBe('keep-alive');
+      } finally {
+        agent.destroy();
+      }
+    });
+
+    it('takes the upstream request down with a client that goes away', async () => {
+      await serve({ UPSTREAM_TIMEOUT_MS: '60000' });
+      const before = community.hits.length;
+      const req = http.get(`${url}/api/v1/boards/hang`);
+      req.on('error', () => undefined);
+      await eventually(() => community.hits.length > before);
+      req.destroy();
+      await eventually(() => community.abandoned.includes('/api/v1/boards/hang'));
+    });
+
+    it('answers request targets that are not paths with 400', async () => {
+      await serve();
+      const port = Number(new URL(url).port);
+      expect(await rawStatusLine(port, 'GET http://elsewhere.example/api/v1/boards HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).toBe(
+        'HTTP/1.1 400 Bad Request',
+      );
+      expect(await rawStatusLine(port, 'OPTIONS * HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request');
+    });
+  });
+
+  it('sets x-forwarded-for once, also on a retried request, with only what the gateway trusts', async () => {
+    const trusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}` }))
+      .get('/api/v1/houses/1')
+      .set('x-forwarded-for', '9.9.9.9');
+    expect(trusted.status).toBe(200);
+    // Loopback is trusted by default, so its claim stands; the peer is added once.
+    expect(housesA.hits.at(-1)?.headers['x-forwarded-for']).toMatch(/^9\.9\.9\.9, (::ffff:)?127\.0\.0\.1$/);
+
+    const untrusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}`, TRUST_PROXY: 'false' }))
+      .get('/api/v1/houses/1')
+      .set('x-forwarded-for', '9.9.9.9');
+    expect(untrusted.status).toBe(200);
+    expect(housesA.hits.at(-1)?.headers['x-forwarded-for']).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+  });
+
+  it('passes an upstream 5xx through untouched: the service has already answered with its envelope', async () => {
+    const res = await request(gateway()).get('/api/v1/boards/fail');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ code: 'C0000', message: '예기치 못한 오류가 발생했습니다.' });
   });
 
   it('is live always and ready only when every service has an instance answering /health', async () => {

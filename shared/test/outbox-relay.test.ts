@@ -1,0 +1,81 @@
+import type { Model } from 'mongoose';
+import { OutboxRelay, createLogger, type EventBus, type OutboxEvent } from '../src';
+
+/**
+ * The relay's pass logic against in-memory stand-ins for the models and the bus: the order it publishes in,
+ * where it stops when something fails, and that a failure never rejects the unawaited kick().
+ */
+interface Doc {
+  _id: number;
+  pendingEvents: OutboxEvent[];
+}
+
+const logger = createLogger('outbox-relay-test', 'silent');
+
+function event(id: string): OutboxEvent {
+  return { id, subject: `records.test.${id}`, data: { id }, createdAt: new Date(0) };
+}
+
+function fakeModel(docs: Doc[], options: { failRemoval?: () => boolean } = {}): Model<Doc> {
+  const query = <T>(value: () => T) => ({ sort: () => query(value), limit: () => query(value), lean: () => query(value), exec: async () => value() });
+  return {
+    find: () => query(() => docs.filter((d) => d.pendingEvents.length > 0).map((d) => ({ _id: d._id, pendingEvents: [...d.pendingEvents] }))),
+    updateOne: (filter: { _id: number }, update: { $pull: { pendingEvents: { id: string } } }) => ({
+      exec: async () => {
+        if (options.failRemoval?.()) throw new Error('database away');
+        const doc = docs.find((d) => d._id === filter._id);
+        if (doc) doc.pendingEvents = doc.pendingEvents.filter((e) => e.id !== update.$pull.pendingEvents.id);
+      },
+    }),
+  } as unknown as Model<Doc>;
+}
+
+function fakeBus(failOn: Set<string>): { bus: EventBus; published: string[] } {
+  const published: string[] = [];
+  const bus = {
+    publish: async (_subject: string, _data: unknown, id: string) => {
+      if (failOn.has(id)) throw new Error('nats away');
+      published.push(id);
+    },
+  } as unknown as EventBus;
+  return { bus, published };
+}
+
+describe('OutboxRelay passes', () => {
+  it('publishes every model in turn, stops at a failed publish and resumes from there on the next pass', async () => {
+    const notes: Doc[] = [
+      { _id: 1, pendingEvents: [event('a1'), event('a2')] },
+      { _id: 2, pendingEvents: [event('a3')] },
+    ];
+    const comments: Doc[] = [{ _id: 1, pendingEvents: [event('b1')] }];
+    const failOn = new Set(['a2']);
+    const { bus, published } = fakeBus(failOn);
+    const relay = new OutboxRelay({ bus, models: [fakeModel(notes), fakeModel(comments)], logger });
+
+    expect(await relay.flush()).toBe(false);
+    expect(published).toEqual(['a1']);
+    expect(notes[0]?.pendingEvents.map((e) => e.id)).toEqual(['a2']);
+    expect(comments[0]?.pendingEvents).toHaveLength(1);
+
+    failOn.clear();
+    expect(await relay.flush()).toBe(true);
+    expect(published).toEqual(['a1', 'a2', 'a3', 'b1']);
+    expect([...notes, ...comments].every((d) => d.pendingEvents.length === 0)).toBe(true);
+  });
+
+  it('keeps an event whose removal failed for the next pass, and kick() does not reject', async () => {
+    const notes: Doc[] = [{ _id: 1, pendingEvents: [event('c1')] }];
+    let removalFails = true;
+    const { bus, published } = fakeBus(new Set());
+    const relay = new OutboxRelay({ bus, models: [fakeModel(notes, { failRemoval: () => removalFails })], logger });
+
+    await expect(relay.kick()).resolves.toBeUndefined();
+    expect(notes[0]?.pendingEvents).toHaveLength(1);
+
+    removalFails = false;
+    await relay.kick();
+    // Published again with the same message id: the stream's de-duplication drops the repeat.
+    expect(published).toEqual(['c1', 'c1']);
+    expect(notes[0]?.pendingEvents).toHaveLength(0);
+  });
+});

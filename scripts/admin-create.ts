@@ -4,7 +4,8 @@
  *   npx tsx scripts/admin-create.ts --userName admin1 --password 'Passw0rd!' --nick_name 관리자 \
  *     --phone_num 01012345678 --email a@b.co --type WEB
  *
- * Env: MONGODB_URI, MONGODB_DB (default accounts), NATS_URL, NATS_PREFIX, BCRYPT_COST (default 10).
+ * Env: MONGODB_URI, MONGODB_DB (default accounts), NATS_URL, NATS_PREFIX (default: the one `npm start` keeps in
+ * its data folder), BCRYPT_COST (default 10).
  * Waits until the user's snapshot event is on NATS, then prints one JSON line {"id":..,"userName":".."}
  * and exits 0; prints a message to stderr and exits non-zero on any failure (bad value, duplicate, stores down).
  */
@@ -14,6 +15,7 @@ import type { Connection } from 'mongoose';
 import { domainContext } from '../services/accounts/src/app';
 import { createAdministrator } from '../services/accounts/src/domain/users';
 import { accountsModels, initModels } from '../services/accounts/src/models';
+import { devDataDir, devNatsPrefix } from './lib/system';
 
 const STORE_TIMEOUT_MS = 15_000;
 const PUBLISH_TIMEOUT_MS = 30_000;
@@ -55,7 +57,12 @@ async function main(): Promise<number> {
     const models = accountsModels(connection);
     await initModels(models);
     bus = await withTimeout(
-      EventBus.connect({ url: process.env.NATS_URL || 'nats://127.0.0.1:4222', prefix: process.env.NATS_PREFIX ?? '', name: 'admin-create', logger }),
+      EventBus.connect({
+        url: process.env.NATS_URL || 'nats://127.0.0.1:4222',
+        prefix: devNatsPrefix(devDataDir(), { create: false }),
+        name: 'admin-create',
+        logger,
+      }),
       'NATS',
     );
     await bus.ensureStream('ACCOUNTS');

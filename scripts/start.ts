@@ -8,10 +8,20 @@ import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src/auth';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
-import { DEFAULT_PORTS, REPO_ROOT, SERVICES, loadOrCreateDevKeys, startSystem, type RunningSystem, type ServiceName } from './lib/system';
+import {
+  DEFAULT_PORTS,
+  REPO_ROOT,
+  SERVICES,
+  devDataDir,
+  devNatsPrefix,
+  loadOrCreateDevKeys,
+  startSystem,
+  type RunningSystem,
+  type ServiceName,
+} from './lib/system';
 
 async function main(): Promise<void> {
-  const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
+  const dataDir = devDataDir();
   const log = (line: string) => console.log(`[start] ${line}`);
 
   log(`data folder: ${dataDir}`);
@@ -20,6 +30,8 @@ async function main(): Promise<void> {
   const nats = await ensureNats({ dataDir });
   log(`NATS: ${nats.uri}`);
   const keys = loadOrCreateDevKeys(dataDir, generateDevKeyPair);
+  const natsPrefix = devNatsPrefix(dataDir, { create: true });
+  log(`NATS subject prefix: ${natsPrefix || '(none)'}`);
 
   const services = SERVICES.filter((name) => existsSync(path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')));
   const missing = SERVICES.filter((name) => !services.includes(name));
@@ -45,6 +57,7 @@ async function main(): Promise<void> {
   system = await startSystem({
     mongoUri: mongo.uri,
     natsUrl: nats.uri,
+    natsPrefix,
     publicKey: keys.publicKey,
     privateKey: keys.privateKey,
     services: services as ServiceName[],

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './nats';
@@ -225,4 +226,25 @@ export function loadOrCreateDevKeys(dataDir: string, generate: () => { publicKey
     writeFileSync(priv, keys.privateKey, { mode: 0o600 });
   }
   return { publicKey: readFileSync(pub, 'utf8'), privateKey: readFileSync(priv, 'utf8') };
+}
+
+/** The dev data folder of `npm start` (`DATA_DIR`, default `.data` in the checkout). */
+export function devDataDir(): string {
+  return path.resolve(process.env.DATA_DIR ?? path.join(REPO_ROOT, '.data'));
+}
+
+/**
+ * The event streams must live and die with the data folder: a NATS server that outlives a wiped data folder
+ * (the machine's own, or one shared by several checkouts) would replay old users onto reused ids. Each data
+ * folder gets its own subject/stream prefix, made once and kept beside the data. `NATS_PREFIX` overrides it.
+ */
+export function devNatsPrefix(dataDir: string, options: { create: boolean }): string {
+  if (process.env.NATS_PREFIX !== undefined) return process.env.NATS_PREFIX;
+  const file = path.join(dataDir, 'nats-prefix');
+  if (!existsSync(file)) {
+    if (!options.create) return '';
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `dev${randomBytes(4).toString('hex')}\n`);
+  }
+  return readFileSync(file, 'utf8').trim();
 }

@@ -1,9 +1,13 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import type { Connection } from 'mongoose';
 import { errorEnvelope } from './envelope';
 import { ErrorCodes } from './errors';
-import type { Logger } from './logger';
+import { createLogger, type Logger } from './logger';
+import { connectMongo } from './mongo';
+import { EventBus } from './nats';
+import { startUserProjection } from './users';
 
 /**
  * Requests Node's HTTP parser rejects before Express runs (oversized headers or URL, malformed request line)
@@ -57,4 +61,56 @@ export function exitOnStartupFailure(logger: Logger | undefined, err: unknown): 
   if (logger) logger.error('start-up failed', { error: message });
   else console.error(`start-up failed: ${message}`);
   process.exit(1);
+}
+
+/** The environment every service reads (see `serviceConfigShape`). */
+export interface BaseServiceConfig {
+  HOST: string;
+  PORT: number;
+  MONGODB_URI: string;
+  MONGODB_DB: string;
+  NATS_URL: string;
+  NATS_PREFIX: string;
+  LOG_LEVEL: string;
+}
+
+export interface ServiceRuntime<C extends BaseServiceConfig> {
+  config: C;
+  logger: Logger;
+  connection: Connection;
+  bus: EventBus;
+}
+
+export interface ServiceDefinition<C extends BaseServiceConfig> {
+  name: string;
+  readConfig: () => C;
+  /** Keep the local projection of accounts' users (every service but accounts itself). */
+  userProjection: boolean;
+  /**
+   * Prepares the store and starts the service's own relays and consumers; returns the app and what to close
+   * on shutdown, in order (they run before the projection, NATS and MongoDB are closed).
+   */
+  start: (runtime: ServiceRuntime<C>) => Promise<{ app: Express; closers?: Array<() => Promise<unknown>> }>;
+}
+
+/**
+ * The one start-up sequence of every service: config (fail fast), logger, its MongoDB database, NATS,
+ * the user projection, the service's own parts, listen; and the reverse on SIGTERM/SIGINT.
+ */
+export function runService<C extends BaseServiceConfig>(definition: ServiceDefinition<C>): void {
+  let logger: Logger | undefined;
+  const boot = async (): Promise<void> => {
+    const config = definition.readConfig();
+    const log = createLogger(definition.name, config.LOG_LEVEL);
+    logger = log;
+    const connection = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
+    const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log });
+    const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
+    const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
+    const server = await listen(app, config.PORT, config.HOST);
+    log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
+    // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
+    shutdownOn(log, server, [...closers, async () => users?.stop(), () => bus.close(), () => connection.close()]);
+  };
+  boot().catch((err) => exitOnStartupFailure(logger, err));
 }

@@ -3,7 +3,6 @@ import { z } from 'zod';
 
 export const configSchema = z.object({
   ...serviceConfigShape({ port: 7002, db: 'community' }),
-  /** How often the outbox relay retries comment events still waiting for NATS. */
 });
 
 export type Config = z.output<typeof configSchema>;

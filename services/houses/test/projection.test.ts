@@ -1,6 +1,5 @@
-import { EventBus, createLogger } from '@binzip/shared';
+import { EventBus, createLogger, startUserProjection } from '@binzip/shared';
 import { bearer, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
-import { startAuthorProjection } from '../src/events/user-projection';
 import { api, createListing, startHarness, type Harness, type Person } from './harness';
 
 /** The author projection wired the way main.ts wires it, fed through the real NATS server. */
@@ -13,7 +12,7 @@ beforeAll(async () => {
   const { natsPrefix } = isolatedNames('housesproj');
   bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: natsPrefix, name: 'houses-test', logger: createLogger('test', 'silent') });
   await bus.ensureStream('ACCOUNTS');
-  consumer = await startAuthorProjection(bus, h.connection, createLogger('test', 'silent'));
+  consumer = await startUserProjection({ bus, connection: h.connection, service: 'houses', logger: createLogger('test', 'silent') });
 });
 afterAll(async () => {
   await consumer.stop();

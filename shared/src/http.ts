@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
+import type { Connection } from 'mongoose';
 import { authenticate } from './auth';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
@@ -92,6 +93,16 @@ export function trustProxySetting(value: string | boolean | number): string | bo
   return value;
 }
 
+/** What every service's `buildApp` takes; services add their own members. */
+export interface ServiceAppDeps {
+  connection: Connection;
+  logger: Logger;
+  /** PEM of the access-token public key. */
+  publicKey: string;
+  /** Who may tell us the client address (see `trustProxySetting`). */
+  trustProxy?: string | boolean | number;
+}
+
 export interface ServiceAppOptions {
   service: string;
   logger: Logger;
@@ -100,7 +111,9 @@ export interface ServiceAppOptions {
   /** Mounts the service's routes. */
   routes: (app: Express) => void;
   bodyLimit?: string;
-  /** Extra readiness check for `/health` (e.g. the database answers). */
+  /** `/health` answers 503 while this database connection is down. */
+  connection?: Connection;
+  /** Extra readiness check for `/health`. */
   healthy?: () => boolean | Promise<boolean>;
   /** Express `trust proxy` setting: who may tell us the client address. */
   trustProxy?: string | boolean | number;
@@ -117,7 +130,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(requestId());
   app.use(accessLog(options.logger));
   app.get('/health', async (_req, res) => {
-    const healthy = options.healthy ? await options.healthy() : true;
+    const connected = options.connection ? options.connection.readyState === 1 : true;
+    const healthy = connected && (options.healthy ? await options.healthy() : true);
     res
       .status(healthy ? 200 : 503)
       .json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));

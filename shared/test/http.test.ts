@@ -227,3 +227,15 @@ describe('OPTIONS', () => {
     expect(res.body).toEqual({ code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
   });
 });
+
+describe('/health', () => {
+  it('answers 503 while the service database connection is down, 200 when it is up', async () => {
+    const mongoose = (await import('mongoose')).default;
+    const disconnected = mongoose.createConnection();
+    const down = createServiceApp({ service: 'h', logger, publicKey: keys.publicKey, connection: disconnected, routes: () => undefined });
+    const res = await request(down).get('/health');
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('C0000');
+    expect((await request(app).get('/health')).body).toEqual({ code: 'SUCCESS', message: '성공', data: { status: 'UP', service: 'shared-test' } });
+  });
+});

@@ -77,16 +77,7 @@ export interface E2eSystem extends E2eStores {
 }
 
 /** An item of `GET /api/v1/notifications` (two files read inboxes). */
-export interface NotificationItem {
-  notification_id: number;
-  nick_name: string;
-  board_id: number;
-  board_title: string;
-  status: boolean;
-  comment: string;
-  comment_user: string;
-  type: string;
-}
+export type { NotificationItem } from '../../services/notifications/src/domain/inbox';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 

@@ -1,16 +1,12 @@
-import { createServiceApp, type Logger } from '@binzip/shared';
+import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express, RequestHandler } from 'express';
-import type { Connection } from 'mongoose';
 import type { DomainContext } from './domain/context';
 import type { Senders } from './domain/verification';
 import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
 import { accountsModels } from './models';
 import { agentRoutes, userRoutes } from './routes/users';
 
-export interface AppDeps {
-  connection: Connection;
-  logger: Logger;
-  publicKey: string;
+export interface AppDeps extends ServiceAppDeps {
   privateKey: string;
   senders: Senders;
   bcryptCost?: number;
@@ -18,7 +14,6 @@ export interface AppDeps {
   now?: () => Date;
   /** Kicks the outbox relay after a write that stored an event. */
   eventsPending?: () => void;
-  trustProxy?: string | boolean | number;
 }
 
 export function domainContext(deps: Pick<AppDeps, 'connection' | 'bcryptCost' | 'now' | 'eventsPending'>): DomainContext {
@@ -48,7 +43,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
-    healthy: () => deps.connection.readyState === 1,
+    connection: deps.connection,
     before: [ignoreAuthorizationOnReissue],
     routes: (app) => {
       app.use(

@@ -1,18 +1,13 @@
-import { createServiceApp, type Logger } from '@binzip/shared';
+import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
-import type { Connection } from 'mongoose';
 import { communityModels } from './models';
 import { boardRoutes } from './routes/boards';
 import { commentRoutes } from './routes/comments';
 import { loveRoutes } from './routes/loves';
 
-export interface AppDeps {
-  connection: Connection;
-  logger: Logger;
-  publicKey: string;
+export interface AppDeps extends ServiceAppDeps {
   /** The outbox relay, kicked after a comment is saved; without one, events wait in the store. */
   relay?: { kick(): Promise<void> };
-  trustProxy?: string;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -26,7 +21,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
-    healthy: () => deps.connection.readyState === 1,
+    connection: deps.connection,
     routes: (app) => {
       app.use('/api/v1/boards', boardRoutes(models));
       app.use('/api/v1/comments', commentRoutes(models, onCommentSaved));

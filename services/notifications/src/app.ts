@@ -1,14 +1,8 @@
-import { createServiceApp, type Logger } from '@binzip/shared';
+import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
-import type { Connection } from 'mongoose';
 import { notificationRoutes } from './routes/notifications';
 
-export interface AppDeps {
-  connection: Connection;
-  logger: Logger;
-  publicKey: string;
-  trustProxy?: string;
-}
+export type AppDeps = ServiceAppDeps;
 
 export function buildApp(deps: AppDeps): Express {
   return createServiceApp({
@@ -16,7 +10,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
-    healthy: () => deps.connection.readyState === 1,
+    connection: deps.connection,
     routes: (app) => {
       app.use('/api/v1/notifications', notificationRoutes({ connection: deps.connection }));
     },

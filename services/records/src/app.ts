@@ -1,6 +1,5 @@
-import { createServiceApp, type Logger } from '@binzip/shared';
+import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
-import type { Connection } from 'mongoose';
 import type { RecordsContext } from './domain/context';
 import { recordsModels } from './models';
 import { commentRoutes } from './routes/comments';
@@ -8,17 +7,11 @@ import { recordRoutes } from './routes/records';
 import { reviewRoutes } from './routes/reviews';
 import { templateRoutes } from './routes/templates';
 
-export interface AppDeps {
-  connection: Connection;
-  logger: Logger;
-  /** PEM of the access-token public key. */
-  publicKey: string;
+export interface AppDeps extends ServiceAppDeps {
   /** The clock for creation dates, the 24 h hit window and the 7-day hot window (tests move it). */
   now?: () => Date;
   /** Called after a comment (with its outbox event) is stored; main.ts kicks the outbox relay. */
   onEventsPending?: () => void;
-  /** Who may tell us the client address (hits of anonymous viewers are counted per address). */
-  trustProxy?: string | boolean | number;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -33,7 +26,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
-    healthy: () => deps.connection.readyState === 1,
+    connection: deps.connection,
     routes: (app) => {
       app.use(recordRoutes(ctx));
       app.use(reviewRoutes(ctx));

@@ -75,18 +75,25 @@ async function insertUser(ctx: DomainContext, fields: NewUser): Promise<UserDoc>
   return { ...user, pendingEvents: [] };
 }
 
+/** What a general user's and an agent's sign-up store alike. */
+async function memberFields(ctx: DomainContext, input: UserSignUp) {
+  return {
+      userName: input.userName,
+      passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+      nickName: input.nick_name,
+      phoneNum: input.phone_num,
+      email: input.email,
+      age: input.age,
+      joinPaths: input.join_paths,
+      terms: input.terms,
+      authority: 'USER' as const,
+  };
+}
+
 export async function signUpUser(ctx: DomainContext, input: UserSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.user);
   const user = await insertUser(ctx, {
-    userName: input.userName,
-    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
-    nickName: input.nick_name,
-    phoneNum: input.phone_num,
-    email: input.email,
-    age: input.age,
-    joinPaths: input.join_paths,
-    terms: input.terms,
-    authority: 'USER',
+    ...(await memberFields(ctx, input)),
     userType: 'NONE',
     agent: null,
   });
@@ -96,15 +103,7 @@ export async function signUpUser(ctx: DomainContext, input: UserSignUp): Promise
 export async function signUpAgent(ctx: DomainContext, input: AgentSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.agent);
   const user = await insertUser(ctx, {
-    userName: input.userName,
-    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
-    nickName: input.nick_name,
-    phoneNum: input.phone_num,
-    email: input.email,
-    age: input.age,
-    joinPaths: input.join_paths,
-    terms: input.terms,
-    authority: 'USER',
+    ...(await memberFields(ctx, input)),
     userType: 'AGENT',
     agent: {
       agentCode: input.agent_code,

@@ -1,0 +1,91 @@
+/**
+ * The house list through the real gateway and real houses processes, with one and then two houses
+ * instances (what an operator gains by scaling houses alone). Prints throughput, latency and the
+ * processes' memory; asserts nothing.
+ *
+ *   npm run bench:system -- [--count 2000] [--seconds 8] [--connections 16]
+ *
+ * Uses MONGODB_URI / NATS_URL when set, else starts throw-away stores. On a 2-core machine the load
+ * generator, gateway and instances share the cores, so compare the rows rather than read them as capacity.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
+import { startMongo } from './lib/mongo';
+import { ensureNats } from './lib/nats';
+import { startSystem, type RunningSystem } from './lib/system';
+import { seedHouses } from './seed-houses';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+function rssMiB(pids: number[]): number {
+  const out = execFileSync('ps', ['-o', 'rss=', '-p', pids.join(',')]).toString();
+  return Math.round(out.split('\n').reduce((sum, line) => sum + (Number(line.trim()) || 0), 0) / 1024);
+}
+
+async function measure(system: RunningSystem, instances: number, seconds: number, connections: number): Promise<void> {
+  const paths = ['/api/v1/houses', `/api/v1/houses?city=${encodeURIComponent('수도권')}&size=8`, '/api/v1/houses?rentalType=JEONSE&dealState=ONGOING'];
+  const requests = paths.map((p) => ({ method: 'GET' as const, path: p }));
+  const result = await autocannon({ url: system.url, requests, duration: seconds, connections });
+  const pids = [system.gateway.child.pid, ...(system.services.houses ?? []).map((h) => h.child.pid)].filter((p): p is number => p !== undefined);
+  console.log(
+    `houses x${instances}   ${Math.round(result.requests.average).toString().padStart(6)} req/s  p50 ${result.latency.p50} ms  ` +
+      `p97.5 ${result.latency.p97_5} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx + result.errors}  rss(gateway+houses) ${rssMiB(pids)} MiB`,
+  );
+}
+
+async function main(): Promise<void> {
+  const count = arg('count', 2_000);
+  const seconds = arg('seconds', 8);
+  const connections = arg('connections', 16);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-bench-'));
+  const mongo = await startMongo({ persistent: false, dataDir });
+  const nats = await ensureNats({ dataDir });
+  const keys = generateDevKeyPair();
+  const dbPrefix = `bench${Date.now().toString(36)}_`;
+  const natsPrefix = dbPrefix.replace(/_/g, '');
+
+  const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
+  const seeded = await seedHouses(connection, { count });
+  console.log(`seeded ${seeded.inserted} listings; ${seconds} s per run, ${connections} connections`);
+
+  try {
+    for (const instances of [1, 2]) {
+      const system = await startSystem({
+        mongoUri: mongo.uri,
+        natsUrl: nats.uri,
+        publicKey: keys.publicKey,
+        privateKey: keys.privateKey,
+        services: ['houses'],
+        instances: { houses: instances },
+        dbPrefix,
+        natsPrefix,
+        env: { LOG_LEVEL: 'error' },
+      });
+      try {
+        await measure(system, instances, seconds, connections);
+      } finally {
+        await system.stop();
+      }
+    }
+  } finally {
+    const bus = await EventBus.connect({ url: nats.uri, prefix: natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
+    await bus.deleteStreams();
+    await bus.close();
+    await connection.dropDatabase();
+    await connection.close();
+    await nats.stop();
+    await mongo.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -78,15 +78,15 @@ async function insertUser(ctx: DomainContext, fields: NewUser): Promise<UserDoc>
 /** What a general user's and an agent's sign-up store alike. */
 async function memberFields(ctx: DomainContext, input: UserSignUp) {
   return {
-      userName: input.userName,
-      passwordHash: await hashPassword(input.password, ctx.bcryptCost),
-      nickName: input.nick_name,
-      phoneNum: input.phone_num,
-      email: input.email,
-      age: input.age,
-      joinPaths: input.join_paths,
-      terms: input.terms,
-      authority: 'USER' as const,
+    userName: input.userName,
+    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    nickName: input.nick_name,
+    phoneNum: input.phone_num,
+    email: input.email,
+    age: input.age,
+    joinPaths: input.join_paths,
+    terms: input.terms,
+    authority: 'USER' as const,
   };
 }
 

@@ -19,6 +19,13 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/record_category', service: 'records' },
   { prefix: '/api/v1/record', service: 'records' },
   { prefix: '/api/v1/notifications', service: 'notifications' },
+  // The administrators' API (../shared/design/backoffice.md).
+  { prefix: '/api/v1/admin/users', service: 'accounts' },
+  { prefix: '/api/v1/admin/withdrawals', service: 'accounts' },
+  { prefix: '/api/v1/admin/stats/users', service: 'accounts' },
+  { prefix: '/api/v1/admin/reports', service: 'houses' },
+  { prefix: '/api/v1/admin/stats/houses', service: 'houses' },
+  { prefix: '/api/v1/admin/boards', service: 'community' },
 ];
 
 /** The service owning a path: the prefix must end at a segment boundary (`/api/v1/records` is nobody's). */

@@ -1,6 +1,7 @@
 import { loadConfig, serviceConfigShape } from '@binzip/shared';
 import { z } from 'zod';
 import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
+import { DEFAULT_SEND_DEADLINE_MS, DEFAULT_SMTP_TIMEOUTS, DEFAULT_TWILIO_TIMEOUT_MS } from './domain/senders';
 
 /** An administrator to create at start-up when missing (ADMIN_BOOTSTRAP is a JSON array of these). */
 export const adminSeedSchema = z.strictObject({
@@ -27,6 +28,9 @@ const adminBootstrap = z
   })
   .pipe(z.array(adminSeedSchema));
 
+/** Milliseconds for an outbound call's timeout: at least 1, at most a minute. */
+const timeoutMs = (fallback: number) => z.coerce.number().int().min(1).max(60_000).default(fallback);
+
 const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalText = z.preprocess(blankAsUndefined, z.string().min(1).optional());
 
@@ -44,6 +48,11 @@ export const configSchema = z
     SMTP_URL: optionalText,
     MAIL_FROM: optionalText,
     DEV_OUTBOX_DIR: optionalText,
+    SEND_DEADLINE_MS: timeoutMs(DEFAULT_SEND_DEADLINE_MS),
+    TWILIO_TIMEOUT_MS: timeoutMs(DEFAULT_TWILIO_TIMEOUT_MS),
+    SMTP_CONNECTION_TIMEOUT_MS: timeoutMs(DEFAULT_SMTP_TIMEOUTS.connectionMs),
+    SMTP_GREETING_TIMEOUT_MS: timeoutMs(DEFAULT_SMTP_TIMEOUTS.greetingMs),
+    SMTP_SOCKET_TIMEOUT_MS: timeoutMs(DEFAULT_SMTP_TIMEOUTS.socketMs),
     ADMIN_BOOTSTRAP: adminBootstrap,
   })
   .superRefine((config, ctx) => {

@@ -5,7 +5,18 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import request from 'supertest';
 import { readConfig } from '../src/config';
-import { LocalMailSender, LocalSmsSender, SmtpMailSender, TwilioSmsSender, createSenders, toE164Korea } from '../src/domain/senders';
+import {
+  DEFAULT_SEND_DEADLINE_MS,
+  DEFAULT_SMTP_TIMEOUTS,
+  DEFAULT_TWILIO_TIMEOUT_MS,
+  LocalMailSender,
+  LocalSmsSender,
+  SmtpMailSender,
+  TwilioSmsSender,
+  createSenders,
+  toE164Korea,
+  twilioClient,
+} from '../src/domain/senders';
 import { expectError, startHarness } from './helpers';
 
 interface SmtpServer {
@@ -67,6 +78,117 @@ async function startSmtp(options: { rejectRcpt?: boolean } = {}): Promise<SmtpSe
   const port = (server.address() as net.AddressInfo).port;
   return { port, messages, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+/**
+ * A peer that accepts TCP connections and then stays silent (no SMTP greeting), or, with `greetThenStall`,
+ * greets and answers EHLO but never answers anything after it.
+ */
+async function startHungServer(options: { greetThenStall?: boolean } = {}): Promise<{ port: number; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    if (!options.greetThenStall) return;
+    socket.write('220 test.local ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      if (/^(EHLO|HELO)/i.test(chunk.toString('utf8'))) socket.write('250-test.local\r\n250 8BITMIME\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => connections,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const GATEWAY_TIMEOUT_MS = 10_000;
+
+describe('outbound calls end before the gateway gives up (UPSTREAM_TIMEOUT_MS)', () => {
+  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+
+  it('send/email answers 500 C0000 when the SMTP server accepts but never greets (configured greeting timeout)', async () => {
+    const hung = await startHungServer();
+    const config = readConfig({
+      ...base,
+      MAIL_PROVIDER: 'smtp',
+      SMTP_URL: `smtp://127.0.0.1:${hung.port}?ignoreTLS=true`,
+      MAIL_FROM: 'noreply@binzip.kr',
+      SMTP_CONNECTION_TIMEOUT_MS: '300',
+      SMTP_GREETING_TIMEOUT_MS: '300',
+    });
+    const mail = createSenders(config).mail as SmtpMailSender;
+    const h = await startHarness('acctsmtphung', { mailSender: mail });
+    try {
+      const started = Date.now();
+      const res = await request(h.app).post('/api/v1/users/send/email').send({ email: 'hung@example.com' });
+      expectError(res, 500, 'C0000', '예기치 못한 오류가 발생했습니다.');
+      expect(Date.now() - started).toBeLessThan(GATEWAY_TIMEOUT_MS);
+      expect(hung.connections()).toBe(1);
+    } finally {
+      mail.close();
+      await h.close();
+      await hung.close();
+    }
+  });
+
+  it('bounds the whole SMTP exchange by SEND_DEADLINE_MS when the server stalls after the greeting', async () => {
+    const hung = await startHungServer({ greetThenStall: true });
+    const mail = new SmtpMailSender({
+      smtpUrl: `smtp://127.0.0.1:${hung.port}?ignoreTLS=true`,
+      from: 'noreply@binzip.kr',
+      timeouts: { socketMs: 60_000 },
+      deadlineMs: 300,
+    });
+    const h = await startHarness('acctsmtpstall', { mailSender: mail });
+    try {
+      expectError(await request(h.app).post('/api/v1/users/send/email').send({ email: 'stall@example.com' }), 500, 'C0000');
+      expect(hung.connections()).toBe(1);
+    } finally {
+      mail.close();
+      await h.close();
+      await hung.close();
+    }
+  });
+
+  it('send/sms answers 500 C0000 when the SMS provider never answers', async () => {
+    const never = { create: () => new Promise<unknown>(() => undefined) };
+    const sms = new TwilioSmsSender({ accountSid: 'ACxxxxxxxx', authToken: 'token', from: '+15005550006', deadlineMs: 300 }, never);
+    const h = await startHarness('acctsmshung', { smsSender: sms });
+    try {
+      expectError(await request(h.app).post('/api/v1/users/send/sms').send({ phone_num: '01055554444' }), 500, 'C0000');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('gives the real twilio client the configured HTTP timeout, without retries', () => {
+    const client = twilioClient({ accountSid: 'AC00000000000000000000000000000000', authToken: 'token', timeoutMs: 1234 });
+    expect(client.httpClient).toMatchObject({ defaultTimeout: 1234, autoRetry: false });
+  });
+
+  it('defaults every timeout below the gateway timeout, and reads them from the env', () => {
+    const defaults = readConfig(base);
+    expect(defaults).toMatchObject({
+      SEND_DEADLINE_MS: DEFAULT_SEND_DEADLINE_MS,
+      TWILIO_TIMEOUT_MS: DEFAULT_TWILIO_TIMEOUT_MS,
+      SMTP_CONNECTION_TIMEOUT_MS: DEFAULT_SMTP_TIMEOUTS.connectionMs,
+      SMTP_GREETING_TIMEOUT_MS: DEFAULT_SMTP_TIMEOUTS.greetingMs,
+      SMTP_SOCKET_TIMEOUT_MS: DEFAULT_SMTP_TIMEOUTS.socketMs,
+    });
+    for (const ms of [DEFAULT_SEND_DEADLINE_MS, DEFAULT_TWILIO_TIMEOUT_MS, ...Object.values(DEFAULT_SMTP_TIMEOUTS)])
+      expect(ms).toBeLessThan(GATEWAY_TIMEOUT_MS);
+    expect(readConfig({ ...base, SEND_DEADLINE_MS: '2500', TWILIO_TIMEOUT_MS: '2000' })).toMatchObject({ SEND_DEADLINE_MS: 2500, TWILIO_TIMEOUT_MS: 2000 });
+    expect(() => readConfig({ ...base, SMTP_SOCKET_TIMEOUT_MS: '0' })).toThrow(/SMTP_SOCKET_TIMEOUT_MS/);
+  });
+});
 
 describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
   it('delivers subject, sender, recipient and the code text', async () => {

@@ -46,7 +46,7 @@ function codeSentTo(to: string): string | undefined {
     .map((l) => JSON.parse(l) as { to: string; text: string })
     .reverse()
     .find((m) => m.to === to);
-  return message ? /(\d{4})/.exec(message.text)?.[1] : undefined;
+  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
 }
 
 it('signs up, verifies a phone, signs in, reissues with the cookie, reads the profile and logs out through the gateway', async () => {

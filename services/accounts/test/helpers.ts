@@ -108,10 +108,10 @@ export function refreshCookieValue(setCookie: string | string[] | undefined): st
   return line.slice('RefreshToken='.length).split(';')[0] ?? '';
 }
 
-/** The 4-digit code in the last message sent to a target. */
+/** The 6-digit code in the last message sent to a target. */
 export function lastCode(sender: LocalSmsSender | LocalMailSender, to: string): string {
   const text = sender.lastTo(to)?.text ?? '';
-  const match = /(\d{4})/.exec(text);
+  const match = /\b(\d{6})\b/.exec(text);
   if (!match?.[1]) throw new Error(`no code sent to ${to}`);
   return match[1];
 }

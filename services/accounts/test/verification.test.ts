@@ -32,13 +32,13 @@ let mailSeq = 0;
 const freshEmail = () => `verify${process.pid}_${++mailSeq}@example.com`;
 
 describe('SMS codes', () => {
-  it('sends a random 4-digit code that checks true exactly once', async () => {
+  it('sends a random 6-digit code that checks true exactly once', async () => {
     const phone = freshPhone();
     const sent = await post('/api/v1/users/send/sms', { phone_num: phone });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ code: 'SUCCESS', message: '성공' });
     const code = lastCode(h.sms, phone);
-    expect(code).toMatch(/^\d{4}$/);
+    expect(code).toMatch(/^\d{6}$/);
     const stored = await h.ctx.models.verifications.findById(`sms:${phone}`).lean().exec();
     expect(JSON.stringify(stored)).not.toContain(`"${code}"`);
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body).toEqual({ code: 'SUCCESS', message: '성공', data: true });
@@ -49,7 +49,7 @@ describe('SMS codes', () => {
     const phone = freshPhone();
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     const code = lastCode(h.sms, phone);
-    const wrong = code === '0000' ? '0001' : '0000';
+    const wrong = code === '000000' ? '000001' : '000000';
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
     expect((await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code })).body.data).toBe(false);
     h.clock.offsetMs = 3 * 60_000 + 1;
@@ -67,7 +67,7 @@ describe('SMS codes', () => {
     const phone = freshPhone();
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     const code = lastCode(h.sms, phone);
-    const wrong = code === '1111' ? '2222' : '1111';
+    const wrong = code === '111111' ? '222222' : '111111';
     for (let i = 0; i < 5; i++) expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
@@ -78,7 +78,7 @@ describe('SMS codes', () => {
     const phone = freshPhone();
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     const code = lastCode(h.sms, phone);
-    const wrong = code === '1111' ? '2222' : '1111';
+    const wrong = code === '111111' ? '222222' : '111111';
     for (let i = 0; i < 4; i++) await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong });
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(true);
   });
@@ -104,6 +104,38 @@ describe('SMS codes', () => {
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
   });
 
+  it('limits sends to 10 per day per phone besides the 10-minute limit (429 C0004), then allows again after 24 hours', async () => {
+    const phone = freshPhone();
+    for (let i = 0; i < 10; i++) {
+      // Two sends per 11-minute step keep the 10-minute limit out of the way.
+      h.clock.offsetMs = Math.floor(i / 2) * 11 * 60_000;
+      await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    }
+    h.clock.offsetMs = 5 * 11 * 60_000;
+    expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
+    h.clock.offsetMs = 23 * 60 * 60_000;
+    expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
+    expect(h.sms.sent.filter((m) => m.to === phone)).toHaveLength(10);
+    await post('/api/v1/users/send/sms', { phone_num: freshPhone() }).expect(200);
+    // 24 hours after the first two sends their two slots are free again.
+    h.clock.offsetMs = 24 * 60 * 60_000 + 1;
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
+  });
+
+  it('never lets concurrent sends overshoot the daily limit', async () => {
+    const phone = freshPhone();
+    for (let i = 0; i < 4; i++) {
+      h.clock.offsetMs = i * 11 * 60_000;
+      await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+      await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    }
+    h.clock.offsetMs = 4 * 11 * 60_000;
+    const results = await Promise.all(Array.from({ length: 5 }, () => post('/api/v1/users/send/sms', { phone_num: phone })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 429, 429, 429]);
+  });
+
   it('never lets concurrent sends overshoot the limit', async () => {
     const phone = freshPhone();
     const results = await Promise.all(Array.from({ length: 8 }, () => post('/api/v1/users/send/sms', { phone_num: phone })));
@@ -120,11 +152,13 @@ describe('SMS codes', () => {
   it('uses the spec format messages for phone and code', async () => {
     expectError(await post('/api/v1/users/send/sms', { phone_num: '12345' }), 400, 'C0002', FormatMessages.phone);
     expectError(await post('/api/v1/users/send/sms', { phone_num: HUGE }), 400, 'C0002', FormatMessages.phone);
-    expectError(await post('/api/v1/users/check/sms', { phone_num: '0101234', code: '1234' }), 400, 'C0002', FormatMessages.phone);
-    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '12a4' }), 400, 'C0002', FormatMessages.code);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: '0101234', code: '123456' }), 400, 'C0002', FormatMessages.phone);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '12a456' }), 400, 'C0002', FormatMessages.code);
     expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '12345' }), 400, 'C0002', FormatMessages.code);
-    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: 1234 }), 400, 'C0002');
-    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '1234', x: 1 }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '1234' }), 400, 'C0002', FormatMessages.code);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '1234567' }), 400, 'C0002', FormatMessages.code);
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: 123456 }), 400, 'C0002');
+    expectError(await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code: '123456', x: 1 }), 400, 'C0002');
   });
 });
 
@@ -143,7 +177,7 @@ describe('e-mail codes', () => {
     const email = freshEmail();
     await post('/api/v1/users/send/email', { email }).expect(200);
     const code = lastCode(h.mail, email);
-    const wrong = code === '9999' ? '8888' : '9999';
+    const wrong = code === '999999' ? '888888' : '999999';
     for (let i = 0; i < 5; i++) await post('/api/v1/users/check/email', { email, code: wrong });
     expect((await post('/api/v1/users/check/email', { email, code })).body.data).toBe(false);
 
@@ -165,9 +199,13 @@ describe('e-mail codes', () => {
     expect(JSON.stringify(res.body)).not.toContain('SMTP');
   });
 
-  it('rate-limits e-mail sends per address', async () => {
+  it('rate-limits e-mail sends per address: 5 per 10 minutes and 10 per day', async () => {
     const email = freshEmail();
     for (let i = 0; i < 5; i++) await post('/api/v1/users/send/email', { email }).expect(200);
+    expectError(await post('/api/v1/users/send/email', { email }), 429, 'C0004');
+    h.clock.offsetMs = 11 * 60_000;
+    for (let i = 0; i < 5; i++) await post('/api/v1/users/send/email', { email }).expect(200);
+    h.clock.offsetMs = 22 * 60_000;
     expectError(await post('/api/v1/users/send/email', { email }), 429, 'C0004');
   });
 

@@ -8,29 +8,39 @@ export const CODE_TTL_MS = 3 * 60_000;
 export const MAX_FAILED_CHECKS = 5;
 export const SEND_WINDOW_MS = 10 * 60_000;
 export const MAX_SENDS_PER_WINDOW = 5;
+export const DAY_WINDOW_MS = 24 * 60 * 60_000;
+export const MAX_SENDS_PER_DAY = 10;
+export const CODE_DIGITS = 6;
 export const VERIFIED_TTL_MS = 30 * 60_000;
 
 const hashCode = (salt: string, code: string): string => createHash('sha256').update(`${salt}:${code}`).digest('hex');
 
 /**
- * Stores a fresh code for the target and records the send. The send log holds at most
- * MAX_SENDS_PER_WINDOW entries inside the window: the push is conditional on the slot being free, so
- * concurrent sends cannot overshoot (a refused upsert surfaces as a duplicate key).
+ * Stores a fresh code for the target and records the send. Two send logs, each pruned to its window, hold
+ * at most MAX_SENDS_PER_WINDOW (10 minutes) and MAX_SENDS_PER_DAY (rolling 24 hours) entries: the push is
+ * conditional on both last slots being free, so concurrent sends cannot overshoot either limit (a refused
+ * upsert surfaces as a duplicate key). With 5 wrong checks per code that is at most 50 guesses a day
+ * against a million codes.
  */
 async function issueCode(ctx: DomainContext, channel: Channel, target: string): Promise<string> {
   const key = verificationKey(channel, target);
   const now = ctx.now();
   const verifications = ctx.models.verifications;
-  await verifications.updateOne({ _id: key }, { $pull: { sends: { $lt: new Date(now.getTime() - SEND_WINDOW_MS) } } }).exec();
-  const code = String(randomInt(0, 10_000)).padStart(4, '0');
+  await verifications
+    .updateOne(
+      { _id: key },
+      { $pull: { sends: { $lt: new Date(now.getTime() - SEND_WINDOW_MS) }, dailySends: { $lt: new Date(now.getTime() - DAY_WINDOW_MS) } } },
+    )
+    .exec();
+  // crypto.randomInt is a CSPRNG with no modulo bias.
+  const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
   const salt = randomBytes(16).toString('hex');
-  const freeSlot = `sends.${MAX_SENDS_PER_WINDOW - 1}`;
   try {
     const result = await verifications
       .updateOne(
-        { _id: key, [freeSlot]: { $exists: false } },
+        { _id: key, [`sends.${MAX_SENDS_PER_WINDOW - 1}`]: { $exists: false }, [`dailySends.${MAX_SENDS_PER_DAY - 1}`]: { $exists: false } },
         {
-          $push: { sends: now },
+          $push: { sends: now, dailySends: now },
           $set: { codeHash: hashCode(salt, code), salt, expiresAt: new Date(now.getTime() + CODE_TTL_MS), failedChecks: 0, used: false },
         },
         { upsert: true },

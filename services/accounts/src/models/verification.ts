@@ -10,8 +10,10 @@ export interface VerificationDoc {
   expiresAt: Date | null;
   failedChecks: number;
   used: boolean;
-  /** Send times within the rate-limit window. */
+  /** Send times within the short rate-limit window (10 minutes). */
   sends: Date[];
+  /** Send times within the daily window (24 hours). */
+  dailySends: Date[];
   /** Set by a successful check; update/phone and update/email need it to be in the future. */
   verifiedUntil: Date | null;
 }
@@ -25,6 +27,7 @@ const verificationSchema = new Schema<VerificationDoc>(
     failedChecks: { type: Number, default: 0 },
     used: { type: Boolean, default: false },
     sends: { type: [Date], default: [] },
+    dailySends: { type: [Date], default: [] },
     verifiedUntil: { type: Date, default: null },
   },
   { versionKey: false, collection: 'verifications' },

@@ -1,12 +1,18 @@
 import type { Connection } from 'mongoose';
 import { refreshTokenModel } from './refresh-token';
+import { signInThrottleModel } from './sign-in-throttle';
 import { userModel } from './user';
 import { verificationModel } from './verification';
 
 export type AccountsModels = ReturnType<typeof accountsModels>;
 
 export function accountsModels(connection: Connection) {
-  return { users: userModel(connection), refreshTokens: refreshTokenModel(connection), verifications: verificationModel(connection) };
+  return {
+    users: userModel(connection),
+    refreshTokens: refreshTokenModel(connection),
+    verifications: verificationModel(connection),
+    signInThrottles: signInThrottleModel(connection),
+  };
 }
 
 /** Unique indexes must exist before the duplicate rules can rely on them. */

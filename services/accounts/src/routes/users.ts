@@ -17,7 +17,7 @@ import {
   userSignUpBody,
   withdrawalBody,
 } from '../domain/inputs';
-import { logout, reissue, signIn, type SessionKeys } from '../domain/sessions';
+import { logout, reissue, signIn, SignInLockedError, type SessionKeys } from '../domain/sessions';
 import * as users from '../domain/users';
 import { checkEmailCode, checkSmsCode, sendEmailCode, sendSmsCode, type Senders } from '../domain/verification';
 import type { Logger } from '@binzip/shared';
@@ -45,7 +45,10 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/sign-in',
     handle(async (req, res) => {
       const { userName, password } = parseBody(req, signInBody);
-      const session = await signIn(ctx, keys, userName, password);
+      const session = await signIn(ctx, keys, userName, password).catch((err: unknown) => {
+        if (err instanceof SignInLockedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+        throw err;
+      });
       setRefreshCookie(res, session.refreshToken);
       return { access_token: session.accessToken };
     }),

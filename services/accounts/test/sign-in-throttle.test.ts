@@ -1,0 +1,122 @@
+import { createLogger } from '@binzip/shared';
+import type { Express } from 'express';
+import type { Connection } from 'mongoose';
+import request from 'supertest';
+import { connectTestDb, testEnv } from '../../../test/support';
+import { buildApp } from '../src/app';
+import { LocalMailSender, LocalSmsSender } from '../src/domain/senders';
+import { expectError, signUp, startHarness, type Harness } from './helpers';
+
+let h: Harness;
+/** A second accounts instance: its own app and its own connection to the same database. */
+let other: { app: Express; connection: Connection };
+beforeAll(async () => {
+  h = await startHarness('acctthrottle');
+  const connection = await connectTestDb(h.names.db);
+  other = {
+    connection,
+    app: buildApp({
+      connection,
+      bcryptCost: 4,
+      now: () => new Date(Date.now() + h.clock.offsetMs),
+      logger: createLogger('accounts-test', 'silent'),
+      publicKey: testEnv().publicKey,
+      privateKey: testEnv().privateKey,
+      senders: { sms: new LocalSmsSender(undefined), mail: new LocalMailSender(undefined) },
+      trustProxy: true,
+    }),
+  };
+});
+afterAll(async () => {
+  await other.connection.close();
+  await h.close();
+});
+afterEach(() => {
+  h.clock.offsetMs = 0;
+});
+
+const LOCK_SECONDS = 15 * 60;
+const WRONG = 'Wrong0pass!';
+
+const signIn = (body: Record<string, unknown>, password: unknown, options: { app?: Express; path?: string; from?: string } = {}) => {
+  const req = request(options.app ?? h.app).post(options.path ?? '/api/v1/users/sign-in');
+  if (options.from) req.set('X-Forwarded-For', options.from);
+  return req.send({ userName: body.userName, password });
+};
+
+async function failTimes(body: Record<string, unknown>, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) expectError(await signIn(body, WRONG), 400, 'U0002');
+}
+
+describe('sign-in throttling per account', () => {
+  it('refuses every sign-in for 15 minutes after 5 wrong passwords, with 429 C0004 and Retry-After', async () => {
+    const user = await signUp(h.app);
+    await failTimes(user, 5);
+    const locked = await signIn(user, user.password);
+    expectError(locked, 429, 'C0004', '트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요.');
+    expect(locked.headers['retry-after']).toBe(String(LOCK_SECONDS));
+    expect(locked.headers['set-cookie']).toBeUndefined();
+    // A wrong password while locked is refused the same way (no U0002 oracle, no bcrypt work).
+    expectError(await signIn(user, WRONG), 429, 'C0004');
+
+    h.clock.offsetMs = (LOCK_SECONDS - 10) * 1000;
+    const later = await signIn(user, user.password);
+    expectError(later, 429, 'C0004');
+    expect(later.headers['retry-after']).toBe('10');
+
+    h.clock.offsetMs = LOCK_SECONDS * 1000 + 1;
+    expect((await signIn(user, user.password)).status).toBe(200);
+  });
+
+  it('is the same lock whatever the path spelling, X-Forwarded-For or instance', async () => {
+    const user = await signUp(h.app);
+    for (let i = 0; i < 5; i++) expectError(await signIn(user, WRONG, { app: other.app, from: `203.0.113.${i}` }), 400, 'U0002');
+    expectError(await signIn(user, user.password, { path: '/API/V1/Users/Sign-In/', from: '198.51.100.7' }), 429, 'C0004');
+    expectError(await signIn(user, user.password, { app: other.app, path: '/api/v1/users/sign-in/', from: '192.0.2.1' }), 429, 'C0004');
+    expectError(await signIn(user, user.password), 429, 'C0004');
+  });
+
+  it('a success resets the count: only consecutive wrong passwords lock', async () => {
+    const user = await signUp(h.app);
+    await failTimes(user, 4);
+    expect((await signIn(user, user.password)).status).toBe(200);
+    await failTimes(user, 4);
+    expect((await signIn(user, user.password)).status).toBe(200);
+  });
+
+  it('starts a fresh count once the lock has passed', async () => {
+    const user = await signUp(h.app);
+    await failTimes(user, 5);
+    h.clock.offsetMs = LOCK_SECONDS * 1000 + 1;
+    await failTimes(user, 4);
+    expect((await signIn(user, user.password)).status).toBe(200);
+  });
+
+  it('does not affect other accounts signing in from the same address', async () => {
+    const victim = await signUp(h.app);
+    const neighbour = await signUp(h.app);
+    for (let i = 0; i < 5; i++) expectError(await signIn(victim, WRONG, { app: other.app, from: '198.51.100.20' }), 400, 'U0002');
+    expectError(await signIn(victim, victim.password, { app: other.app, from: '198.51.100.20' }), 429, 'C0004');
+    expect((await signIn(neighbour, neighbour.password, { app: other.app, from: '198.51.100.20' })).status).toBe(200);
+  });
+
+  it('counts every one of many concurrent wrong passwords (no undercount)', async () => {
+    const user = await signUp(h.app);
+    await failTimes(user, 2);
+    const parallel = await Promise.all([0, 1, 2].map((i) => signIn(user, WRONG, { app: i % 2 === 0 ? h.app : other.app })));
+    expect(parallel.map((r) => r.status)).toEqual([400, 400, 400]);
+    expectError(await signIn(user, user.password), 429, 'C0004');
+
+    const second = await signUp(h.app);
+    const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => signIn(second, WRONG, { app: i % 2 === 0 ? h.app : other.app })));
+    expect(burst.every((r) => r.status === 400 || r.status === 429)).toBe(true);
+    expectError(await signIn(second, second.password), 429, 'C0004');
+  });
+
+  it('lets 25 members sign in from one address within a minute', async () => {
+    const members = [];
+    for (let i = 0; i < 25; i++) members.push(await signUp(h.app));
+    const results = await Promise.all(members.map((m) => signIn(m, m.password, { app: other.app, from: '198.51.100.99' })));
+    expect(results.map((r) => r.status)).toEqual(Array(25).fill(200));
+  });
+});

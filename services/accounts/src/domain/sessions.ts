@@ -99,9 +99,18 @@ async function revokeFamily(ctx: DomainContext, familyId: string): Promise<void>
 }
 
 /**
+ * Two reissues with one cookie this close together are a browser's tabs racing, not a stolen copy
+ * (decisions.md): the later one gets a sibling token in the same family.
+ */
+export const REISSUE_RACE_WINDOW_MS = 2_000;
+
+const rotatedWithinRace = (rotatedAt: Date, now: Date): boolean => now.getTime() - rotatedAt.getTime() <= REISSUE_RACE_WINDOW_MS;
+
+/**
  * Rotates a refresh token. The cookie must name a live token, and the body's access token (expired is
- * fine, forged is not) must belong to the same user. Presenting an already rotated token means it leaked:
- * the whole family is revoked.
+ * fine, forged is not) must belong to the same user. Presenting an already rotated token more than
+ * REISSUE_RACE_WINDOW_MS after its rotation means it leaked: the whole family is revoked. Within the window
+ * it is the loser of a race and gets its own successor (a sibling of the winner's), so neither tab is logged out.
  */
 export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToken: string | undefined, accessToken: string): Promise<IssuedSession> {
   if (!refreshToken) throw new AppError('J0004');
@@ -109,7 +118,7 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
   const stored = await tokens.findById(hashToken(refreshToken)).lean().exec();
   if (!stored || stored.revokedAt) throw new AppError('J0004');
   const now = ctx.now();
-  if (stored.rotatedAt) {
+  if (stored.rotatedAt && !rotatedWithinRace(stored.rotatedAt, now)) {
     await revokeFamily(ctx, stored.familyId);
     throw new AppError('J0004');
   }
@@ -122,16 +131,48 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
     throw new AppError('J0004');
   }
   if (claims.userId !== stored.userId) throw new AppError('J0004');
-  const claimed = await tokens.updateOne({ _id: stored._id, rotatedAt: null, revokedAt: null }, { $set: { rotatedAt: now } }).exec();
-  if (claimed.modifiedCount !== 1) {
-    // Another request rotated it a moment ago: the same token was used twice.
-    await revokeFamily(ctx, stored.familyId);
-    throw new AppError('J0004');
+  if (!stored.rotatedAt) {
+    const claimed = await tokens.updateOne({ _id: stored._id, rotatedAt: null, revokedAt: null }, { $set: { rotatedAt: now } }).exec();
+    if (claimed.modifiedCount !== 1) {
+      // Lost the rotation to a request that read the token at the same moment: a race if that was just
+      // now, J0004 (family left alone) if the token was revoked meanwhile by a logout or password change.
+      const current = await tokens.findById(stored._id).lean().exec();
+      if (!current || current.revokedAt) throw new AppError('J0004');
+      if (!current.rotatedAt || !rotatedWithinRace(current.rotatedAt, now)) {
+        await revokeFamily(ctx, stored.familyId);
+        throw new AppError('J0004');
+      }
+    }
   }
   const user = await findUser(ctx, stored.userId).catch(() => {
     throw new AppError('J0004');
   });
-  return issue(ctx, keys, user, stored.familyId);
+  const session = await issue(ctx, keys, user, stored.familyId);
+  // A revocation of the family (logout, reuse, password change) that ran between our read and the insert of
+  // the successor did not see the successor: the presented token shows it, so the successor goes too.
+  const presented = await tokens.findById(stored._id, { revokedAt: 1 }).lean().exec();
+  if (!presented || presented.revokedAt) {
+    await revokeFamily(ctx, stored.familyId);
+    throw new AppError('J0004');
+  }
+  return session;
+}
+
+/**
+ * After a password change: every refresh token of the user is revoked except the caller's own session (the
+ * family of the presented cookie, when it is the user's, live, and not a token rotated earlier than a race).
+ * Without a usable cookie every session ends. Access tokens already issued run out on their own (30 min).
+ */
+export async function revokeOtherSessions(ctx: DomainContext, userId: number, callerRefreshToken: string | undefined): Promise<void> {
+  const now = ctx.now();
+  let keepFamily: string | undefined;
+  if (callerRefreshToken) {
+    const own = await ctx.models.refreshTokens.findById(hashToken(callerRefreshToken)).lean().exec();
+    const live = own && own.userId === userId && !own.revokedAt && own.expiresAt.getTime() > now.getTime();
+    if (live && (!own.rotatedAt || rotatedWithinRace(own.rotatedAt, now))) keepFamily = own.familyId;
+  }
+  const others = keepFamily === undefined ? { userId, revokedAt: null } : { userId, revokedAt: null, familyId: { $ne: keepFamily } };
+  await ctx.models.refreshTokens.updateMany(others, { $set: { revokedAt: now } }).exec();
 }
 
 /** Revokes the session the cookie belongs to (only the caller's own); no cookie is fine, the cookie is cleared anyway. */

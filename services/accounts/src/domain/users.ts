@@ -5,6 +5,7 @@ import type { DomainContext } from './context';
 import { adminInput, type AdminInput, type AgentSignUp, type ProfileUpdate, type UserSignUp, type WithdrawalInput } from './inputs';
 import { hashPassword, passwordMatches } from './passwords';
 import { MANDATORY_TERMS, type Term } from './rules';
+import { revokeOtherSessions } from './sessions';
 import { consumeVerification, requireVerified } from './verification';
 
 interface UniqueFields {
@@ -247,11 +248,13 @@ export async function updateNickName(ctx: DomainContext, userId: number, nickNam
   });
 }
 
-export async function updatePassword(ctx: DomainContext, userId: number, password: string): Promise<void> {
+/** `callerRefreshToken`: the cookie that came with the request; its session survives, every other one ends. */
+export async function updatePassword(ctx: DomainContext, userId: number, password: string, callerRefreshToken?: string): Promise<void> {
   await changeUser(ctx, userId, async (user) => {
     if (await passwordMatches(password, user.passwordHash)) throw new AppError('U0006');
     return { passwordHash: await hashPassword(password, ctx.bcryptCost) };
   });
+  await revokeOtherSessions(ctx, userId, callerRefreshToken);
 }
 
 /*
@@ -279,9 +282,13 @@ export const updatePhone = (ctx: DomainContext, userId: number, phoneNum: string
 
 export const updateEmail = (ctx: DomainContext, userId: number, email: string): Promise<void> => updateVerifiedContact(ctx, userId, 'email', email);
 
-/** PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules. */
-export async function updateProfile(ctx: DomainContext, userId: number, input: ProfileUpdate): Promise<void> {
+/**
+ * PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules
+ * (a new_password ends the other sessions as update/password does).
+ */
+export async function updateProfile(ctx: DomainContext, userId: number, input: ProfileUpdate, callerRefreshToken?: string): Promise<void> {
   let phoneChanged = false;
+  let passwordChanged = false;
   await changeUser(ctx, userId, async (user) => {
     if (!(await passwordMatches(input.password, user.passwordHash))) throw new AppError('U0002');
     const change: UserChange = {};
@@ -299,9 +306,11 @@ export async function updateProfile(ctx: DomainContext, userId: number, input: P
       change.phoneNum = input.phone_num;
     }
     phoneChanged = change.phoneNum !== undefined;
+    passwordChanged = change.passwordHash !== undefined;
     return change;
   });
   if (phoneChanged && input.phone_num) await consumeVerification(ctx, 'sms', input.phone_num);
+  if (passwordChanged) await revokeOtherSessions(ctx, userId, callerRefreshToken);
 }
 
 export async function requestWithdrawal(ctx: DomainContext, userId: number, input: WithdrawalInput): Promise<void> {

@@ -130,7 +130,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/',
     requireUser,
     handle(async (req) => {
-      await users.updateProfile(ctx, currentUser(req).userId, parseBody(req, profileUpdateBody));
+      await users.updateProfile(ctx, currentUser(req).userId, parseBody(req, profileUpdateBody), readRefreshCookie(req));
     }),
   );
 
@@ -146,7 +146,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/update/password',
     requireUser,
     handle(async (req) => {
-      await users.updatePassword(ctx, currentUser(req).userId, parseBody(req, newPasswordBody).password);
+      await users.updatePassword(ctx, currentUser(req).userId, parseBody(req, newPasswordBody).password, readRefreshCookie(req));
     }),
   );
 

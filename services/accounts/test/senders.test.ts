@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import request from 'supertest';
 import { readConfig } from '../src/config';
 import {
@@ -229,13 +229,13 @@ describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
     let raw = '';
     const wrapped = {
       ...transport,
-      sendMail: async (mail: nodemailer.SendMailOptions) => {
+      sendMail: async (mail: SendMailOptions) => {
         const info = await transport.sendMail(mail);
         raw = (info.message as Buffer).toString('utf8');
         return info;
       },
       close: () => transport.close(),
-    } as unknown as nodemailer.Transporter;
+    } as unknown as Transporter;
     await new SmtpMailSender({ transport: wrapped, from: 'noreply@binzip.kr' }).send('x@example.com', 'subject line', 'code 4321');
     expect(raw).toMatch(/^From: noreply@binzip\.kr$/m);
     expect(raw).toMatch(/^To: x@example\.com$/m);

@@ -157,7 +157,8 @@ test('completing a withdrawal erases the identity, frees it, and every service s
   await ok('PUT', `/api/v1/houses/apply/${houseId}`, admin, { approve: true });
   await ok('POST', '/api/v1/record_comment', leaver.token, { record_id: target.recordId, content: '기록 댓글' });
   await eventually(
-    async () => (await ok<Loose>('GET', '/api/v1/notifications', admin)).notifications.content.some((i: NotificationItem) => i.comment_user === leaver.body.nick_name),
+    async () =>
+      (await ok<Loose>('GET', '/api/v1/notifications', admin)).notifications.content.some((i: NotificationItem) => i.comment_user === leaver.body.nick_name),
     15_000,
   );
 
@@ -172,7 +173,10 @@ test('completing a withdrawal erases the identity, frees it, and every service s
   expect(adminBoard.comments.map((c: Loose) => c.nickName)).toEqual([GONE]);
   await eventually(async () => (await ok<Loose>('GET', `/api/v1/houses/${houseId}`)).nickName === GONE, 15_000);
   await eventually(async () => (await ok<Loose>('GET', `/api/v1/record/${target.recordId}`)).comments.content[0]?.nick_name === GONE, 15_000);
-  await eventually(async () => (await ok<Loose>('GET', '/api/v1/notifications', admin)).notifications.content.some((i: NotificationItem) => i.comment_user === GONE), 15_000);
+  await eventually(
+    async () => (await ok<Loose>('GET', '/api/v1/notifications', admin)).notifications.content.some((i: NotificationItem) => i.comment_user === GONE),
+    15_000,
+  );
 
   const oldSignIn = await call('POST', '/api/v1/users/sign-in', undefined, { userName: leaver.body.userName, password: PASSWORD });
   expect(oldSignIn.body.code).toBe('U0001');

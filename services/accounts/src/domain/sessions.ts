@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, BEARER_PREFIX, isDuplicateKeyError, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
 import type { UserDoc } from '../models/user';
 import type { DomainContext } from './context';
+import { assertNotSuspended } from './admin';
 import { passwordMatches } from './passwords';
 import { findUser } from './users';
 
@@ -90,6 +91,7 @@ export async function signIn(ctx: DomainContext, keys: SessionKeys, userName: st
     await recordWrongPassword(ctx, user._id);
     throw new AppError('U0002');
   }
+  assertNotSuspended(user);
   await ctx.models.signInThrottles.updateOne({ _id: user._id, failures: { $gt: 0 } }, { $set: { failures: 0 } }).exec();
   return issue(ctx, keys, user, randomUUID());
 }
@@ -147,6 +149,11 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
   const user = await findUser(ctx, stored.userId).catch(() => {
     throw new AppError('J0004');
   });
+  // A suspension revokes every refresh token; one rotated in the same moment must not outlive it.
+  if (user.status === 'SUSPENDED') {
+    await revokeFamily(ctx, stored.familyId);
+    throw new AppError('J0004');
+  }
   const session = await issue(ctx, keys, user, stored.familyId);
   // A revocation of the family (logout, reuse, password change) that ran between our read and the insert of
   // the successor did not see the successor: the presented token shows it, so the successor goes too.

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { houseReportModel } from './house-report';
 import { refreshTokenModel } from './refresh-token';
 import { signInThrottleModel } from './sign-in-throttle';
 import { userModel } from './user';
@@ -12,10 +13,11 @@ export function accountsModels(connection: Connection) {
     refreshTokens: refreshTokenModel(connection),
     verifications: verificationModel(connection),
     signInThrottles: signInThrottleModel(connection),
+    houseReports: houseReportModel(connection),
   };
 }
 
 /** Unique indexes must exist before the duplicate rules can rely on them. */
 export async function initModels(models: AccountsModels): Promise<void> {
-  await Promise.all([models.users.init(), models.refreshTokens.init(), models.verifications.init()]);
+  await Promise.all([models.users.init(), models.refreshTokens.init(), models.verifications.init(), models.houseReports.init()]);
 }

@@ -14,3 +14,6 @@ export * from './outbox';
 export * from './events';
 export * from './users';
 export * from './service';
+export * from './metrics';
+export * from './readiness';
+export * from './dead-letters';

@@ -150,7 +150,7 @@ export const metricsConfigShape = {
     .default('true')
     .transform((value) => value === 'true'),
   /** When set, `/metrics` answers only `Authorization: Bearer <token>` (Prometheus `authorization` config). */
-  METRICS_TOKEN: z.string().min(16).optional(),
+  METRICS_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(16).optional()),
 };
 
 export interface MetricsSettings {

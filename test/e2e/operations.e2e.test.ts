@@ -75,7 +75,7 @@ test('every service process answers /ready with its stores and /metrics to the b
     const { url } = processOf(service);
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).data).toEqual({ status: 'UP', service, checks: { mongodb: 'UP', nats: 'UP' } });
+    expect(((await ready.json()) as { data: unknown }).data).toEqual({ status: 'UP', service, checks: { mongodb: 'UP', nats: 'UP' } });
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
     const metrics = await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.status).toBe(200);

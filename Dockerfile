@@ -1,5 +1,9 @@
-# One image for all six processes; SERVICE picks which one runs.
-FROM node:20-bookworm-slim AS build
+# One Dockerfile for all six processes; the SERVICE build arg picks which one an image runs, and the image
+# holds only that workspace's and shared's production dependencies.
+# Node 24 is the Active LTS line; scripts/ci-node-lts.sh runs the test suite on the same version.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY shared/package.json shared/
@@ -12,12 +16,34 @@ COPY services/notifications/package.json services/notifications/
 RUN npm ci
 COPY shared shared
 COPY services services
-RUN npx tsc -b && npm prune --omit=dev
+RUN npx tsc -b
 
-FROM node:20-bookworm-slim
+# Production dependencies of one workspace and shared, nothing else (no dev tools, no other service's
+# libraries). bcrypt (accounts) loads its bundled N-API prebuild, so no compiler is needed here.
+FROM ${NODE_IMAGE} AS runtime-deps
 ARG SERVICE
-ENV NODE_ENV=production SERVICE=${SERVICE} HOST=0.0.0.0
+RUN test -n "${SERVICE}" || (echo "build with --build-arg SERVICE=<gateway|accounts|community|houses|records|notifications>" && exit 1)
 WORKDIR /app
-COPY --from=build /app /app
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/shared/package.json shared/
+COPY --from=build /app/services/gateway/package.json services/gateway/
+COPY --from=build /app/services/accounts/package.json services/accounts/
+COPY --from=build /app/services/community/package.json services/community/
+COPY --from=build /app/services/houses/package.json services/houses/
+COPY --from=build /app/services/records/package.json services/records/
+COPY --from=build /app/services/notifications/package.json services/notifications/
+RUN npm ci --omit=dev -w "services/${SERVICE}" -w shared && npm cache clean --force
+COPY --from=build /app/shared/dist shared/dist
+COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist
+
+FROM ${NODE_IMAGE}
+ARG SERVICE
+# PORT here is the gateway's; compose sets each service's own. The health check reads the same variable.
+ENV NODE_ENV=production SERVICE=${SERVICE} HOST=0.0.0.0 PORT=8080
+WORKDIR /app
+COPY --from=runtime-deps /app /app
 USER node
+# Liveness only (/health); readiness (/ready: MongoDB and NATS) is for load balancers and orchestrators.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["sh", "-c", "exec node services/${SERVICE}/dist/main.js"]

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { metricsConfigShape } from './metrics';
 
 /**
  * Parses the environment once at start-up and fails fast with every problem listed, so a bad deploy
@@ -12,6 +13,26 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 }
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** How the JetStream streams are kept (applied by whichever process ensures a stream first, and on every start). */
+export const streamConfigShape = {
+  /** Copies of each stream in a NATS cluster (1 on a single server; 3 or 5 in a cluster). */
+  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** How long comment events stay in their streams: a consumer down for longer misses them. */
+  EVENT_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(87_600)
+    .default(24 * 14),
+  /** How long dead letters are kept for inspection and replay. */
+  DEAD_LETTER_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(87_600)
+    .default(24 * 30),
+};
 
 /** What every service reads: where it listens, its stores, the token key, logging. */
 export function serviceConfigShape(defaults: { port: number; db: string }) {
@@ -31,6 +52,8 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     TRUST_PROXY: z.string().default('loopback'),
     /** How often the outbox relay retries what an outage left pending (services that publish). */
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+    ...metricsConfigShape,
+    ...streamConfigShape,
   };
 }
 

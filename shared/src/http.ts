@@ -7,6 +7,7 @@ import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults } from './errors';
 import type { Logger } from './logger';
+import { observeRequestDurations } from './metrics';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -132,6 +133,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(options.logger));
+  app.use(observeRequestDurations());
   app.get('/health', async (_req, res) => {
     const connected = options.connection ? options.connection.readyState === 1 : true;
     const healthy = connected && (options.healthy ? await options.healthy() : true);

@@ -15,3 +15,6 @@ export * from './events';
 export * from './users';
 export * from './suspension';
 export * from './service';
+export * from './metrics';
+export * from './readiness';
+export * from './dead-letters';

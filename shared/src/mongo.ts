@@ -1,9 +1,13 @@
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+import { QUERY_SHAPES_DIR_ENV, recordQueryShapes } from './query-shapes';
 
 /** One connection per service database; mongoose's global connection is never used. */
 export async function connectMongo(uri: string, dbName: string): Promise<Connection> {
-  const connection = mongoose.createConnection(uri, { dbName, serverSelectionTimeoutMS: 15_000, autoIndex: true });
+  // Test runs record every query's shape to check it against the declared indexes (query-shapes.ts).
+  const shapesDir = process.env[QUERY_SHAPES_DIR_ENV];
+  const connection = mongoose.createConnection(uri, { dbName, serverSelectionTimeoutMS: 15_000, autoIndex: true, monitorCommands: Boolean(shapesDir) });
   await connection.asPromise();
+  if (shapesDir) recordQueryShapes(connection, shapesDir);
   return connection;
 }
 

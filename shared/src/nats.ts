@@ -1,31 +1,74 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   JSONCodec,
   RetentionPolicy,
   StorageType,
   connect,
+  headers as natsHeaders,
   nanos,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   type NatsConnection,
+  type StreamConfig,
 } from 'nats';
 import type { z } from 'zod';
+import { requestContext } from './context';
+import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, toDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letters';
+import { REQUEST_ID_HEADER } from './http';
 import type { Logger } from './logger';
+import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated } from './metrics';
 
 const codec = JSONCodec();
 const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
 
-/** The streams, one per producer. Consumers ensure them too, so start order never matters. */
+/**
+ * The streams, one per producer, plus the dead letters. Consumers ensure them too, so start order never
+ * matters. `purpose` picks the limits (see `streamLimits`).
+ */
 export const StreamDefinitions = {
-  ACCOUNTS: { subjects: ['accounts.>'], maxMsgsPerSubject: 5 },
-  COMMUNITY: { subjects: ['community.>'], maxMsgsPerSubject: -1 },
-  RECORDS: { subjects: ['records.>'], maxMsgsPerSubject: -1 },
-  HOUSES: { subjects: ['houses.>'], maxMsgsPerSubject: -1 },
+  ACCOUNTS: { subjects: ['accounts.>'], purpose: 'snapshots' },
+  COMMUNITY: { subjects: ['community.>'], purpose: 'events' },
+  RECORDS: { subjects: ['records.>'], purpose: 'events' },
+  HOUSES: { subjects: ['houses.>'], purpose: 'events' },
+  DEAD_LETTERS: { subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' },
 } as const;
 export type StreamName = keyof typeof StreamDefinitions;
+export type StreamPurpose = (typeof StreamDefinitions)[StreamName]['purpose'];
+
+/** How streams are kept; `NATS_REPLICAS`, `EVENT_RETENTION_HOURS`, `DEAD_LETTER_RETENTION_HOURS`. */
+export interface StreamSettings {
+  replicas: number;
+  eventRetentionMs: number;
+  deadLetterRetentionMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = { replicas: 1, eventRetentionMs: 14 * 24 * HOUR_MS, deadLetterRetentionMs: 30 * 24 * HOUR_MS };
+const GIB = 1024 ** 3;
+
+/**
+ * Limits by purpose. Snapshots: only the latest per subject matters (a projection replays the last message
+ * of every user), and it must never age out. Events: consumed within seconds; kept for a bounded time and
+ * size so a consumer can catch up after an outage, oldest dropped first. Dead letters: kept longer, for a
+ * person to inspect and replay.
+ */
+export function streamLimits(
+  purpose: StreamPurpose,
+  settings: StreamSettings,
+): Pick<StreamConfig, 'max_msgs_per_subject' | 'max_age' | 'max_bytes' | 'discard'> {
+  switch (purpose) {
+    case 'snapshots':
+      return { max_msgs_per_subject: 1, max_age: 0, max_bytes: -1, discard: DiscardPolicy.Old };
+    case 'events':
+      return { max_msgs_per_subject: -1, max_age: nanos(settings.eventRetentionMs), max_bytes: 4 * GIB, discard: DiscardPolicy.Old };
+    case 'deadLetters':
+      return { max_msgs_per_subject: -1, max_age: nanos(settings.deadLetterRetentionMs), max_bytes: GIB, discard: DiscardPolicy.Old };
+  }
+}
 
 export interface EventBusOptions {
   url: string;
@@ -34,6 +77,8 @@ export interface EventBusOptions {
   /** Connection name shown by the server. */
   name: string;
   logger: Logger;
+  /** Replicas and retention of the streams this bus ensures; `DEFAULT_STREAM_SETTINGS` when absent. */
+  streams?: Partial<StreamSettings>;
 }
 
 export interface ConsumeOptions<S extends z.ZodType> {
@@ -49,7 +94,8 @@ export interface ConsumeOptions<S extends z.ZodType> {
   backoffMs?: number[];
   /** How long a delivered message may stay unacknowledged before the server redelivers it. */
   ackWaitMs?: number;
-  handle: (data: z.output<S>, meta: { subject: string; redelivered: boolean; seq: number }) => Promise<void>;
+  /** Runs inside the request-id context of the HTTP request that caused the event (when it carried one). */
+  handle: (data: z.output<S>, meta: { subject: string; redelivered: boolean; seq: number; requestId?: string }) => Promise<void>;
 }
 
 export interface RunningConsumer {
@@ -67,6 +113,7 @@ export class EventBus {
     private readonly manager: JetStreamManager,
     private readonly prefix: string,
     private readonly logger: Logger,
+    private readonly streamSettings: StreamSettings,
   ) {}
 
   static async connect(options: EventBusOptions): Promise<EventBus> {
@@ -79,7 +126,8 @@ export class EventBus {
       waitOnFirstConnect: true,
     });
     const manager = await connection.jetstreamManager({ timeout: 10_000 });
-    const bus = new EventBus(connection, connection.jetstream({ timeout: 5_000 }), manager, options.prefix ?? '', options.logger);
+    const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
+    const bus = new EventBus(connection, connection.jetstream({ timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
     void bus.watchStatus();
     return bus;
   }
@@ -109,25 +157,49 @@ export class EventBus {
       subjects: definition.subjects.map((s) => this.subject(s)),
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
-      max_msgs_per_subject: definition.maxMsgsPerSubject,
+      num_replicas: this.streamSettings.replicas,
       duplicate_window: nanos(2 * 60_000),
+      ...streamLimits(definition.purpose, this.streamSettings),
     };
-    try {
-      await this.manager.streams.info(config.name);
-      await this.manager.streams.update(config.name, config);
-    } catch (err) {
-      if (!String((err as Error).message).includes('not found')) throw err;
+    const exists = await this.manager.streams.info(config.name).then(
+      () => true,
+      (err: Error) => {
+        if (!String(err.message).includes('not found')) throw err;
+        return false;
+      },
+    );
+    if (!exists) {
       await this.manager.streams.add(config);
+      return;
     }
+    // An existing stream takes the current limits; what NATS refuses to change in place (e.g. more replicas
+    // than the cluster has) leaves it as it was, said loudly, rather than keeping the service down.
+    await this.manager.streams.update(config.name, config).catch((err: Error) => {
+      this.logger.warn('stream keeps its earlier configuration', { stream: config.name, error: err.message });
+    });
   }
 
-  /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. */
-  async publish(subject: string, payload: unknown, messageId: string): Promise<void> {
-    await this.jetstream.publish(this.subject(subject), codec.encode(payload), { msgID: messageId, timeout: 5_000 });
+  /** The stream settings this bus applies (replicas, retention). */
+  get settings(): StreamSettings {
+    return { ...this.streamSettings };
+  }
+
+  /**
+   * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. `requestId`
+   * (the HTTP request that caused the event) travels in the `x-request-id` header to the consumers' logs.
+   */
+  async publish(subject: string, payload: unknown, messageId: string, options: { requestId?: string } = {}): Promise<void> {
+    let headers;
+    if (options.requestId) {
+      headers = natsHeaders();
+      headers.set(REQUEST_ID_HEADER, options.requestId);
+    }
+    await this.jetstream.publish(this.subject(subject), codec.encode(payload), { msgID: messageId, timeout: 5_000, headers });
   }
 
   async consume<S extends z.ZodType>(options: ConsumeOptions<S>): Promise<RunningConsumer> {
     await this.ensureStream(options.stream);
+    await this.ensureStream('DEAD_LETTERS');
     const stream = this.streamName(options.stream);
     const durable = this.durableName(options.durable);
     const maxDeliver = options.maxDeliver ?? 20;
@@ -160,7 +232,7 @@ export class EventBus {
             await messages.close();
             break;
           }
-          for await (const msg of messages) await this.dispatch(msg, options);
+          for await (const msg of messages) await this.dispatch(msg, options, maxDeliver);
         } catch (err) {
           if (!stopped && !this.connection.isClosed() && !this.connection.isDraining())
             this.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
@@ -178,7 +250,17 @@ export class EventBus {
     };
   }
 
-  private async dispatch<S extends z.ZodType>(msg: JsMsg, options: ConsumeOptions<S>): Promise<void> {
+  /** Hands one message to its handler inside the request-id context the message carries. */
+  private dispatch<S extends z.ZodType>(msg: JsMsg, options: ConsumeOptions<S>, maxDeliver: number): Promise<void> {
+    const labels = { stream: options.stream, consumer: options.durable };
+    eventsDelivered.inc(labels);
+    if (msg.redelivered) eventsRedelivered.inc(labels);
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+    const handle = () => this.handleMessage(msg, options, maxDeliver, requestId);
+    return requestId ? requestContext.run({ requestId }, handle) : handle();
+  }
+
+  private async handleMessage<S extends z.ZodType>(msg: JsMsg, options: ConsumeOptions<S>, maxDeliver: number, requestId: string | undefined): Promise<void> {
     let raw: unknown;
     try {
       raw = msg.json();
@@ -188,17 +270,74 @@ export class EventBus {
     const parsed = options.schema.safeParse(raw);
     if (!parsed.success) {
       this.logger.error('invalid event payload terminated', { subject: msg.subject, seq: msg.seq, issue: parsed.error.issues[0]?.message });
-      msg.term();
+      await this.terminate(msg, options, 'invalid_payload', parsed.error.issues[0]?.message ?? 'invalid payload');
       return;
     }
     try {
-      await options.handle(parsed.data, { subject: msg.subject, redelivered: msg.redelivered, seq: msg.seq });
+      await options.handle(parsed.data, { subject: msg.subject, redelivered: msg.redelivered, seq: msg.seq, requestId });
       msg.ack();
+      // One line per handled event; inside the request-id context it carries the id of the request behind it.
+      this.logger.info('event handled', { subject: msg.subject, seq: msg.seq, consumer: options.durable, deliveries: msg.info.redeliveryCount });
     } catch (err) {
+      eventsFailed.inc({ stream: options.stream, consumer: options.durable });
+      // redeliveryCount counts deliveries (1 on the first): this was the last one the server will make.
+      if (msg.info.redeliveryCount >= maxDeliver) {
+        await this.terminate(msg, options, 'max_deliveries', (err as Error).message);
+        return;
+      }
       this.logger.warn('event handling failed; will be redelivered', { subject: msg.subject, seq: msg.seq, error: (err as Error).message });
       const delays = options.backoffMs ?? DEFAULT_BACKOFF_MS;
       msg.nak(delays[Math.min(msg.info.redeliveryCount - 1, delays.length - 1)]);
     }
+  }
+
+  /**
+   * Gives up on a message: a copy goes to the dead-letter stream (subject `deadletter.<consumer>`, the
+   * original bytes and request id, and headers saying where it came from and why), then it is terminated.
+   * The copy is made by the consumer that holds the message and its error, not from the max-deliveries
+   * advisory, which is a core NATS message lost when no one listens at that instant.
+   */
+  private async terminate<S extends z.ZodType>(msg: JsMsg, options: ConsumeOptions<S>, reason: DeadLetterReason, error: string): Promise<void> {
+    const labels = { stream: options.stream, consumer: options.durable };
+    eventsTerminated.inc({ ...labels, reason });
+    const headers = natsHeaders();
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER);
+    if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set(DeadLetterHeaders.stream, options.stream);
+    headers.set(DeadLetterHeaders.subject, msg.subject);
+    headers.set(DeadLetterHeaders.sequence, String(msg.seq));
+    headers.set(DeadLetterHeaders.consumer, options.durable);
+    headers.set(DeadLetterHeaders.reason, reason);
+    headers.set(DeadLetterHeaders.deliveries, String(msg.info.redeliveryCount));
+    headers.set(DeadLetterHeaders.error, error.replace(/[\r\n]+/g, ' ').slice(0, 500));
+    const details = { subject: msg.subject, seq: msg.seq, consumer: options.durable, reason, deliveries: msg.info.redeliveryCount, error };
+    try {
+      await this.jetstream.publish(this.subject(`${DEAD_LETTER_SUBJECT}.${options.durable}`), msg.data, {
+        headers,
+        // One dead letter per message and consumer, even if this runs twice.
+        msgID: `${msg.info.stream}:${msg.seq}:${options.durable}`,
+        timeout: 5_000,
+      });
+      eventsDeadLettered.inc({ ...labels, reason });
+      this.logger.error('event dead-lettered', details);
+    } catch (err) {
+      // The server will not deliver it again: the log line is what is left of it.
+      this.logger.error('event terminated; dead letter not stored', { ...details, payload: msg.string(), deadLetterError: (err as Error).message });
+    }
+    msg.term();
+  }
+
+  /** The dead letters kept in the stream, oldest first (for operators' tools and tests). */
+  async deadLetters(limit = 100): Promise<DeadLetter[]> {
+    const name = this.streamName('DEAD_LETTERS');
+    const info = await this.manager.streams.info(name).catch(() => undefined);
+    if (!info || info.state.messages === 0) return [];
+    const letters: DeadLetter[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && letters.length < limit; seq++) {
+      const stored = await this.manager.streams.getMessage(name, { seq }).catch(() => undefined);
+      if (stored) letters.push(toDeadLetter(stored));
+    }
+    return letters;
   }
 
   /** Deletes a durable consumer so the next `consume` creates it afresh (a projection rebuild). */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
+import { currentRequestId } from './context';
 import type { Logger } from './logger';
+import { registerOutboxSource, type OutboxBacklogSource } from './metrics';
 import type { EventBus, StreamName } from './nats';
 
 /**
@@ -14,6 +16,8 @@ export interface OutboxEvent {
   subject: string;
   data: unknown;
   createdAt: Date;
+  /** The HTTP request that caused the event; the relay sends it as the message's `x-request-id`. */
+  requestId?: string;
 }
 
 export const outboxEventSchema = new Schema<OutboxEvent>(
@@ -22,6 +26,7 @@ export const outboxEventSchema = new Schema<OutboxEvent>(
     subject: { type: String, required: true },
     data: { type: Schema.Types.Mixed, required: true },
     createdAt: { type: Date, required: true },
+    requestId: { type: String, required: false },
   },
   { _id: false },
 );
@@ -41,9 +46,11 @@ export function addOutbox(schema: Schema): void {
 
 const PENDING = { 'pendingEvents.id': { $exists: true } };
 
+/** A new event for a document's `pendingEvents`; it remembers the request id of the request being served. */
 export function newOutboxEvent(subject: string, data: (eventId: string) => unknown): OutboxEvent {
   const id = randomUUID();
-  return { id, subject, data: data(id), createdAt: new Date() };
+  const requestId = currentRequestId();
+  return { id, subject, data: data(id), createdAt: new Date(), ...(requestId ? { requestId } : {}) };
 }
 
 export interface OutboxRelayOptions {
@@ -53,16 +60,24 @@ export interface OutboxRelayOptions {
   logger: Logger;
   intervalMs?: number;
   batchSize?: number;
+  /** The stream it publishes to; labels its backlog metrics. */
+  stream?: StreamName;
 }
 
-export class OutboxRelay {
+export class OutboxRelay implements OutboxBacklogSource {
   private timer: NodeJS.Timeout | undefined;
+  private unregister: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private again = false;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
+  get stream(): string {
+    return this.options.stream ?? 'unknown';
+  }
+
   start(): void {
+    this.unregister = registerOutboxSource(this);
     this.timer = setInterval(() => void this.kick(), this.options.intervalMs ?? 1_000);
     this.timer.unref();
     void this.kick();
@@ -109,7 +124,7 @@ export class OutboxRelay {
         for (const doc of docs) {
           for (const event of doc.pendingEvents) {
             try {
-              await this.options.bus.publish(event.subject, event.data, event.id);
+              await this.options.bus.publish(event.subject, event.data, event.id, { requestId: event.requestId });
             } catch (err) {
               this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
               return false;
@@ -135,7 +150,28 @@ export class OutboxRelay {
     return true;
   }
 
+  /** Events waiting per collection and the oldest one's creation time (the `/metrics` outbox gauges). */
+  async backlog(): Promise<Array<{ collection: string; pending: number; oldestCreatedAt: Date | undefined }>> {
+    const rows = [];
+    for (const model of this.options.models) {
+      const [found] = await model
+        .aggregate<{ pending: number; oldest?: Date }>([
+          { $match: PENDING },
+          { $unwind: '$pendingEvents' },
+          { $group: { _id: null, pending: { $sum: 1 }, oldest: { $min: '$pendingEvents.createdAt' } } },
+        ])
+        .exec();
+      rows.push({
+        collection: model.collection.collectionName,
+        pending: found?.pending ?? 0,
+        oldestCreatedAt: found?.oldest ? new Date(found.oldest) : undefined,
+      });
+    }
+    return rows;
+  }
+
   async stop(): Promise<void> {
+    this.unregister?.();
     if (this.timer) clearInterval(this.timer);
     await this.running;
   }

@@ -6,7 +6,9 @@ import { errorEnvelope } from './envelope';
 import { ErrorCodes } from './errors';
 import { createLogger, type Logger } from './logger';
 import { connectMongo } from './mongo';
+import type { MetricsSettings } from './metrics';
 import { EventBus } from './nats';
+import { withOperatorEndpoints } from './readiness';
 import { startUserProjection } from './users';
 
 /**
@@ -72,6 +74,11 @@ export interface BaseServiceConfig {
   NATS_URL: string;
   NATS_PREFIX: string;
   LOG_LEVEL: string;
+  METRICS_ENABLED: MetricsSettings['METRICS_ENABLED'];
+  METRICS_TOKEN?: MetricsSettings['METRICS_TOKEN'];
+  NATS_REPLICAS: number;
+  EVENT_RETENTION_HOURS: number;
+  DEAD_LETTER_RETENTION_HOURS: number;
 }
 
 export interface ServiceRuntime<C extends BaseServiceConfig> {
@@ -104,10 +111,16 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     const log = createLogger(definition.name, config.LOG_LEVEL);
     logger = log;
     const connection = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
-    const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log });
+    const streams = {
+      replicas: config.NATS_REPLICAS,
+      eventRetentionMs: config.EVENT_RETENTION_HOURS * 3_600_000,
+      deadLetterRetentionMs: config.DEAD_LETTER_RETENTION_HOURS * 3_600_000,
+    };
+    const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log, streams });
     const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
     const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
-    const server = await listen(app, config.PORT, config.HOST);
+    const operated = withOperatorEndpoints(app, { service: definition.name, readiness: { connection, nats: bus.connection }, metrics: config });
+    const server = await listen(operated, config.PORT, config.HOST);
     log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
     // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
     shutdownOn(log, server, [...closers, async () => users?.stop(), () => bus.close(), () => connection.close()]);

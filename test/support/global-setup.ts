@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDevKeyPair } from '../../shared/src/auth';
+import { QUERY_SHAPES_DIR_ENV } from '../../shared/src/query-shapes';
 import { startMongo, type RunningStore } from '../../scripts/lib/mongo';
 import { ensureNats } from '../../scripts/lib/nats';
 
@@ -23,4 +24,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
   process.env.BINZIP_TEST_RUN = `r${Date.now().toString(36)}`;
   process.env.BINZIP_TEST_DATA_DIR = dataDir;
+  // Every connection of the run (workers and the processes they start) records its query shapes here;
+  // the global teardown checks them against the declared indexes (shared/src/query-shapes.ts).
+  process.env[QUERY_SHAPES_DIR_ENV] = path.join(dataDir, 'query-shapes');
 }

@@ -1,0 +1,189 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Express, Request, RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { z } from 'zod';
+
+/**
+ * Prometheus metrics of one process. One registry per process: the HTTP middleware, the outbox relays and
+ * the event consumers all record into it, and `/metrics` serves it.
+ */
+export const metricsRegistry = new Registry();
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request durations by method, route template and status code',
+  labelNames: ['method', 'route', 'status_code'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const eventsDelivered = new Counter({
+  name: 'binzip_events_delivered_total',
+  help: 'Event deliveries handed to a consumer (first deliveries and redeliveries)',
+  labelNames: ['stream', 'consumer'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsRedelivered = new Counter({
+  name: 'binzip_events_redelivered_total',
+  help: 'Deliveries of an event the consumer had already received at least once',
+  labelNames: ['stream', 'consumer'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsFailed = new Counter({
+  name: 'binzip_events_failed_total',
+  help: 'Deliveries whose handling failed (redelivered later, or dead-lettered on the last attempt)',
+  labelNames: ['stream', 'consumer'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsTerminated = new Counter({
+  name: 'binzip_events_terminated_total',
+  help: 'Events a consumer gave up on: invalid payload or deliveries exhausted',
+  labelNames: ['stream', 'consumer', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsDeadLettered = new Counter({
+  name: 'binzip_events_dead_lettered_total',
+  help: 'Terminated events copied to the dead-letter stream',
+  labelNames: ['stream', 'consumer', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+
+/** What an outbox relay reports about the events still waiting in its collections. */
+export interface OutboxBacklogSource {
+  stream: string;
+  backlog(): Promise<Array<{ collection: string; pending: number; oldestCreatedAt: Date | undefined }>>;
+}
+
+const outboxSources = new Set<OutboxBacklogSource>();
+
+/** Relays register while they run; a scrape asks each for its backlog. */
+export function registerOutboxSource(source: OutboxBacklogSource): () => void {
+  outboxSources.add(source);
+  return () => outboxSources.delete(source);
+}
+
+/** One backlog read per scrape serves both outbox gauges. */
+let backlogRead: Promise<Array<{ stream: string; collection: string; pending: number; oldestCreatedAt: Date | undefined }>> | undefined;
+function readBacklogs() {
+  backlogRead ??= (async () => {
+    const rows = [];
+    for (const source of outboxSources) {
+      const backlog = await source.backlog().catch(() => []);
+      for (const row of backlog) rows.push({ stream: source.stream, ...row });
+    }
+    return rows;
+  })().finally(() => {
+    backlogRead = undefined;
+  });
+  return backlogRead;
+}
+
+new Gauge({
+  name: 'binzip_outbox_pending_events',
+  help: 'Events stored with their write and not yet published, by stream and collection',
+  labelNames: ['stream', 'collection'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const row of await readBacklogs()) this.set({ stream: row.stream, collection: row.collection }, row.pending);
+  },
+});
+
+new Gauge({
+  name: 'binzip_outbox_oldest_pending_age_seconds',
+  help: 'Age of the oldest event not yet published (0 when none is pending), by stream and collection',
+  labelNames: ['stream', 'collection'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    const now = Date.now();
+    for (const row of await readBacklogs()) {
+      const age = row.oldestCreatedAt ? Math.max(0, (now - row.oldestCreatedAt.getTime()) / 1000) : 0;
+      this.set({ stream: row.stream, collection: row.collection }, age);
+    }
+  },
+});
+
+let defaultMetricsOn = false;
+/** Node's runtime metrics (heap, event loop lag, GC, handles); started once, by the first `/metrics`. */
+function ensureDefaultMetrics(): void {
+  if (defaultMetricsOn) return;
+  defaultMetricsOn = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * The route template a request matched, e.g. `/api/v1/boards/:boardId`, never the raw path with its ids
+ * (one time series per route, not per id). Routers are mounted on fixed prefixes, so the template is the
+ * request path's leading segments followed by the matched route's own segments. Taken when the response
+ * ends: Express has reset `baseUrl` by then if an error left the router, but `req.route` stays.
+ */
+export function routeTemplate(req: Request): string {
+  const routePath = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof routePath !== 'string') return UNMATCHED_ROUTE;
+  const routeSegments = routePath.split('/').filter(Boolean);
+  const pathSegments = req.originalUrl.split('?')[0].split('/').filter(Boolean);
+  if (routeSegments.length > pathSegments.length) return UNMATCHED_ROUTE;
+  return `/${[...pathSegments.slice(0, pathSegments.length - routeSegments.length), ...routeSegments].join('/')}`;
+}
+
+/** Records every request's duration by method, route template and status. Mount before the routes. */
+export function observeRequestDurations(): RequestHandler {
+  return (req, res, next) => {
+    const end = httpRequestDuration.startTimer();
+    res.on('finish', () => end({ method: req.method, route: routeTemplate(req), status_code: String(res.statusCode) }));
+    next();
+  };
+}
+
+/** `METRICS_ENABLED` and `METRICS_TOKEN`, spread into a process's config schema. */
+export const metricsConfigShape = {
+  /** `false` leaves `/metrics` out entirely (404). */
+  METRICS_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>` (Prometheus `authorization` config). */
+  METRICS_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(16).optional()),
+};
+
+export interface MetricsSettings {
+  METRICS_ENABLED: boolean;
+  METRICS_TOKEN?: string;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Serves the registry in Prometheus text format; 401 without the bearer token when one is configured. */
+export function metricsHandler(settings: { token?: string } = {}): RequestHandler {
+  ensureDefaultMetrics();
+  return async (req, res) => {
+    if (settings.token !== undefined) {
+      const header = req.headers.authorization ?? '';
+      if (!header.startsWith('Bearer ') || !sameSecret(header.slice(7), settings.token)) {
+        res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('metrics need the bearer token\n');
+        return;
+      }
+    }
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  };
+}
+
+/**
+ * Everything the gateway needs in one line, called before its routes:
+ * `mountMetrics(app, config)` with `...metricsConfigShape` in its config schema.
+ */
+export function mountMetrics(app: Express, settings: MetricsSettings): void {
+  app.use(observeRequestDurations());
+  if (settings.METRICS_ENABLED) app.get('/metrics', metricsHandler({ token: settings.METRICS_TOKEN }));
+}

@@ -16,3 +16,4 @@ export * from './users';
 export * from './service';
 export * from './content';
 export * from './retry';
+export * from './watchdog';

@@ -129,6 +129,32 @@ describe('a store or broker that stays away', () => {
     }
   });
 
+  test('a short store outage is ridden out: the same process answers again once the store is back', async () => {
+    const sharedUri = process.env.MONGODB_URI;
+    delete process.env.MONGODB_URI;
+    const storePort = await freePort();
+    const start = () => startMongo({ persistent: true, dataDir: path.join(dataDir, 'short'), port: storePort });
+    let store = await start().finally(() => {
+      process.env.MONGODB_URI = sharedUri;
+    });
+    try {
+      const child = await startChild({ MONGODB_URI: store.uri, OUTAGE_EXIT_MS: '60000' });
+      await child.line(listening);
+      await store.stop();
+      await child.line((l) => l.message === 'dependency unreachable');
+      delete process.env.MONGODB_URI;
+      store = await start().finally(() => {
+        process.env.MONGODB_URI = sharedUri;
+      });
+      await child.line((l) => l.message === 'dependency reachable again');
+      const res = await fetch(`${child.url}/store`);
+      expect(res.status).toBe(200);
+      expect(child.process.exitCode).toBeNull();
+    } finally {
+      await store.stop();
+    }
+  });
+
   test('NATS gone beyond OUTAGE_EXIT_MS: the process exits non-zero', async () => {
     // A broker of our own: the machine's NATS on 4222 is shared and never stopped.
     const broker = await startNatsServer({ storeDir: path.join(dataDir, 'nats') });

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
     ports: { ...DEFAULT_PORTS, gateway: Number(process.env.PORT ?? DEFAULT_PORTS.gateway) },
     env: { DEV_OUTBOX_DIR: process.env.DEV_OUTBOX_DIR ?? path.join(dataDir, 'outbox') },
     inheritOutput: true,
+    // A service that exits by itself (a lasting store outage, a fatal error) is started again with backoff.
+    log,
   }).catch(async (err: Error) => {
     console.error(`[start] ${err.message}`);
     await stopAll(1);

@@ -32,7 +32,17 @@ export interface ProcessHandle {
   stop(): Promise<void>;
   /** Starts the same process again on the same port. */
   restart(): Promise<void>;
+  /** How often the launcher started the process again after it exited by itself. */
+  restarts: number;
 }
+
+/**
+ * Waits before starting a process again after it exited by itself, by consecutive exit: a process that keeps
+ * failing (its store still away) is not started in a tight loop. The count resets once a run lasted
+ * RESTART_RESET_AFTER_MS.
+ */
+export const DEFAULT_RESTART_BACKOFF_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
+const RESTART_RESET_AFTER_MS = 60_000;
 
 export interface StartProcessOptions {
   name: string;
@@ -43,6 +53,10 @@ export interface StartProcessOptions {
   /** Print the child's output with a name prefix (npm start) instead of keeping it quiet. */
   inheritOutput?: boolean;
   readyTimeoutMs?: number;
+  /** Delays before restarting a process that exited by itself (default DEFAULT_RESTART_BACKOFF_MS); [] turns it off. */
+  restartBackoffMs?: number[];
+  /** Where the launcher says what it does (a restart); default stdout when inheritOutput, else only `output`. */
+  log?: (line: string) => void;
 }
 
 export function serviceEntry(service: ServiceName | 'gateway'): string {
@@ -73,13 +87,29 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
     output.push(chunk.toString());
     if (output.length > 200) output.shift();
   };
+  const backoff = options.restartBackoffMs ?? DEFAULT_RESTART_BACKOFF_MS;
+  const say = (line: string) => {
+    keep(Buffer.from(`[launcher] ${line}\n`));
+    if (options.log) options.log(line);
+    else if (options.inheritOutput) console.log(`[start] ${line}`);
+  };
+  // Stopped on purpose (stop, restart, a failed start): an exit then is not a crash to recover from.
+  let stopping = false;
+  // Only a process that once became healthy is restarted; a failed first start is reported to the caller.
+  let supervised = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let consecutiveExits = 0;
+  let launchedAt = 0;
   const handle: ProcessHandle = {
     name: options.name,
     port: options.port,
     url: `http://127.0.0.1:${options.port}`,
     output,
+    restarts: 0,
     child: undefined as unknown as ChildProcess,
     stop: async () => {
+      stopping = true;
+      clearTimeout(restartTimer);
       const child = handle.child;
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -90,6 +120,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
     },
     restart: async () => {
       await handle.stop();
+      stopping = false;
       launch();
       await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
     },
@@ -108,11 +139,27 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
       keep(chunk);
       if (options.inheritOutput) process.stderr.write(prefixLines(options.name, chunk));
     });
+    child.once('exit', (code, signal) => {
+      if (stopping || !supervised || backoff.length === 0) return;
+      if (Date.now() - launchedAt >= RESTART_RESET_AFTER_MS) consecutiveExits = 0;
+      const delayMs = backoff[Math.min(consecutiveExits, backoff.length - 1)]!;
+      consecutiveExits++;
+      say(`${options.name} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms (restart ${handle.restarts + 1})`);
+      restartTimer = setTimeout(() => {
+        if (stopping) return;
+        handle.restarts++;
+        launch();
+        say(`${options.name} restarted (pid ${handle.child.pid})`);
+      }, delayMs);
+      restartTimer.unref();
+    });
+    launchedAt = Date.now();
     handle.child = child;
   };
   launch();
   try {
     await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+    supervised = true;
   } catch (err) {
     // A process that never became healthy must not outlive the failed start.
     await handle.stop();
@@ -147,6 +194,10 @@ export interface SystemOptions {
   /** Extra environment for every process. */
   env?: NodeJS.ProcessEnv;
   inheritOutput?: boolean;
+  /** Restart delays for a process that exits by itself (see StartProcessOptions). */
+  restartBackoffMs?: number[];
+  /** Where the launcher reports restarts. */
+  log?: (line: string) => void;
 }
 
 export interface RunningSystem {
@@ -179,7 +230,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           MONGODB_DB: `${options.dbPrefix ?? ''}${service}`,
           ...(service === 'accounts' ? { JWT_PRIVATE_KEY: options.privateKey } : {}),
         };
-        const handle = await startProcess({ name: count > 1 ? `${service}-${i + 1}` : service, service, port, env, inheritOutput: options.inheritOutput });
+        const handle = await startProcess({
+          name: count > 1 ? `${service}-${i + 1}` : service,
+          service,
+          port,
+          env,
+          inheritOutput: options.inheritOutput,
+          restartBackoffMs: options.restartBackoffMs,
+          log: options.log,
+        });
         started.push(handle);
         (byService[service] ??= []).push(handle);
       }
@@ -197,6 +256,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       port: gatewayPort,
       env: { ...common, ...upstreams },
       inheritOutput: options.inheritOutput,
+      restartBackoffMs: options.restartBackoffMs,
+      log: options.log,
     });
     started.push(gateway);
     return {

@@ -54,6 +54,8 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
     ...metricsConfigShape,
     ...streamConfigShape,
+    /** How long MongoDB or NATS may stay unreachable (at start-up or later) before the process exits non-zero. */
+    OUTAGE_EXIT_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),
   };
 }
 

@@ -8,6 +8,7 @@ import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults } from './errors';
 import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
+import { isStoreUnavailableError } from './mongo';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -74,6 +75,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       // A uniqueness race the use-case did not pre-check: the value exists, which is the client's concern.
       logger.warn('duplicate key reached the error handler', { error: (err as Error).message });
       res.status(400).json(errorEnvelope('C0002', '이미 존재하는 값입니다.'));
+      return;
+    }
+    if (isStoreUnavailableError(err)) {
+      // The store is away (an outage the driver is riding out): say so at once, like the gateway does for a
+      // service that is away, instead of a generic fault.
+      logger.warn('store unavailable', { error: (err as Error).message });
+      res.status(GatewayFaults.unavailable.status).json(errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message));
       return;
     }
     logger.error('unexpected fault', { error: err instanceof Error ? err.stack : String(err) });

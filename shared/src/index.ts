@@ -18,3 +18,6 @@ export * from './service';
 export * from './metrics';
 export * from './readiness';
 export * from './dead-letters';
+export * from './content';
+export * from './retry';
+export * from './watchdog';

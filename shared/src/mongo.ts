@@ -1,11 +1,26 @@
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { QUERY_SHAPES_DIR_ENV, recordQueryShapes } from './query-shapes';
 
+/**
+ * How the driver rides out a store outage: it notices a lost or returning server within a heartbeat, and an
+ * operation that finds no server gives up after the selection timeout, well inside the gateway's 10 s, so a
+ * request during an outage gets a quick 503 envelope instead of hanging. Commands are never held in mongoose's
+ * buffer (which would wait 10 s more before failing); the driver's own pool reconnects when the store is back.
+ * A store that stays away is the outage watchdog's business (service.ts): the process exits and is restarted.
+ */
+export const MONGO_CONNECTION_OPTIONS = {
+  serverSelectionTimeoutMS: 5_000,
+  heartbeatFrequencyMS: 2_000,
+  connectTimeoutMS: 5_000,
+  bufferCommands: false,
+  autoIndex: true,
+} as const;
+
 /** One connection per service database; mongoose's global connection is never used. */
 export async function connectMongo(uri: string, dbName: string): Promise<Connection> {
   // Test runs record every query's shape to check it against the declared indexes (query-shapes.ts).
   const shapesDir = process.env[QUERY_SHAPES_DIR_ENV];
-  const connection = mongoose.createConnection(uri, { dbName, serverSelectionTimeoutMS: 15_000, autoIndex: true, monitorCommands: Boolean(shapesDir) });
+  const connection = mongoose.createConnection(uri, { dbName, ...MONGO_CONNECTION_OPTIONS, monitorCommands: Boolean(shapesDir) });
   await connection.asPromise();
   if (shapesDir) recordQueryShapes(connection, shapesDir);
   return connection;
@@ -42,4 +57,18 @@ export function isDuplicateKeyError(err: unknown): boolean {
 /** Escapes user text for use inside a RegExp (search filters are substring matches, not patterns). */
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const { MongoServerSelectionError, MongoNetworkError, MongoNotConnectedError, MongoTopologyClosedError, MongoServerClosedError } = mongoose.mongo;
+
+/** Errors that mean the store could not be reached (not that the request was wrong): answered 503. */
+export function isStoreUnavailableError(err: unknown): boolean {
+  return (
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoNetworkError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoTopologyClosedError ||
+    err instanceof MongoServerClosedError ||
+    err instanceof mongoose.Error.MongooseServerSelectionError
+  );
 }

@@ -10,6 +10,7 @@ import type { MetricsSettings } from './metrics';
 import { EventBus } from './nats';
 import { withOperatorEndpoints } from './readiness';
 import { startUserProjection } from './users';
+import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
 /**
  * Requests Node's HTTP parser rejects before Express runs (oversized headers or URL, malformed request line)
@@ -37,24 +38,51 @@ export async function listen(app: Express, port: number, host: string): Promise<
   });
 }
 
+/** Ends the process in order (see `shutdownOn`); `exitCode` 0 for a requested stop, non-zero for a failure. */
+export type Shutdown = (reason: string, exitCode: number) => void;
+
 /**
- * Closes in order on SIGTERM/SIGINT: stop taking requests, then the closers (relays, consumers,
- * connections). A second signal or a 10 s stall exits at once.
+ * Closes in order on SIGTERM/SIGINT (exit 0), and whenever the returned function is called (a fatal error, a
+ * lasting outage: non-zero): stop taking requests, then the closers (relays, consumers, connections). A second
+ * signal or a 10 s stall exits at once, non-zero.
  */
-export function shutdownOn(logger: Logger, server: Server, closers: Array<() => Promise<unknown>>): void {
+export function shutdownOn(logger: Logger, server: Server, closers: Array<() => Promise<unknown>>): Shutdown {
   let closing = false;
-  const stop = async (signal: string) => {
-    if (closing) process.exit(1);
+  const stop: Shutdown = (reason, exitCode) => {
+    if (closing) process.exit(exitCode || 1);
     closing = true;
-    logger.info('shutting down', { signal });
+    logger.info('shutting down', { reason, exitCode });
     setTimeout(() => process.exit(1), 10_000).unref();
-    server.closeIdleConnections();
-    await new Promise((resolve) => server.close(resolve));
-    for (const close of closers) await close().catch((err: Error) => logger.warn('close failed', { error: err.message }));
-    process.exit(0);
+    void (async () => {
+      server.closeIdleConnections();
+      await new Promise((resolve) => server.close(resolve));
+      for (const close of closers) await close().catch((err: Error) => logger.warn('close failed', { error: err.message }));
+      process.exit(exitCode);
+    })();
   };
-  process.on('SIGTERM', (s) => void stop(s));
-  process.on('SIGINT', (s) => void stop(s));
+  process.on('SIGTERM', (signal) => stop(signal, 0));
+  process.on('SIGINT', (signal) => stop(signal, 0));
+  return stop;
+}
+
+/**
+ * An error nobody handled leaves the process in an unknown state: it is logged (with the request id of the
+ * request it belongs to, which the logger takes from the async context the error surfaced in) and the process
+ * ends in order, non-zero, so its supervisor starts a clean one. Before the service is up there is nothing to
+ * close: it exits at once.
+ */
+export function exitOnFatalErrors(currentLogger: () => Logger | undefined, currentShutdown: () => Shutdown | undefined): void {
+  const onFatal = (kind: 'uncaughtException' | 'unhandledRejection') => (err: unknown) => {
+    const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    const logger = currentLogger();
+    if (logger) logger.error('fatal error; shutting down', { kind, error });
+    else console.error(`fatal error (${kind}): ${error}`);
+    const shutdown = currentShutdown();
+    if (shutdown) shutdown(kind, 1);
+    else process.exit(1);
+  };
+  process.on('uncaughtException', onFatal('uncaughtException'));
+  process.on('unhandledRejection', onFatal('unhandledRejection'));
 }
 
 /** Logs a start-up failure (bad config, unreachable store) and exits non-zero. */
@@ -79,6 +107,8 @@ export interface BaseServiceConfig {
   NATS_REPLICAS: number;
   EVENT_RETENTION_HOURS: number;
   DEAD_LETTER_RETENTION_HOURS: number;
+  /** How long MongoDB or NATS may stay unreachable before the process exits non-zero (default 30 s). */
+  OUTAGE_EXIT_MS?: number;
 }
 
 export interface ServiceRuntime<C extends BaseServiceConfig> {
@@ -106,24 +136,46 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
  */
 export function runService<C extends BaseServiceConfig>(definition: ServiceDefinition<C>): void {
   let logger: Logger | undefined;
+  let shutdown: Shutdown | undefined;
+  exitOnFatalErrors(
+    () => logger,
+    () => shutdown,
+  );
   const boot = async (): Promise<void> => {
     const config = definition.readConfig();
     const log = createLogger(definition.name, config.LOG_LEVEL);
     logger = log;
-    const connection = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
     const streams = {
       replicas: config.NATS_REPLICAS,
       eventRetentionMs: config.EVENT_RETENTION_HOURS * 3_600_000,
       deadLetterRetentionMs: config.DEAD_LETTER_RETENTION_HOURS * 3_600_000,
     };
-    const bus = await EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log, streams });
+    const outageLimitMs = config.OUTAGE_EXIT_MS ?? DEFAULT_OUTAGE_EXIT_MS;
+    // The NATS client waits for its first connection as long as it takes: start-up is bounded like an outage.
+    const connection = await settleWithin(
+      connectMongo(config.MONGODB_URI, config.MONGODB_DB),
+      outageLimitMs,
+      `MongoDB unreachable for ${outageLimitMs} ms at start-up`,
+    );
+    const bus = await settleWithin(
+      EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log, streams }),
+      outageLimitMs,
+      `NATS unreachable for ${outageLimitMs} ms at start-up`,
+    );
     const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
     const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
     const operated = withOperatorEndpoints(app, { service: definition.name, readiness: { connection, nats: bus.connection }, metrics: config });
     const server = await listen(operated, config.PORT, config.HOST);
     log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
+    const watchdog = new OutageWatchdog({
+      probes: [mongoProbe(connection), natsProbe(bus)],
+      limitMs: outageLimitMs,
+      logger: log,
+      onOutage: (name) => shutdown?.(`${name} unreachable`, 1),
+    });
+    watchdog.start();
     // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
-    shutdownOn(log, server, [...closers, async () => users?.stop(), () => bus.close(), () => connection.close()]);
+    shutdown = shutdownOn(log, server, [() => watchdog.stop(), ...closers, async () => users?.stop(), () => bus.close(), () => connection.close()]);
   };
   boot().catch((err) => exitOnStartupFailure(logger, err));
 }

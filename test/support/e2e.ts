@@ -26,6 +26,10 @@ export interface E2eOptions {
   env?: NodeJS.ProcessEnv;
   /** A private NATS server (outage tests); the run's server when absent. */
   natsUrl?: string;
+  /** A private MongoDB-protocol server (outage tests); the run's store when absent. */
+  mongoUri?: string;
+  /** Restart delays for processes that exit by themselves (the launcher's default when absent). */
+  restartBackoffMs?: number[];
   /** Runs before the processes start, e.g. to publish what they must find on start-up. */
   beforeStart?: (e2e: E2eStores) => Promise<void>;
 }
@@ -81,7 +85,7 @@ export type { NotificationItem } from '../../services/notifications/src/domain/i
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
-function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): Promise<void> } {
+function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp(): Promise<void> } {
   const names = isolatedNames(label);
   const dbName = (service: ServiceName) => `${names.db}_${service}`;
   let client: Promise<Connection> | undefined;
@@ -93,7 +97,7 @@ function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): 
     names,
     natsUrl,
     dbName,
-    db: async (service) => (await (client ??= connectMongo(testEnv().mongoUri, dbName(service)))).useDb(dbName(service), { useCache: true }),
+    db: async (service) => (await (client ??= connectMongo(mongoUri, dbName(service)))).useDb(dbName(service), { useCache: true }),
     bus: () => (bus ??= EventBus.connect({ url: natsUrl, prefix: names.natsPrefix, name: `${label}-e2e`, logger: createLogger('e2e', 'silent') })),
     publishUser: async (user) => {
       const connected = await stores.bus();
@@ -123,7 +127,7 @@ function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): 
       await connected.close();
     });
     await step(async () => {
-      const connection = await (client ??= connectMongo(testEnv().mongoUri, dbName(SERVICES[0])));
+      const connection = await (client ??= connectMongo(mongoUri, dbName(SERVICES[0])));
       for (const service of SERVICES) await connection.useDb(dbName(service)).dropDatabase();
       await connection.close();
     });
@@ -136,12 +140,13 @@ function createStores(label: string, natsUrl: string): E2eStores & { cleanUp(): 
 export async function startE2eSystem(label: string, options: E2eOptions): Promise<E2eSystem> {
   const env = testEnv();
   const natsUrl = options.natsUrl ?? env.natsUrl;
-  const { cleanUp, ...stores } = createStores(label, natsUrl);
+  const mongoUri = options.mongoUri ?? env.mongoUri;
+  const { cleanUp, ...stores } = createStores(label, natsUrl, mongoUri);
   let system: RunningSystem | undefined;
   try {
     await options.beforeStart?.(stores);
     system = await startSystem({
-      mongoUri: env.mongoUri,
+      mongoUri,
       natsUrl,
       publicKey: env.publicKey,
       privateKey: env.privateKey,
@@ -150,6 +155,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
       dbPrefix: `${stores.names.db}_`,
       natsPrefix: stores.names.natsPrefix,
       env: options.env,
+      restartBackoffMs: options.restartBackoffMs,
     });
   } catch (err) {
     // startSystem stops what it started; what the processes or beforeStart created is removed here.

@@ -1,6 +1,7 @@
 import { runService, startOutboxRelay } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
+import { sanitizeStoredListings } from './domain/listings';
 import { ensureIndexes, houseModels } from './models';
 
 // Author nicknames and types come from the shared projection of accounts' users (one durable consumer for all
@@ -12,6 +13,7 @@ runService({
   start: async ({ config, logger, connection, bus }) => {
     const models = houseModels(connection);
     await ensureIndexes(models);
+    await sanitizeStoredListings(models, logger);
     // Reports carry their `houses.report.created` event (the outbox); accounts keeps the authors' report counts.
     const relay = await startOutboxRelay({ stream: 'HOUSES', bus, models: [models.reports], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
     const app = buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, eventsPending: () => void relay.kick() });

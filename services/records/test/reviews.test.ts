@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { recordsModels } from '../src/models';
 import { addUser, admin, createRecord, member, review, startHarness, type Harness, type TestUser } from './helpers';
 
 let h: Harness;
@@ -214,4 +215,30 @@ test('review endpoints are for administrators only', async () => {
   expect((await request(h.app).get(`/api/v1/record/review/${id}`)).status).toBe(401);
   expect((await reviewee(reader, 'wait')).body.code).toBe('J0006');
   expect((await reviewer(reader, 'wait')).body.code).toBe('J0006');
+});
+
+test("a reviewer's entry that keeps changing under the request gives up with 429 C0004, nothing written", async () => {
+  const id = await createRecord(h, author, { part: 'web', title: '끝없는 경합' });
+  const records = recordsModels(h.connection).records;
+  const realUpdateOne = records.updateOne.bind(records);
+  // Another write by the same reviewer lands between every read and the conditional write that follows it
+  // (a real write to the store, made just before the service's own).
+  const spy = jest.spyOn(records, 'updateOne').mockImplementation(((filter: object, update: object) => ({
+    exec: async () => {
+      const current = await records.collection.findOne({ _id: id } as never);
+      const entry = (current?.reviewers as Array<{ userId: number; status: string }>).find((r) => r.userId === webB.id);
+      const other = entry?.status === 'wait' ? 'reject' : 'wait';
+      await records.collection.updateOne({ _id: id, 'reviewers.userId': webB.id } as never, { $set: { 'reviewers.$.status': other } });
+      return realUpdateOne(filter, update).exec();
+    },
+  })) as never);
+  try {
+    const res = await review(h, webB, id, 'approve');
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ code: 'C0004', message: '트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요.' });
+  } finally {
+    spy.mockRestore();
+  }
+  expect(await recordsModels(h.connection).reviews.countDocuments({ recordId: id })).toBe(0);
+  expect((await records.findById(id).lean())?.notApproved).toBe(2);
 });

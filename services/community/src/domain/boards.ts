@@ -1,4 +1,18 @@
-import { AppError, buildPage, escapeRegex, isAdmin, nextId, nickNamesOf, pageWindow, type AuthClaims, type PageObject, type PageRequest } from '@binzip/shared';
+import {
+  AppError,
+  buildPage,
+  escapeRegex,
+  isAdmin,
+  nextId,
+  nickNamesOf,
+  pageWindow,
+  sanitizeBody,
+  sanitizeStoredBodies,
+  type AuthClaims,
+  type Logger,
+  type PageObject,
+  type PageRequest,
+} from '@binzip/shared';
 import type { FilterQuery, SortOrder } from 'mongoose';
 import type { BoardDoc, CommunityModels } from '../models';
 import { CategoriesByPrefix, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
@@ -42,13 +56,27 @@ function pinned(user: AuthClaims, input: BoardInput): boolean {
   return input.fixed && input.prefixCategory === 'ADVERTISEMENT' && isAdmin(user);
 }
 
+/** What is stored for a body: the sanitized HTML and the summaries derived from it (never from what was sent). */
+export function bodyFields(code: string): { code: string; plainText: string; oneLineContent: string } {
+  const plainText = plainTextOf(code);
+  return { code, plainText, oneLineContent: oneLineOf(plainText) };
+}
+
+/**
+ * Boards stored before bodies were sanitized are cleaned once at start (decisions-local.md): a migration rather
+ * than cleaning on read, so lists, search and every reader see the same safe body at no per-request cost.
+ */
+export async function sanitizeStoredBoards(models: CommunityModels, logger: Logger): Promise<void> {
+  await sanitizeStoredBodies<BoardDoc>({ model: models.Board, field: 'code', derive: (clean) => bodyFields(clean), logger });
+}
+
 function contentFields(user: AuthClaims, input: BoardInput) {
-  const plainText = plainTextOf(input.code);
+  // The length limit applied to what was sent (route schema); a body with nothing left once cleaned is no body.
+  const code = sanitizeBody(input.code);
+  if (code.trim() === '') throw AppError.invalid('code 값이 올바르지 않습니다.');
   return {
     title: input.title,
-    code: input.code,
-    plainText,
-    oneLineContent: oneLineOf(plainText),
+    ...bodyFields(code),
     imageUrls: input.imageUrls,
     category: input.category,
     prefixCategory: input.prefixCategory,

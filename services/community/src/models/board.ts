@@ -3,7 +3,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 export interface BoardDoc {
   _id: number;
   title: string;
-  /** The body as the author sent it (HTML). */
+  /** The body as the author sent it (HTML), sanitized (shared `sanitizeBody`). */
   code: string;
   /** The body's text without markup, kept for search so a search never re-parses HTML. */
   plainText: string;

@@ -1,4 +1,4 @@
-import { AppError, isAdmin, type AuthClaims } from '@binzip/shared';
+import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims } from '@binzip/shared';
 import type { HouseDoc, HouseModels } from '../models';
 
 export const isAuthor = (house: HouseDoc, claims: AuthClaims | undefined): boolean => claims !== undefined && house.authorId === claims.userId;
@@ -28,9 +28,6 @@ export async function readableHouse(models: HouseModels, houseId: number, claims
   return house;
 }
 
-/** Lost races tolerated before giving up; each loss means the listing's state really changed meanwhile. */
-const MAX_ATTEMPTS = 10;
-
 /**
  * The fields every decision about a listing depends on (`authorId` never changes). A write is conditional
  * on them, so parallel content edits of one listing do not conflict (the last one wins), while a
@@ -38,24 +35,20 @@ const MAX_ATTEMPTS = 10;
  */
 const stateOf = (house: HouseDoc) => ({ tmpYn: house.tmpYn, dealState: house.dealState, reported: house.reported, deleted: house.deleted });
 
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2 ** attempt, 50)));
-
 /**
  * Read-modify-write guarded by the listing's state, so a derived field (`listed`) is always computed from
  * the state it is written over. `change` sees the current document and returns the fields to set (or throws
  * an AppError); a lost race re-reads and re-decides. A listing whose state keeps changing under the request
- * is answered with C0004 (429, try again shortly), never a 500.
+ * is answered with C0004 (429, try again shortly), never a 500 (shared `retryOnConflict`).
  */
 export async function changeHouse(models: HouseModels, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await pause(attempt);
+  return retryOnConflict(async () => {
     const house = await findHouse(models, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
     const result = await models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
-    if (result.matchedCount === 1) return { ...house, ...fields, rev: house.rev + 1 };
-  }
-  throw new AppError('C0004');
+    return result.matchedCount === 1 ? { ...house, ...fields, rev: house.rev + 1 } : CONFLICT;
+  });
 }
 
 /**

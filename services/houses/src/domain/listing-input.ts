@@ -1,4 +1,4 @@
-import { AppError, parseWith } from '@binzip/shared';
+import { AppError, parseWith, sanitizeBody } from '@binzip/shared';
 import { z } from 'zod';
 import type { ListingContent } from '../models/house';
 import { startsWithProvince } from './regions';
@@ -94,14 +94,18 @@ export function parseListingInput(body: unknown): ListingInput {
         monthlyPrice: draft.monthlyPrice ?? 0,
         agentName: draft.agentName ?? null,
         title: draft.title ?? '',
-        code: draft.code ?? '',
+        // Drafts are served back to their author's editor: cleaned like saved bodies.
+        code: sanitizeBody(draft.code ?? ''),
         imageUrls: draft.imageUrls ?? [],
         recommendedTag: dedupe(draft.recommendedTag),
       },
     };
   }
   const saved = parseWith(savedSchema, body);
+  // H0000 counts what the client sent; what is stored is the body with the markup outside the allowlist removed.
   if ([...saved.code].length > MAX_CODE_LENGTH) throw new AppError('H0000');
+  const code = sanitizeBody(saved.code);
+  if (code.trim() === '') throw AppError.invalid('code 값이 올바르지 않습니다.');
   return {
     tmpYn: false,
     content: {
@@ -118,7 +122,7 @@ export function parseListingInput(body: unknown): ListingInput {
       monthlyPrice: saved.monthlyPrice,
       agentName: saved.agentName ?? null,
       title: saved.title,
-      code: saved.code,
+      code,
       imageUrls: saved.imageUrls,
       recommendedTag: dedupe(saved.recommendedTag),
     },

@@ -1,4 +1,4 @@
-import { AppError, isAdmin, nextId, type AuthClaims } from '@binzip/shared';
+import { AppError, isAdmin, nextId, sanitizeStoredBodies, type AuthClaims, type Logger } from '@binzip/shared';
 import { isListed, type DealState, type HouseDoc, type HouseModels } from '../models';
 import { changeHouse, isAuthor, publishesAtOnce, readableHouse } from './access';
 import type { ListingInput } from './listing-input';
@@ -84,4 +84,12 @@ export class ListingUseCases {
 function nextDealStateOnEdit(house: HouseDoc, claims: AuthClaims): DealState {
   if (!publishesAtOnce(claims)) return 'APPLYING';
   return house.dealState === 'ONGOING' || house.dealState === 'COMPLETED' ? house.dealState : 'ONGOING';
+}
+
+/**
+ * Listings stored before bodies were sanitized are cleaned once at start (decisions-local.md): a migration
+ * rather than cleaning on read, so every reader gets the same safe body at no per-request cost.
+ */
+export async function sanitizeStoredListings(models: HouseModels, logger: Logger): Promise<void> {
+  await sanitizeStoredBodies<HouseDoc>({ model: models.houses, field: 'code', logger });
 }

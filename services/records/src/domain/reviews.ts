@@ -1,4 +1,4 @@
-import { AppError, nextId, type AuthClaims } from '@binzip/shared';
+import { AppError, CONFLICT, nextId, retryOnConflict, type AuthClaims } from '@binzip/shared';
 import type { RecordDoc, ReviewDoc } from '../models';
 import type { ReviewStatus, ReviewerStatus } from './catalog';
 import type { RecordsContext } from './context';
@@ -29,9 +29,6 @@ function assertStatusFits(role: Role, status: ReviewStatus): void {
   if (!fits) throw AppError.invalid('status 값이 올바르지 않습니다.');
 }
 
-/** Same reviewer, same record, racing with himself or herself more often than this: give up (logged as a fault). */
-const MAX_CLAIM_ATTEMPTS = 10;
-
 /**
  * Moves a reviewer's entry from the status it was read with to `to`, with the outcome counters, in one
  * conditional single-document update. False when another write by the same reviewer moved the entry first.
@@ -61,15 +58,15 @@ async function claimReviewWrite(
   recordId: number,
   plan: (role: Role) => Promise<ReviewerStatus> | ReviewerStatus,
 ): Promise<{ record: RecordDoc; role: Role }> {
-  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+  // Same reviewer, same record, racing with himself or herself on every try: C0004 (shared `retryOnConflict`).
+  return retryOnConflict(async () => {
     const record = await liveRecord(ctx.models, recordId);
     const role = roleIn(record, caller.userId);
     assertReviewOpen(record, role);
     const next = await plan(role);
     if (role.kind === 'author') return { record, role };
-    if (await moveReviewerStatus(ctx, record._id, caller.userId, role.status, next)) return { record, role };
-  }
-  throw new Error(`review write on record ${recordId} by ${caller.userId} kept losing to concurrent writes`);
+    return (await moveReviewerStatus(ctx, record._id, caller.userId, role.status, next)) ? { record, role } : CONFLICT;
+  });
 }
 
 /** The status a review of the given status gives its writer: a verdict, or nothing for the author's answer. */

@@ -1,0 +1,76 @@
+import { OutageWatchdog, createLogger } from '../src';
+
+const logger = createLogger('watchdog-test', 'silent');
+
+/** A dependency the test switches on and off, and a clock the test moves. */
+function setUp(limitMs = 30_000) {
+  const clock = { now: 1_000_000 };
+  const up = { store: true, broker: true };
+  const outages: Array<{ name: string; downForMs: number }> = [];
+  const watchdog = new OutageWatchdog({
+    probes: [
+      { name: 'MongoDB', check: async () => (up.store ? undefined : Promise.reject(new Error('no server'))) },
+      { name: 'NATS', check: async () => (up.broker ? undefined : Promise.reject(new Error('disconnected'))) },
+    ],
+    limitMs,
+    logger,
+    now: () => clock.now,
+    onOutage: (name, downForMs) => outages.push({ name, downForMs }),
+  });
+  return { clock, up, outages, watchdog };
+}
+
+describe('outage watchdog', () => {
+  it('rides out an outage shorter than the limit', async () => {
+    const { clock, up, outages, watchdog } = setUp();
+    up.store = false;
+    for (let i = 0; i < 5; i++) {
+      clock.now += 5_000;
+      await watchdog.checkOnce();
+    }
+    up.store = true;
+    clock.now += 5_000;
+    await watchdog.checkOnce();
+    // Down again later: the limit counts from the last good check, not from the first outage.
+    up.store = false;
+    clock.now += 29_000;
+    await watchdog.checkOnce();
+    expect(outages).toEqual([]);
+  });
+
+  it('gives up once, naming the dependency, when it stays away beyond the limit', async () => {
+    const { clock, up, outages, watchdog } = setUp();
+    await watchdog.checkOnce();
+    up.broker = false;
+    clock.now += 30_000;
+    await watchdog.checkOnce();
+    expect(outages).toEqual([]);
+    clock.now += 1;
+    await watchdog.checkOnce();
+    clock.now += 5_000;
+    await watchdog.checkOnce();
+    expect(outages).toEqual([{ name: 'NATS', downForMs: 30_001 }]);
+  });
+
+  it('a check that never answers counts as down', async () => {
+    const clock = { now: 0 };
+    const outages: string[] = [];
+    const watchdog = new OutageWatchdog({
+      probes: [{ name: 'MongoDB', check: () => new Promise<void>(() => undefined) }],
+      limitMs: 1_000,
+      checkTimeoutMs: 1,
+      logger,
+      now: () => clock.now,
+      onOutage: (name) => outages.push(name),
+    });
+    clock.now = 1_001;
+    await watchdog.checkOnce();
+    expect(outages).toEqual(['MongoDB']);
+  });
+
+  it('checks every fifth of the limit, between 250 ms and 5 s', () => {
+    expect(setUp(30_000).watchdog.intervalMs).toBe(5_000);
+    expect(setUp(2_000).watchdog.intervalMs).toBe(400);
+    expect(setUp(500).watchdog.intervalMs).toBe(250);
+  });
+});

@@ -23,6 +23,8 @@ export const ErrorCodes = {
   U0009: { status: 400, message: '필수 약관에 미동의하셨습니다.' },
   U0010: { status: 400, message: '이미 가입된 이메일입니다.' },
   U0011: { status: 400, message: '인증이 완료되지 않았습니다.' },
+  U0012: { status: 403, message: '이용이 정지된 계정입니다.' },
+  B0001: { status: 400, message: '고정할 수 있는 게시글 수를 초과했습니다.' },
   P0000: { status: 400, message: '이미 좋아요를 한 게시글입니다.' },
   H0000: { status: 400, message: '빈집 게시글의 내용이 10000자를 넘었습니다.' },
   H0001: { status: 403, message: '게시글 작성자 본인이 자신의 게시글을 신고할 수 없습니다.' },

@@ -3,7 +3,12 @@ import { Authorities, UserTypes } from './auth';
 
 /** Event contracts shared by producers and consumers; every payload is versioned. */
 
-export const UserStatuses = ['ACTIVE', 'WITHDRAWAL_REQUESTED', 'WITHDRAWN'] as const;
+/**
+ * SUSPENDED came with the back office: consumers refuse a suspended member's writes. It was added to the v1
+ * contract (not a v2) because every consumer shares this schema and ships with accounts; see
+ * docs/decisions-local.md for the deploy order that keeps an older consumer from terminating such a snapshot.
+ */
+export const UserStatuses = ['ACTIVE', 'SUSPENDED', 'WITHDRAWAL_REQUESTED', 'WITHDRAWN'] as const;
 export type UserStatus = (typeof UserStatuses)[number];
 
 /** `accounts.user.<id>`: the latest snapshot of a user. `version` grows with every change. */
@@ -56,3 +61,17 @@ export const recordCommentCreatedV1 = z.object({
 });
 export type RecordCommentCreatedV1 = z.infer<typeof recordCommentCreatedV1>;
 export const RECORDS_COMMENT_CREATED = 'records.comment.created';
+
+/** `houses.report.created`: a member reported a listing; accounts keeps the author's latest report time and count. */
+export const houseReportCreatedV1 = z.object({
+  v: z.literal(1),
+  eventId: z.string().min(1),
+  houseId: z.number().int().positive(),
+  /** The listing's author: the member the report is against. */
+  authorId: z.number().int().positive(),
+  reporterId: z.number().int().positive(),
+  reportType: z.string(),
+  occurredAt: z.string(),
+});
+export type HouseReportCreatedV1 = z.infer<typeof houseReportCreatedV1>;
+export const HOUSES_REPORT_CREATED = 'houses.report.created';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Connection } from 'mongoose';
 import { authenticate } from './auth';
+import { refuseSuspendedWrites, type SuspensionLookup } from './suspension';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults } from './errors';
@@ -119,6 +120,8 @@ export interface ServiceAppOptions {
   trustProxy?: string | boolean | number;
   /** Middleware that must run before the JSON parser (e.g. cookies). */
   before?: RequestHandler[];
+  /** Where a suspension is looked up; given, a suspended member's writes answer 403 U0012 (backoffice.md). */
+  isSuspended?: SuspensionLookup;
 }
 
 /** Builds a service's Express app (no listening: tests drive it with supertest). */
@@ -139,6 +142,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));
+  if (options.isSuspended) app.use(refuseSuspendedWrites(options.isSuspended));
   // Express would answer OPTIONS itself with a plain-text method list; preflight belongs to the gateway.
   app.options(/.*/, notFoundHandler);
   options.routes(app);

@@ -13,4 +13,5 @@ export * from './nats';
 export * from './outbox';
 export * from './events';
 export * from './users';
+export * from './suspension';
 export * from './service';

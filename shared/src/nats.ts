@@ -23,6 +23,7 @@ export const StreamDefinitions = {
   ACCOUNTS: { subjects: ['accounts.>'], maxMsgsPerSubject: 5 },
   COMMUNITY: { subjects: ['community.>'], maxMsgsPerSubject: -1 },
   RECORDS: { subjects: ['records.>'], maxMsgsPerSubject: -1 },
+  HOUSES: { subjects: ['houses.>'], maxMsgsPerSubject: -1 },
 } as const;
 export type StreamName = keyof typeof StreamDefinitions;
 

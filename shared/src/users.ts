@@ -71,14 +71,27 @@ export async function startUserProjection(options: { bus: EventBus; connection: 
 }
 
 export const UNKNOWN_NICKNAME = '알 수 없음';
+/** How every service shows the author of content whose account was withdrawn (its personal data is erased). */
+export const WITHDRAWN_NICKNAME = '탈퇴한 사용자';
 
-/** Nicknames for a set of user ids, in one query. */
+/** The nickname to show for a projected user: a withdrawn account is never shown by its (erased) name. */
+export function displayNickName(user: Pick<ProjectedUser, 'nickName' | 'status'>): string {
+  return user.status === 'WITHDRAWN' ? WITHDRAWN_NICKNAME : user.nickName;
+}
+
+/** Nicknames for a set of user ids, in one query (withdrawn accounts as WITHDRAWN_NICKNAME). */
 export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const users = await model
-    .find({ _id: { $in: unique } }, { nickName: 1 })
+    .find({ _id: { $in: unique } }, { nickName: 1, status: 1 })
     .lean()
     .exec();
-  return new Map(users.map((u) => [u._id, u.nickName]));
+  return new Map(users.map((u) => [u._id, displayNickName(u)]));
+}
+
+/** Whether the projection knows the user as suspended (the write guard's lookup in every service but accounts). */
+export function projectedSuspension(connection: Connection): (userId: number) => Promise<boolean> {
+  const model = projectedUserModel(connection);
+  return async (userId) => (await model.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null;
 }

@@ -120,6 +120,8 @@ describe('error table', () => {
       U0009: 400,
       U0010: 400,
       U0011: 400,
+      U0012: 403,
+      B0001: 400,
       P0000: 400,
       H0000: 400,
       H0001: 403,
@@ -130,5 +132,7 @@ describe('error table', () => {
     };
     expect(Object.fromEntries(Object.entries(ErrorCodes).map(([code, e]) => [code, e.status]))).toEqual(expected);
     expect(new AppError('U0008').message).toBe('이미 탈퇴신청 되었습니다.');
+    expect(new AppError('U0012').message).toBe('이용이 정지된 계정입니다.');
+    expect(new AppError('B0001').message).toBe('고정할 수 있는 게시글 수를 초과했습니다.');
   });
 });

@@ -4,6 +4,7 @@ import type { DomainContext } from './domain/context';
 import type { Senders } from './domain/verification';
 import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
 import { accountsModels } from './models';
+import { adminRoutes } from './routes/admin';
 import { agentRoutes, userRoutes } from './routes/users';
 
 export interface AppDeps extends ServiceAppDeps {
@@ -45,6 +46,8 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     before: [ignoreAuthorizationOnReissue],
+    // Accounts is the source of the status: it reads its own users, not a projection.
+    isSuspended: async (userId) => (await ctx.models.users.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null,
     routes: (app) => {
       app.use(
         '/api/v1/users',
@@ -57,6 +60,7 @@ export function buildApp(deps: AppDeps): Express {
         }),
       );
       app.use('/api/v1/agents', agentRoutes(ctx));
+      app.use('/api/v1/admin', adminRoutes(ctx));
     },
   });
 }

@@ -3,6 +3,7 @@ import { buildApp, domainContext } from './app';
 import { readConfig } from './config';
 import { bootstrapAdministrators } from './domain/users';
 import { createSenders, SmtpMailSender } from './domain/senders';
+import { startHouseReportConsumer } from './events/house-reports';
 import { accountsModels, initModels } from './models';
 
 // Accounts is where users come from: it publishes their snapshots and keeps no projection of them.
@@ -14,6 +15,7 @@ runService({
     const models = accountsModels(connection);
     await initModels(models);
     const relay = await startOutboxRelay({ stream: 'ACCOUNTS', bus, models: [models.users], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const houseReports = await startHouseReportConsumer({ bus, models });
     const deps = { connection, bcryptCost: config.BCRYPT_COST, eventsPending: () => void relay.kick() };
     const created = await bootstrapAdministrators(domainContext(deps), config.ADMIN_BOOTSTRAP);
     if (created.length > 0) logger.info('administrators bootstrapped', { ids: created });
@@ -30,6 +32,6 @@ runService({
     const closeMail = async () => {
       if (senders.mail instanceof SmtpMailSender) senders.mail.close();
     };
-    return { app, closers: [() => relay.stop(), closeMail] };
+    return { app, closers: [() => relay.stop(), () => houseReports.stop(), closeMail] };
   },
 });

@@ -1,6 +1,7 @@
-import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { communityModels } from './models';
+import { adminRoutes } from './routes/admin';
 import { boardRoutes } from './routes/boards';
 import { commentRoutes } from './routes/comments';
 import { loveRoutes } from './routes/loves';
@@ -22,10 +23,12 @@ export function buildApp(deps: AppDeps): Express {
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
     connection: deps.connection,
+    isSuspended: projectedSuspension(deps.connection),
     routes: (app) => {
       app.use('/api/v1/boards', boardRoutes(models));
       app.use('/api/v1/comments', commentRoutes(models, onCommentSaved));
       app.use('/api/v1/loves', loveRoutes(models));
+      app.use('/api/v1/admin', adminRoutes(models));
     },
   });
 }

@@ -1,4 +1,4 @@
-import { runService } from '@binzip/shared';
+import { runService, startOutboxRelay } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { ensureIndexes, houseModels } from './models';
@@ -9,8 +9,12 @@ runService({
   name: 'houses',
   readConfig,
   userProjection: true,
-  start: async ({ config, logger, connection }) => {
-    await ensureIndexes(houseModels(connection));
-    return { app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY }) };
+  start: async ({ config, logger, connection, bus }) => {
+    const models = houseModels(connection);
+    await ensureIndexes(models);
+    // Reports carry their `houses.report.created` event (the outbox); accounts keeps the authors' report counts.
+    const relay = await startOutboxRelay({ stream: 'HOUSES', bus, models: [models.reports], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const app = buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, eventsPending: () => void relay.kick() });
+    return { app, closers: [() => relay.stop()] };
   },
 });

@@ -1,4 +1,4 @@
-import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { notificationRoutes } from './routes/notifications';
 
@@ -11,6 +11,7 @@ export function buildApp(deps: AppDeps): Express {
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
     connection: deps.connection,
+    isSuspended: projectedSuspension(deps.connection),
     routes: (app) => {
       app.use('/api/v1/notifications', notificationRoutes({ connection: deps.connection }));
     },

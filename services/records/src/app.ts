@@ -1,4 +1,4 @@
-import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import type { RecordsContext } from './domain/context';
 import { recordsModels } from './models';
@@ -27,6 +27,7 @@ export function buildApp(deps: AppDeps): Express {
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
     connection: deps.connection,
+    isSuspended: projectedSuspension(deps.connection),
     routes: (app) => {
       app.use(recordRoutes(ctx));
       app.use(reviewRoutes(ctx));

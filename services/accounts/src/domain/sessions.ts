@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, BEARER_PREFIX, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
 import type { UserDoc } from '../models/user';
 import type { DomainContext } from './context';
+import { assertNotSuspended } from './admin';
 import { passwordMatches } from './passwords';
 import { findUser } from './users';
 
@@ -40,6 +41,7 @@ export async function signIn(ctx: DomainContext, keys: SessionKeys, userName: st
   const user = await ctx.models.users.findOne({ userName }, { pendingEvents: 0 }).lean<UserDoc>().exec();
   if (!user) throw new AppError('U0001');
   if (!(await passwordMatches(password, user.passwordHash))) throw new AppError('U0002');
+  assertNotSuspended(user);
   return issue(ctx, keys, user, randomUUID());
 }
 

@@ -1,4 +1,4 @@
-import { AppError, isDuplicateKeyError, nextId, parseWith, type ErrorCode } from '@binzip/shared';
+import { AppError, isDuplicateKeyError, nextId, parseWith, toIsoOffset, type ErrorCode } from '@binzip/shared';
 import type { UserDoc } from '../models/user';
 import { userSnapshotEvent } from '../events/user-snapshot';
 import type { DomainContext } from './context';
@@ -169,8 +169,8 @@ export function renderUser(user: UserDoc, defaultProfileImageUrl: string) {
     profile_image_url: user.profileImageUrl ?? defaultProfileImageUrl,
     userType: user.userType,
     email: user.email,
-    suspenseReason: null,
-    reportedAt: null,
+    suspenseReason: user.suspension?.reason ?? null,
+    reportedAt: user.reportedAt ? toIsoOffset(user.reportedAt) : null,
     agentCode: agent?.agentCode ?? null,
     companyName: agent?.companyName ?? null,
     companyAddress: agent ? [agent.companyAddress, agent.companyAddressDetail].filter((part) => part).join(' ') : null,

@@ -21,6 +21,12 @@ export interface Withdrawal {
   requestedAt: Date;
 }
 
+/** Set while an administrator keeps the account suspended (status SUSPENDED). */
+export interface Suspension {
+  reason: string;
+  suspendedAt: Date;
+}
+
 export interface UserDoc {
   _id: number;
   userName: string;
@@ -37,6 +43,10 @@ export interface UserDoc {
   profileImageUrl: string | null;
   agent: AgentProfile | null;
   withdrawal: Withdrawal | null;
+  suspension?: Suspension | null;
+  /** Reports against the member's listings (houses.report.created): how many, and the latest time. */
+  reportCount?: number;
+  reportedAt?: Date | null;
   /** Grows with every change to the published snapshot; consumers keep the newest. */
   version: number;
   createdAt: Date;
@@ -62,6 +72,8 @@ const agentSchema = new Schema<AgentProfile>(
 
 const withdrawalSchema = new Schema<Withdrawal>({ reasons: [String], content: String, requestedAt: Date }, { _id: false });
 
+const suspensionSchema = new Schema<Suspension>({ reason: String, suspendedAt: Date }, { _id: false });
+
 const userSchema = new Schema<UserDoc>(
   {
     _id: { type: Number, required: true },
@@ -79,6 +91,9 @@ const userSchema = new Schema<UserDoc>(
     profileImageUrl: { type: String, default: null },
     agent: { type: agentSchema, default: null },
     withdrawal: { type: withdrawalSchema, default: null },
+    suspension: { type: suspensionSchema, default: null },
+    reportCount: { type: Number, default: 0 },
+    reportedAt: { type: Date, default: null },
     version: { type: Number, required: true },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
@@ -86,6 +101,9 @@ const userSchema = new Schema<UserDoc>(
   { versionKey: false, collection: 'users' },
 );
 addOutbox(userSchema);
+// The administrators' member list: newest first, optionally by status or type.
+userSchema.index({ createdAt: -1, _id: -1 });
+userSchema.index({ status: 1, createdAt: -1, _id: -1 });
 
 export function userModel(connection: Connection): Model<UserDoc> {
   return (connection.models.User as Model<UserDoc>) ?? connection.model<UserDoc>('User', userSchema);

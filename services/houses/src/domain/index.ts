@@ -11,11 +11,11 @@ export interface HouseUseCases {
   approval: ApprovalUseCases;
 }
 
-export function houseUseCases(models: HouseModels): HouseUseCases {
+export function houseUseCases(models: HouseModels, eventsPending?: () => void): HouseUseCases {
   return {
     listings: new ListingUseCases(models),
     queries: new ListingQueries(models),
-    interactions: new InteractionUseCases(models),
+    interactions: new InteractionUseCases(models, eventsPending),
     approval: new ApprovalUseCases(models),
   };
 }

@@ -1,10 +1,15 @@
-import { AppError, isAdmin, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
+import { AppError, HOUSES_REPORT_CREATED, houseReportCreatedV1, isAdmin, isDuplicateKeyError, newOutboxEvent, type AuthClaims } from '@binzip/shared';
 import type { HouseModels, ReportType } from '../models';
 import { canRead, findHouse, hideReported, isAuthor } from './access';
+import { markReportOpen } from './admin-reports';
 
 /** Scraps and reports: one per user and listing, guarded by unique indexes. */
 export class InteractionUseCases {
-  constructor(private readonly models: HouseModels) {}
+  constructor(
+    private readonly models: HouseModels,
+    /** Kicks the outbox relay after a report stored its event. */
+    private readonly eventsPending: () => void = () => undefined,
+  ) {}
 
   /** A listing can be scraped when the caller can read it and it is saved (not a draft). */
   async scrap(claims: AuthClaims, houseId: number): Promise<number> {
@@ -35,14 +40,30 @@ export class InteractionUseCases {
     if (!isAuthor(house, claims) && (house.tmpYn || !(approved || isAdmin(claims)))) throw AppError.notFound();
     if (isAuthor(house, claims)) throw new AppError('H0001');
     let duplicate = false;
+    const createdAt = new Date();
+    const event = newOutboxEvent(HOUSES_REPORT_CREATED, (eventId) =>
+      houseReportCreatedV1.parse({
+        v: 1,
+        eventId,
+        houseId,
+        authorId: house.authorId,
+        reporterId: claims.userId,
+        reportType: report.reportType,
+        occurredAt: createdAt.toISOString(),
+      }),
+    );
     try {
-      await this.models.reports.create({ houseId, userId: claims.userId, ...report, createdAt: new Date() });
+      await this.models.reports.create({ houseId, userId: claims.userId, ...report, createdAt, pendingEvents: [event] });
+      this.eventsPending();
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       duplicate = true;
     }
     // Also on a repeated report: if hiding failed after the first one was stored, the retry still hides it.
     await hideReported(this.models, houseId);
+    // The repeat of a report whose first attempt stopped before this point still opens it for the administrators.
+    const stored = duplicate ? await this.models.reports.findOne({ houseId, userId: claims.userId }).lean().exec() : { createdAt, closedAt: null };
+    if (stored && !stored.closedAt) await markReportOpen(this.models, houseId, stored.createdAt);
     if (duplicate) throw new AppError('H0003');
   }
 }

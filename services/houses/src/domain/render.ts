@@ -1,4 +1,4 @@
-import { toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
+import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
 import type { Model } from 'mongoose';
 import type { HouseDoc } from '../models';
 import { DealStateNames, tagNamesOf } from './vocabulary';
@@ -10,10 +10,10 @@ export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pi
   const ids = [...new Set(houses.map((h) => h.authorId))];
   if (ids.length === 0) return new Map();
   const found = await users
-    .find({ _id: { $in: ids } }, { nickName: 1, userType: 1 })
+    .find({ _id: { $in: ids } }, { nickName: 1, userType: 1, status: 1 })
     .lean()
     .exec();
-  return new Map(found.map((u) => [u._id, { nickName: u.nickName, userType: u.userType }]));
+  return new Map(found.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
 }
 
 const thumbnail = (house: HouseDoc): string | null => house.imageUrls[0] ?? null;

@@ -42,6 +42,10 @@ export interface HouseDoc extends ListingContent {
    * one equality leads every public-list index; every write recomputes it from the whole state.
    */
   listed: boolean;
+  /** Administrators' report handling: OPEN while a report waits, CLOSED once handled, null if never reported. */
+  reportStatus?: 'OPEN' | 'CLOSED' | null;
+  /** The latest report's time (the administrators' report list is ordered by it). */
+  lastReportedAt?: Date | null;
   /** Write counter: every state or content change increments it (writes are guarded by the state fields, see changeHouse). */
   rev: number;
   createdAt: Date;
@@ -76,6 +80,8 @@ const houseSchema = new Schema<HouseDoc>(
     reported: { type: Boolean, default: false },
     deleted: { type: Boolean, default: false },
     listed: { type: Boolean, default: false },
+    reportStatus: { type: String, default: null },
+    lastReportedAt: { type: Date, default: null },
     rev: { type: Number, default: 0 },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
@@ -94,6 +100,8 @@ houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
 // The author's own lists (tmp-save, agent) and the administrator's waiting list.
 houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ dealState: 1, tmpYn: 1, deleted: 1, updatedAt: 1, _id: 1 });
+// The administrators' report list.
+houseSchema.index({ reportStatus: 1, lastReportedAt: -1, _id: -1 });
 
 export function houseModel(connection: Connection): Model<HouseDoc> {
   return (connection.models.House as Model<HouseDoc>) ?? connection.model<HouseDoc>('House', houseSchema);

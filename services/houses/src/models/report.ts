@@ -1,3 +1,4 @@
+import { addOutbox, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export const ReportTypes = ['FAKE_SALE', 'ADVERTISING_BOARD', 'ETC'] as const;
@@ -9,6 +10,10 @@ export interface ReportDoc {
   reportType: ReportType;
   reportReason: string;
   createdAt: Date;
+  /** Set when an administrator handled the listing's reports (DISMISS or REMOVE); null while open. */
+  closedAt?: Date | null;
+  /** `houses.report.created`, published by the relay (the report is its own outbox). */
+  pendingEvents?: OutboxEvent[];
 }
 
 const reportSchema = new Schema<ReportDoc>(
@@ -18,11 +23,14 @@ const reportSchema = new Schema<ReportDoc>(
     reportType: { type: String, required: true },
     reportReason: { type: String, required: true },
     createdAt: { type: Date, required: true },
+    closedAt: { type: Date, default: null },
   },
   { versionKey: false, collection: 'reports' },
 );
 
 reportSchema.index({ houseId: 1, userId: 1 }, { unique: true });
+reportSchema.index({ houseId: 1, createdAt: -1 });
+addOutbox(reportSchema);
 
 export function reportModel(connection: Connection): Model<ReportDoc> {
   return (connection.models.Report as Model<ReportDoc>) ?? connection.model<ReportDoc>('Report', reportSchema);

@@ -1,0 +1,26 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * One `houses.report.created` event as accounts received it; `_id` is the event id, so a redelivered event
+ * is stored once. The author's `reportCount` and `reportedAt` are derived from these rows.
+ */
+export interface HouseReportDoc {
+  _id: string;
+  authorId: number;
+  houseId: number;
+  reportedAt: Date;
+}
+
+const houseReportSchema = new Schema<HouseReportDoc>(
+  {
+    _id: { type: String, required: true },
+    authorId: { type: Number, required: true, index: true },
+    houseId: { type: Number, required: true },
+    reportedAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'house_reports' },
+);
+
+export function houseReportModel(connection: Connection): Model<HouseReportDoc> {
+  return (connection.models.HouseReport as Model<HouseReportDoc>) ?? connection.model<HouseReportDoc>('HouseReport', houseReportSchema);
+}

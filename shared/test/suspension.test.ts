@@ -1,0 +1,75 @@
+import request from 'supertest';
+import type { Connection } from 'mongoose';
+import { applyUserSnapshot, createLogger, createServiceApp, handle, nickNamesOf, projectedSuspension, projectedUserModel, WITHDRAWN_NICKNAME } from '../src';
+import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../test/support';
+
+let connection: Connection;
+beforeAll(async () => {
+  connection = await connectTestDb(isolatedNames('sharedsuspension').db);
+});
+afterAll(async () => dropTestDb(connection));
+
+function app() {
+  return createServiceApp({
+    service: 'test',
+    logger: createLogger('test', 'silent'),
+    publicKey: testEnv().publicKey,
+    isSuspended: projectedSuspension(connection),
+    routes: (a) => {
+      a.get(
+        '/thing',
+        handle(() => 'read'),
+      );
+      for (const method of ['post', 'put', 'delete'] as const)
+        a[method](
+          '/thing',
+          handle(() => method),
+        );
+    },
+  });
+}
+
+describe('the suspended-writer guard (createServiceApp isSuspended + the user projection)', () => {
+  it('refuses POST, PUT and DELETE of a projected SUSPENDED member with 403 U0012; reads, others and lifting pass', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(501, '정지회원', { status: 'SUSPENDED', version: 2 }));
+    await applyUserSnapshot(users, userSnapshot(502, '보통회원'));
+    const service = app();
+    for (const method of ['post', 'put', 'delete'] as const) {
+      const res = await request(service)
+        [method]('/thing')
+        .set('Authorization', bearer({ userId: 501 }));
+      expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { code: 'U0012', message: '이용이 정지된 계정입니다.' } });
+      await request(service)
+        [method]('/thing')
+        .set('Authorization', bearer({ userId: 502 }))
+        .expect(200);
+      await request(service)[method]('/thing').expect(200);
+    }
+    await request(service)
+      .get('/thing')
+      .set('Authorization', bearer({ userId: 501 }))
+      .expect(200);
+    await applyUserSnapshot(users, userSnapshot(501, '정지회원', { status: 'ACTIVE', version: 3 }));
+    await request(service)
+      .post('/thing')
+      .set('Authorization', bearer({ userId: 501 }))
+      .expect(200);
+  });
+});
+
+describe('nickNamesOf', () => {
+  it('shows a withdrawn account as 탈퇴한 사용자', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(601, '떠날회원'));
+    await applyUserSnapshot(users, userSnapshot(601, 'withdrawn:601', { status: 'WITHDRAWN', userName: 'withdrawn:601', version: 3 }));
+    await applyUserSnapshot(users, userSnapshot(602, '남은회원'));
+    expect(await nickNamesOf(users, [601, 602])).toEqual(
+      new Map([
+        [601, WITHDRAWN_NICKNAME],
+        [602, '남은회원'],
+      ]),
+    );
+    expect(WITHDRAWN_NICKNAME).toBe('탈퇴한 사용자');
+  });
+});

@@ -50,3 +50,17 @@ export function formatPrice(rentalType: RentalType, price: number, monthlyPrice:
   const amount = (value: number) => `${value.toLocaleString('ko-KR')}만원`;
   return rentalType === 'MONTHLYRENT' ? `${amount(price)} / 월 ${amount(monthlyPrice)}` : amount(price);
 }
+
+/** Join paths as sign-up sends them (Korean) and as the statistics may name them (codes). */
+export const JOIN_PATH_LABELS: Record<string, string> = {
+  FRIEND: '지인 소개',
+  NAVER_CAFE: '네이버 카페',
+  NAVER_BLOG: '네이버 블로그',
+  NAVER_BAND: '네이버 밴드',
+  FACEBOOK: '페이스북',
+  INSTAGRAM: '인스타그램',
+  SEARCH: '검색',
+  ETC: '기타',
+};
+
+export const joinPathLabel = (joinPath: string): string => JOIN_PATH_LABELS[joinPath] ?? joinPath;

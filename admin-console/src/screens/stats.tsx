@@ -1,7 +1,7 @@
 /** 통계: who signs up (age bands, join paths, sign-ups per day) and the listings by state and region. */
 import { useEffect, useState } from 'preact/hooks';
 import { AGE_BANDS, USER_TYPES, type AdminApi, type DealState, type HouseStats, type RentalType, type UserStats } from '../api/admin';
-import { AGE_LABELS, DEAL_STATE_LABELS, RENTAL_TYPE_LABELS, USER_TYPE_LABELS } from '../api/labels';
+import { AGE_LABELS, DEAL_STATE_LABELS, RENTAL_TYPE_LABELS, USER_TYPE_LABELS, joinPathLabel } from '../api/labels';
 import { ChartFigure } from '../components/chart';
 import { errorText } from '../components/notice';
 
@@ -70,7 +70,7 @@ export function StatsScreen({ api }: { api: AdminApi }) {
               id="chart-join-path"
               title="가입 경로별 회원 수"
               kind="bar"
-              points={users.byJoinPath.map((j) => ({ label: j.joinPath, value: j.count }))}
+              points={users.byJoinPath.map((j) => ({ label: joinPathLabel(j.joinPath), value: j.count }))}
             />
             <ChartFigure
               id="chart-sign-ups"

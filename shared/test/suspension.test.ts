@@ -35,16 +35,15 @@ describe('the suspended-writer guard (createServiceApp isSuspended + the user pr
     await applyUserSnapshot(users, userSnapshot(501, '정지회원', { status: 'SUSPENDED', version: 2 }));
     await applyUserSnapshot(users, userSnapshot(502, '보통회원'));
     const service = app();
+    const write = (method: 'post' | 'put' | 'delete', userId?: number) => {
+      const test = request(service)[method]('/thing');
+      return userId === undefined ? test : test.set('Authorization', bearer({ userId }));
+    };
     for (const method of ['post', 'put', 'delete'] as const) {
-      const res = await request(service)
-        [method]('/thing')
-        .set('Authorization', bearer({ userId: 501 }));
+      const res = await write(method, 501);
       expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { code: 'U0012', message: '이용이 정지된 계정입니다.' } });
-      await request(service)
-        [method]('/thing')
-        .set('Authorization', bearer({ userId: 502 }))
-        .expect(200);
-      await request(service)[method]('/thing').expect(200);
+      await write(method, 502).expect(200);
+      await write(method).expect(200);
     }
     await request(service)
       .get('/thing')

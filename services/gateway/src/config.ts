@@ -1,4 +1,5 @@
 import { loadConfig, portSchema } from '@binzip/shared';
+import path from 'node:path';
 import { z } from 'zod';
 
 const urlList = z
@@ -37,6 +38,11 @@ export const configSchema = z.object({
   RATE_LIMIT_SEND_CODE_MAX: positiveInt.default(5),
   /** How often each upstream's /health is probed to route around dead instances. */
   HEALTH_INTERVAL_MS: positiveInt.default(2_000),
+  /** The built administrators' console served at /admin (from src/ or dist/, the repository's admin-console/dist). */
+  ADMIN_CONSOLE_DIR: z
+    .string()
+    .min(1)
+    .default(path.resolve(__dirname, '..', '..', '..', 'admin-console', 'dist')),
 });
 
 export type GatewayConfig = z.output<typeof configSchema>;

@@ -1,0 +1,88 @@
+/** 신고: reported listings (hidden from the public list since their first report), with every report's details. */
+import { useState } from 'preact/hooks';
+import type { AdminApi, ReportAction, ReportStatus } from '../api/admin';
+import { formatDateTime } from '../api/labels';
+import { ConfirmButton } from '../components/forms';
+import { useAction } from '../components/notice';
+import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+
+const PAGE_SIZE = 10;
+
+export function ReportsScreen({ api }: { api: AdminApi }) {
+  const [status, setStatus] = useState<ReportStatus>('OPEN');
+  const list = usePagedList((page) => api.reports.list({ status, page, size: PAGE_SIZE }), [status]);
+  const { run, busy } = useAction();
+
+  const decide = async (houseId: number, title: string, action: ReportAction) => {
+    const done = action === 'DISMISS' ? `'${title}' 신고를 기각했습니다. 매물이 다시 공개됩니다.` : `'${title}' 매물을 삭제했습니다.`;
+    if (await run(() => api.reports.decide(houseId, action), done)) list.reload();
+  };
+
+  return (
+    <section aria-labelledby="reports-title">
+      <header class="screen-header">
+        <h2 id="reports-title">신고된 매물</h2>
+        <TotalCount state={list} />
+        <div class="segmented" role="group" aria-label="신고 상태">
+          <button type="button" aria-pressed={status === 'OPEN'} onClick={() => setStatus('OPEN')}>
+            처리 대기
+          </button>
+          <button type="button" aria-pressed={status === 'CLOSED'} onClick={() => setStatus('CLOSED')}>
+            처리 완료
+          </button>
+        </div>
+      </header>
+      <ListStatus state={list} emptyText={status === 'OPEN' ? '처리할 신고가 없습니다.' : '처리한 신고가 없습니다.'} />
+      <ul class="cards">
+        {list.page?.content.map((item) => (
+          <li key={item.houseId} class="card" data-house-id={item.houseId}>
+            <div class="card-head">
+              <h3>{item.title}</h3>
+              <span class={`badge ${item.status === 'OPEN' ? 'badge-warn' : ''}`}>{item.status === 'OPEN' ? '처리 대기' : '처리 완료'}</span>
+            </div>
+            <dl class="facts">
+              <div>
+                <dt>매물 번호</dt>
+                <dd>{item.houseId}</dd>
+              </div>
+              <div>
+                <dt>작성자</dt>
+                <dd>
+                  {item.nickName} (회원 {item.authorId})
+                </dd>
+              </div>
+              <div>
+                <dt>신고 수</dt>
+                <dd>{item.reportCount}건</dd>
+              </div>
+              <div>
+                <dt>최근 신고</dt>
+                <dd>{formatDateTime(item.lastReportedAt)}</dd>
+              </div>
+            </dl>
+            <details>
+              <summary>신고 내용 {item.reports.length}건 보기</summary>
+              <ul class="report-list">
+                {item.reports.map((report, index) => (
+                  <li key={index}>
+                    <strong>{report.reportTypeName}</strong> · {report.reporterNickName} · {formatDateTime(report.createdAt)}
+                    <p>{report.reportReason}</p>
+                  </li>
+                ))}
+              </ul>
+            </details>
+            {item.status === 'OPEN' && (
+              <div class="actions">
+                <button type="button" disabled={busy} onClick={() => void decide(item.houseId, item.title, 'DISMISS')}>
+                  신고 기각 (다시 공개)
+                </button>
+                <ConfirmButton label="매물 삭제" confirmLabel="삭제 확인" busy={busy} onConfirm={() => void decide(item.houseId, item.title, 'REMOVE')} />
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+      <Pager state={list} label="신고" />
+    </section>
+  );
+}

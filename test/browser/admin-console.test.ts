@@ -1,0 +1,353 @@
+/**
+ * The administrators' console in a real headless Chromium against the real system: the built gateway (which
+ * serves admin-console/dist) and the accounts, community and houses processes on the run's stores. The
+ * administrator is made by scripts/admin-create.ts, members sign up through the public API.
+ * Needs `npm run build` (the processes and the console); `npm test` does it.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { eventually } from '../support';
+import { startE2eSystem, type E2eSystem } from '../support/e2e';
+import { artifactPath, describeWithChromium, launchBrowser, type Browser } from './browser';
+
+jest.setTimeout(180_000);
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const CONSOLE_INDEX = path.join(REPO_ROOT, 'admin-console', 'dist', 'index.html');
+const PASSWORD = 'Passw0rd!';
+const PHONE_WIDTH = { width: 390, height: 844 };
+
+const NOT_ADMIN_MESSAGE = '관리자 계정이 아닙니다. 관리자 콘솔은 관리자만 이용할 수 있습니다.';
+const NOT_FOUND_MESSAGE = '존재하지 않는 리소스 요청입니다.';
+
+// Bodies are read field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type LooseData = any;
+
+/** What the canvas check uses of an HTMLCanvasElement (this file is type-checked without the DOM library). */
+interface PaintedCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+
+interface Member {
+  id: number;
+  userName: string;
+  nickName: string;
+  token: string;
+}
+
+const listing = (title: string) => ({
+  rentalType: 'JEONSE',
+  city: '전라남도 담양군 창평면',
+  detail: '삼지내마을 12',
+  zipCode: '57330',
+  size: '99.2',
+  purpose: '주거용',
+  floorNum: null,
+  contact: '01055556666',
+  createdDate: '1975',
+  price: 8000,
+  monthlyPrice: 0,
+  agentName: null,
+  title,
+  code: '<p>돌담길 옆 한옥</p>',
+  imageUrls: ['https://img.example.com/hanok.jpg'],
+  tmpYn: false,
+  recommendedTag: ['WANT_TO_READY_HOUSE'],
+});
+
+describeWithChromium('admin console in a headless browser', (executablePath) => {
+  const outboxDir = mkdtempSync(path.join(os.tmpdir(), 'admin-console-outbox-'));
+  let e2e: E2eSystem;
+  let browser: Browser;
+  const admin = { userName: 'console_admin', nickName: '콘솔관리자' };
+  let member: Member;
+  let nonAdmin: Member;
+
+  const consoleUrl = (screen = '') => `${e2e.url}/admin/${screen}`;
+
+  function codeSentTo(to: string): string | undefined {
+    let lines: string[];
+    try {
+      lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
+    } catch {
+      return undefined;
+    }
+    const message = lines
+      .map((l) => JSON.parse(l) as { to: string; text: string })
+      .reverse()
+      .find((m) => m.to === to);
+    return message ? /(\d{4})/.exec(message.text)?.[1] : undefined;
+  }
+
+  /** Signs a member up the way the site does: phone code, sign-up, sign-in. */
+  async function signUp(userName: string, nickName: string, phone: string, age: string, joinPath: string): Promise<Member> {
+    await e2e.ok('POST', '/api/v1/users/send/sms', { body: { phone_num: phone } });
+    const code = await eventually(() => codeSentTo(phone), 10_000);
+    await e2e.ok('POST', '/api/v1/users/check/sms', { body: { phone_num: phone, code } });
+    await e2e.ok('POST', '/api/v1/users/sign-up', {
+      body: {
+        userName,
+        password: PASSWORD,
+        nick_name: nickName,
+        phone_num: phone,
+        age,
+        join_paths: [joinPath],
+        terms: ['SERVICE_USED_AGREE'],
+        email: `${userName}@example.com`,
+      },
+    });
+    const token = await e2e.signIn(userName, PASSWORD);
+    const profile = await e2e.ok<LooseData>('GET', '/api/v1/users', { token });
+    return { id: profile.id as number, userName, nickName, token };
+  }
+
+  /** The operator's way: `scripts/admin-create.ts` against the system's accounts database and NATS prefix. */
+  async function createAdministrator(): Promise<void> {
+    const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+    await promisify(execFile)(
+      tsx,
+      [
+        'scripts/admin-create.ts',
+        '--userName',
+        admin.userName,
+        '--password',
+        PASSWORD,
+        '--nick_name',
+        admin.nickName,
+        '--phone_num',
+        '01090000001',
+        '--email',
+        'console-admin@example.com',
+        '--type',
+        'WEB',
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, MONGODB_DB: e2e.dbName('accounts'), NATS_PREFIX: e2e.names.natsPrefix, BCRYPT_COST: '4' },
+        timeout: 90_000,
+      },
+    );
+  }
+
+  async function signInThroughConsole(page: Page, userName: string): Promise<void> {
+    await page.goto(consoleUrl());
+    await page.getByLabel('아이디').fill(userName);
+    await page.getByLabel('비밀번호').fill(PASSWORD);
+    await page.getByRole('button', { name: '로그인' }).click();
+  }
+
+  async function adminPage(viewport?: { width: number; height: number }): Promise<Page> {
+    const page = await browser.context.newPage();
+    if (viewport) await page.setViewportSize(viewport);
+    await signInThroughConsole(page, admin.userName);
+    // The top bar, not the menu: on a phone the menu is folded away until asked for.
+    await page.getByRole('heading', { name: '빈집 관리자', exact: true }).waitFor();
+    return page;
+  }
+
+  /** The notice an action leaves: its success text or the API's message. */
+  const noticeText = async (page: Page) => (await page.getByTestId('notice').textContent())?.replace('×', '').trim();
+
+  const publicListIds = async (): Promise<number[]> => {
+    const page = await e2e.ok<LooseData>('GET', '/api/v1/houses?size=50');
+    return page.content.map((item: { houseId: number }) => item.houseId);
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(CONSOLE_INDEX)) throw new Error(`${CONSOLE_INDEX} is missing: run \`npm run build\` first`);
+    e2e = await startE2eSystem('adminconsole', {
+      services: ['accounts', 'community', 'houses'],
+      env: {
+        BCRYPT_COST: '4',
+        DEV_OUTBOX_DIR: outboxDir,
+        LOG_LEVEL: 'warn',
+        // Every sign-in and code of this file comes from one address.
+        RATE_LIMIT_SIGN_IN_MAX: '1000',
+        RATE_LIMIT_SEND_CODE_MAX: '1000',
+      },
+    });
+    await createAdministrator();
+    member = await signUp('house_owner', '빈집주인', '01070000001', '30대', '검색');
+    nonAdmin = await signUp('plain_member', '일반회원', '01070000002', '20대', '인스타그램');
+    browser = await launchBrowser(executablePath);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await e2e?.stop();
+    rmSync(outboxDir, { recursive: true, force: true });
+  });
+
+  it('a member who signs in is told the console is for administrators and sees nothing else', async () => {
+    const page = await browser.context.newPage();
+    await signInThroughConsole(page, nonAdmin.userName);
+    const refusal = page.getByTestId('not-admin');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toBe(NOT_ADMIN_MESSAGE);
+    expect(await page.getByRole('navigation', { name: '관리 메뉴' }).count()).toBe(0);
+    expect(await page.locator('table, .cards').count()).toBe(0);
+    await page.close();
+  });
+
+  it("a wrong password is answered with the API's Korean message on the sign-in form", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(consoleUrl());
+    await page.getByLabel('아이디').fill(admin.userName);
+    await page.getByLabel('비밀번호').fill('Wrong0pw!');
+    await page.getByRole('button', { name: '로그인' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('비밀번호가 일치하지 않습니다.');
+    await page.close();
+  });
+
+  it('an administrator approves a waiting listing of a general member and it appears in the public list', async () => {
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('담양 돌담 한옥') });
+    expect(await publicListIds()).not.toContain(houseId);
+
+    const page = await adminPage();
+    expect(await page.getByRole('link', { name: '승인 대기' }).getAttribute('aria-current')).toBe('page');
+    const row = page.locator(`tr[data-house-id="${houseId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('빈집주인');
+    await row.getByRole('button', { name: '승인' }).click();
+
+    await page.getByRole('status').waitFor();
+    expect(await noticeText(page)).toBe("'담양 돌담 한옥' 매물을 승인했습니다.");
+    await row.waitFor({ state: 'detached' });
+    expect(await publicListIds()).toContain(houseId);
+    await page.close();
+  });
+
+  it("a failing action shows the API's Korean message (approving a listing its author deleted meanwhile)", async () => {
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('곧 삭제될 매물') });
+    const page = await adminPage();
+    const row = page.locator(`tr[data-house-id="${houseId}"]`);
+    await row.waitFor();
+    await e2e.ok('DELETE', `/api/v1/houses/${houseId}`, { token: member.token });
+
+    await row.getByRole('button', { name: '승인' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await noticeText(page)).toBe(NOT_FOUND_MESSAGE);
+    await page.close();
+  });
+
+  it('rejecting needs a reason, and the rejected listing leaves the queue without going public', async () => {
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('사진이 없는 매물') });
+    const page = await adminPage();
+    const row = page.locator(`tr[data-house-id="${houseId}"]`);
+    await row.waitFor();
+    await row.getByRole('button', { name: '반려' }).click();
+    expect(await row.getByRole('button', { name: '반려하기' }).isDisabled()).toBe(true);
+    await row.getByLabel('반려 사유').fill('실제 사진을 올려 주세요.');
+    await row.getByRole('button', { name: '반려하기' }).click();
+    await page.getByRole('status').waitFor();
+    expect(await noticeText(page)).toBe("'사진이 없는 매물' 매물을 반려했습니다.");
+    await row.waitFor({ state: 'detached' });
+    expect(await publicListIds()).not.toContain(houseId);
+    await page.close();
+  });
+
+  it('is usable at 1280 px and at phone width: no sideways scrolling, the menu folds away on a phone', async () => {
+    await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('화면 확인용 매물') });
+    for (const [name, viewport] of [
+      ['desktop-1280', { width: 1280, height: 900 }],
+      ['phone-390', PHONE_WIDTH],
+    ] as const) {
+      const page = await adminPage(viewport);
+      await page.locator('tr[data-house-id]').first().waitFor();
+      // A string, evaluated in the page: this file is type-checked without the DOM library.
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(0);
+      const menuVisible = await page.getByRole('navigation', { name: '관리 메뉴' }).isVisible();
+      expect(menuVisible).toBe(viewport.width > 760);
+      await page.screenshot({ path: artifactPath(`approvals-${name}.png`), fullPage: true });
+      if (!menuVisible) {
+        await page.getByRole('button', { name: '메뉴' }).click();
+        await page.getByRole('link', { name: '통계' }).click();
+        expect(new URL(page.url()).pathname).toBe('/admin/stats');
+        expect(await page.getByRole('navigation', { name: '관리 메뉴' }).isVisible()).toBe(false);
+      }
+      await page.close();
+    }
+  });
+
+  it("suspending a member in the console makes the member's writes answer 403 U0012; lifting restores them", async () => {
+    const write = () =>
+      e2e.api<LooseData>('POST', '/api/v1/boards', {
+        token: member.token,
+        body: { title: '정지 확인', code: '<p>글</p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false },
+      });
+    expect((await write()).status).toBe(200);
+
+    const page = await adminPage();
+    await page.getByRole('link', { name: '회원' }).click();
+    await page.getByLabel('검색어').fill(member.nickName);
+    await page.getByRole('button', { name: '검색' }).click();
+    const row = page.locator(`tr[data-user-id="${member.id}"]`);
+    await row.waitFor();
+    await row.getByRole('button', { name: '정지' }).click();
+    await row.getByLabel('정지 사유').fill('허위 매물 반복 등록');
+    await row.getByRole('button', { name: '정지하기' }).click();
+    await page.getByRole('status').waitFor();
+    expect(await noticeText(page)).toBe(`${member.nickName} 회원을 정지했습니다.`);
+    await row.getByRole('button', { name: '정지 해제' }).waitFor();
+    expect(await row.textContent()).toContain('사유: 허위 매물 반복 등록');
+
+    const refused = await eventually(async () => {
+      const res = await write();
+      return res.status === 403 ? res : undefined;
+    }, 10_000);
+    expect(refused.body).toEqual({ code: 'U0012', message: '이용이 정지된 계정입니다.' });
+
+    await row.getByRole('button', { name: '정지 해제' }).click();
+    await page.getByText(`${member.nickName} 회원의 정지를 해제했습니다.`).waitFor();
+    await eventually(async () => (await write()).status === 200, 10_000);
+    await page.close();
+  });
+
+  it('the statistics screen draws its charts from the API figures', async () => {
+    const stats = await e2e.ok<LooseData>('GET', '/api/v1/admin/stats/users', { token: await e2e.signIn(admin.userName, PASSWORD) });
+    for (const [name, viewport] of [
+      ['desktop-1280', { width: 1280, height: 900 }],
+      ['phone-390', PHONE_WIDTH],
+    ] as const) {
+      const page = await adminPage(viewport);
+      // Through the menu: reloading the page would drop the in-memory session by design.
+      if (!(await page.getByRole('navigation', { name: '관리 메뉴' }).isVisible())) await page.getByRole('button', { name: '메뉴' }).click();
+      await page.getByRole('link', { name: '통계' }).click();
+      await page.getByRole('heading', { name: '통계' }).waitFor();
+      for (const id of ['chart-age', 'chart-join-path', 'chart-sign-ups', 'chart-deal-state', 'chart-region']) {
+        await page.locator(`#${id} canvas`).waitFor();
+        // Chart.js draws synchronously (no animation): a drawn canvas has coloured pixels.
+        const painted = await page.locator(`#${id} canvas`).evaluate((canvas: PaintedCanvas) => {
+          const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+          let count = 0;
+          for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+          return count;
+        });
+        expect(painted).toBeGreaterThan(100);
+      }
+      const ageTotal = Number(await page.locator('#chart-age').getAttribute('data-total'));
+      expect(ageTotal).toBe(Object.values(stats.byAge as Record<string, number>).reduce((a, b) => a + b, 0));
+      expect(Number(await page.locator('#chart-sign-ups').getAttribute('data-total'))).toBeGreaterThanOrEqual(2);
+      // One member joined through 검색 (search), one through 인스타그램; the chart names them in Korean.
+      const countOf = (code: string, label: string) =>
+        (stats.byJoinPath as Array<{ joinPath: string; count: number }>).find((j) => j.joinPath === code || j.joinPath === label)?.count;
+      expect(countOf('SEARCH', '검색')).toBeGreaterThanOrEqual(1);
+      const joinPathRows = await page.locator('#chart-join-path tr').allTextContents();
+      expect(joinPathRows).toContain(`검색${countOf('SEARCH', '검색')}`);
+      expect(joinPathRows).toContain(`인스타그램${countOf('INSTAGRAM', '인스타그램')}`);
+      expect(joinPathRows).toHaveLength(stats.byJoinPath.length);
+      await page.screenshot({ path: artifactPath(`stats-${name}.png`), fullPage: true });
+      await page.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults } from './errors';
 import type { Logger } from './logger';
+import type { ApiDocument } from './openapi';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -119,6 +120,8 @@ export interface ServiceAppOptions {
   trustProxy?: string | boolean | number;
   /** Middleware that must run before the JSON parser (e.g. cookies). */
   before?: RequestHandler[];
+  /** The service's API document (src/openapi.ts), served at `/openapi.json` for the gateway to merge. */
+  apiDocument?: () => ApiDocument;
 }
 
 /** Builds a service's Express app (no listening: tests drive it with supertest). */
@@ -136,6 +139,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       .status(healthy ? 200 : 503)
       .json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
   });
+  if (options.apiDocument) {
+    const document = options.apiDocument;
+    let cached: ApiDocument | undefined;
+    app.get('/openapi.json', (_req, res) => {
+      res.json((cached ??= document()));
+    });
+  }
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));

@@ -14,3 +14,4 @@ export * from './outbox';
 export * from './events';
 export * from './users';
 export * from './service';
+export * from './openapi';

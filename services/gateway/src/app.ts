@@ -17,6 +17,7 @@ import {
 } from '@binzip/shared';
 import type { GatewayConfig } from './config';
 import { SERVICE_NAMES, createPools, probePools, type Pools } from './domain/upstreams';
+import { apiDocsRouter } from './routes/api-docs';
 import { proxyRouter } from './routes/proxy';
 
 export interface GatewayDeps {
@@ -118,6 +119,13 @@ export function buildApp(deps: GatewayDeps): Express {
     if (ready) res.json(successEnvelope({ status: 'READY', services }));
     else res.status(503).json({ ...errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message), data: { status: 'NOT_READY', services } });
   });
+
+  app.use(
+    apiDocsRouter({
+      services: Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].urls])),
+      logger,
+    }),
+  );
 
   app.post('/api/v1/users/sign-in', rateLimited(config.RATE_LIMIT_WINDOW_MS, config.RATE_LIMIT_SIGN_IN_MAX));
   const sendCodeLimit = () => rateLimited(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX);

@@ -1,5 +1,6 @@
 import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
+import { apiDocument } from './openapi';
 import { notificationRoutes } from './routes/notifications';
 
 export type AppDeps = ServiceAppDeps;
@@ -11,6 +12,7 @@ export function buildApp(deps: AppDeps): Express {
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
     connection: deps.connection,
+    apiDocument,
     routes: (app) => {
       app.use('/api/v1/notifications', notificationRoutes({ connection: deps.connection }));
     },

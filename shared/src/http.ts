@@ -102,6 +102,10 @@ export interface ServiceAppDeps {
   publicKey: string;
   /** Who may tell us the client address (see `trustProxySetting`). */
   trustProxy?: string | boolean | number;
+  /** The clock (default: the real one); tests move it. */
+  now?: () => Date;
+  /** Kicks the outbox relay after a write that stored an event (services that publish). */
+  eventsPending?: () => void;
 }
 
 export interface ServiceAppOptions {

@@ -15,3 +15,4 @@ export * from './events';
 export * from './users';
 export * from './service';
 export * from './openapi';
+export * from './context-types';

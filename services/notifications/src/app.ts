@@ -1,11 +1,13 @@
-import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
+import { notificationsModels } from './models';
 import { apiDocument } from './openapi';
 import { notificationRoutes } from './routes/notifications';
 
 export type AppDeps = ServiceAppDeps;
 
 export function buildApp(deps: AppDeps): Express {
+  const ctx = serviceContext(notificationsModels(deps.connection), deps);
   return createServiceApp({
     service: 'notifications',
     logger: deps.logger,
@@ -14,7 +16,7 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     apiDocument,
     routes: (app) => {
-      app.use('/api/v1/notifications', notificationRoutes({ connection: deps.connection }));
+      app.use('/api/v1/notifications', notificationRoutes(ctx));
     },
   });
 }

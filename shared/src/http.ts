@@ -9,6 +9,7 @@ import { AppError, ErrorCodes, GatewayFaults } from './errors';
 import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
 import { isStoreUnavailableError } from './mongo';
+import type { ApiDocument } from './openapi';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -111,6 +112,10 @@ export interface ServiceAppDeps {
   publicKey: string;
   /** Who may tell us the client address (see `trustProxySetting`). */
   trustProxy?: string | boolean | number;
+  /** The clock (default: the real one); tests move it. */
+  now?: () => Date;
+  /** Kicks the outbox relay after a write that stored an event (services that publish). */
+  eventsPending?: () => void;
 }
 
 export interface ServiceAppOptions {
@@ -131,6 +136,8 @@ export interface ServiceAppOptions {
   before?: RequestHandler[];
   /** Where a suspension is looked up; given, a suspended member's writes answer 403 U0012 (backoffice.md). */
   isSuspended?: SuspensionLookup;
+  /** The service's API document (src/openapi.ts), served at `/openapi.json` for the gateway to merge. */
+  apiDocument?: () => ApiDocument;
 }
 
 /** Builds a service's Express app (no listening: tests drive it with supertest). */
@@ -149,6 +156,13 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       .status(healthy ? 200 : 503)
       .json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
   });
+  if (options.apiDocument) {
+    const document = options.apiDocument;
+    let cached: ApiDocument | undefined;
+    app.get('/openapi.json', (_req, res) => {
+      res.json((cached ??= document()));
+    });
+  }
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));

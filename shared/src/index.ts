@@ -21,3 +21,5 @@ export * from './dead-letters';
 export * from './content';
 export * from './retry';
 export * from './watchdog';
+export * from './openapi';
+export * from './context-types';

@@ -36,9 +36,15 @@ const counterSchema = new Schema<CounterDoc>(
   { versionKey: false, collection: 'counters' },
 );
 
-function counterModel(connection: Connection): Model<CounterDoc> {
-  return (connection.models.Counter as Model<CounterDoc>) ?? connection.model<CounterDoc>('Counter', counterSchema);
+/**
+ * The model `name` on `connection`, registered on first use. Models live on the service's own connection
+ * (never mongoose's global one), and asking twice must not register twice.
+ */
+export function registerModel<T, M extends Model<T> = Model<T>>(connection: Connection, name: string, schema: Schema<T>): M {
+  return ((connection.models[name] as M | undefined) ?? connection.model<T>(name, schema)) as M;
 }
+
+const counterModel = (connection: Connection): Model<CounterDoc> => registerModel(connection, 'Counter', counterSchema);
 
 /** The spec's ids are integers: one atomic `$inc` counter per sequence name and database. */
 export async function nextId(connection: Connection, sequence: string): Promise<number> {

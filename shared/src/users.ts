@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import type { Authority, UserType } from './auth';
 import { USER_SUBJECTS, userSnapshotV1, type UserSnapshotV1, type UserStatus } from './events';
 import type { Logger } from './logger';
-import { isDuplicateKeyError } from './mongo';
+import { isDuplicateKeyError, registerModel } from './mongo';
 import type { EventBus, RunningConsumer } from './nats';
 
 /**
@@ -33,7 +33,7 @@ const projectedUserSchema = new Schema<ProjectedUser>(
 );
 
 export function projectedUserModel(connection: Connection): Model<ProjectedUser> {
-  return (connection.models.ProjectedUser as Model<ProjectedUser>) ?? connection.model<ProjectedUser>('ProjectedUser', projectedUserSchema);
+  return registerModel(connection, 'ProjectedUser', projectedUserSchema);
 }
 
 /** Applies a snapshot unless a newer one is already stored (redelivery and reordering are harmless). */

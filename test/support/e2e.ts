@@ -17,6 +17,7 @@ import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
+import { apiContract, type ApiContract } from './contract';
 import { isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from './index';
 
 export interface E2eOptions {
@@ -42,6 +43,11 @@ export interface ApiOptions {
   /** Sent as is with the JSON content type (malformed input). */
   rawBody?: string;
   headers?: Record<string, string>;
+  /**
+   * Off for requests that deliberately leave the API (unknown routes, malformed paths); otherwise every answer
+   * under a documented prefix is checked against the API document (test/support/contract.ts).
+   */
+  contract?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -84,6 +90,20 @@ export interface E2eSystem extends E2eStores {
 export type { NotificationItem } from '../../services/notifications/src/domain/inbox';
 
 const REQUEST_TIMEOUT_MS = 15_000;
+
+/** Answers under a documented prefix must match the document; other paths are not the document's business yet. */
+async function checkAgainstDocument(method: string, path: string, status: number, body: unknown): Promise<void> {
+  const contract = await apiContract();
+  const pathname = path.split('?')[0] ?? path;
+  if (!contract.operationOf(method, pathname) && !documentedPrefixes(contract).some((prefix) => pathname.startsWith(prefix))) return;
+  contract.check({ method, path, status, body });
+}
+
+let prefixes: string[] | undefined;
+/** `/api/v1/notifications` and the like: the first three segments of every documented path. */
+function documentedPrefixes(contract: ApiContract): string[] {
+  return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map((p) => p.split('/').slice(0, 4).join('/')))]);
+}
 
 function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp(): Promise<void> } {
   const names = isolatedNames(label);
@@ -183,6 +203,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
     } catch {
       throw new Error(`${method} ${path}: ${res.status} answered no JSON envelope: ${JSON.stringify(text.slice(0, 500))}`);
     }
+    if (request.contract !== false) await checkAgainstDocument(method, path, res.status, body);
     return { status: res.status, headers: res.headers, body };
   };
 

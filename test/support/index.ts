@@ -74,3 +74,12 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** The shape every error answer has: the status, the code, a Korean message, and no `data`. */
+export function expectError(res: { status: number; body: unknown }, status: number, code: string, message?: string): void {
+  const body = res.body as { code?: unknown; message?: unknown };
+  expect({ status: res.status, code: body.code }).toEqual({ status, code });
+  expect(body).not.toHaveProperty('data');
+  expect(typeof body.message).toBe('string');
+  if (message !== undefined) expect(body.message).toBe(message);
+}

@@ -18,6 +18,7 @@ import {
 import type { GatewayConfig } from './config';
 import { SERVICE_NAMES, createPools, probePools, type Pools } from './domain/upstreams';
 import { adminConsoleRouter } from './routes/admin-console';
+import { apiDocsRouter } from './routes/api-docs';
 import { proxyRouter } from './routes/proxy';
 
 export interface GatewayDeps {
@@ -121,6 +122,12 @@ export function buildApp(deps: GatewayDeps): Express {
   });
 
   app.use(adminConsoleRouter(config.ADMIN_CONSOLE_DIR));
+  app.use(
+    apiDocsRouter({
+      services: Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].urls])),
+      logger,
+    }),
+  );
 
   app.post('/api/v1/users/sign-in', rateLimited(config.RATE_LIMIT_WINDOW_MS, config.RATE_LIMIT_SIGN_IN_MAX));
   const sendCodeLimit = () => rateLimited(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX);

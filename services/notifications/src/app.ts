@@ -1,10 +1,13 @@
-import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
+import { notificationsModels } from './models';
+import { apiDocument } from './openapi';
 import { notificationRoutes } from './routes/notifications';
 
 export type AppDeps = ServiceAppDeps;
 
 export function buildApp(deps: AppDeps): Express {
+  const ctx = serviceContext(notificationsModels(deps.connection), deps);
   return createServiceApp({
     service: 'notifications',
     logger: deps.logger,
@@ -12,8 +15,9 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
-      app.use('/api/v1/notifications', notificationRoutes({ connection: deps.connection }));
+      app.use('/api/v1/notifications', notificationRoutes(ctx));
     },
   });
 }

@@ -12,13 +12,14 @@ import {
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
+import { bearer, connectTestDb, dropTestDb, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
+import { startServiceHarness, type ServiceHarness } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { BOARD_COMMENTS_DURABLE, startCommentSubscribers } from '../src/events/comment-subscribers';
-import { notificationModel, prepareNotificationStore } from '../src/models/notification';
+import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
 
-const names = isolatedNames('notifevents');
 const logger = createLogger('test', 'silent');
+let h: ServiceHarness<NotificationsModels>;
 let connection: Connection;
 let bus: EventBus;
 let app: Express;
@@ -79,24 +80,21 @@ const arrived = (kind: 'board' | 'record', commentId: number, count = 1) =>
   eventually(async () => (await recipientsOfComment(kind, commentId)).length >= count, 5_000);
 
 beforeAll(async () => {
-  connection = await connectTestDb(names.db);
-  await prepareNotificationStore(connection);
-  bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'notifications-test', logger });
+  h = await startServiceHarness('notifevents', { models: notificationsModels, initModels, buildApp });
+  ({ connection, app } = h);
+  bus = await h.bus();
   await bus.ensureStream('ACCOUNTS');
   await publishUser(AUTHOR, 'authorV1', 1);
   await publishUser(AUTHOR, 'author', 2);
   await publishUser(COMMENTER, 'commenter', 1);
   users = await startUserProjection({ bus, connection, service: 'notifications', logger });
-  comments = await startCommentSubscribers({ bus, connection, logger, maxDeliver: 5, backoffMs: [1_000, 2_000] });
-  app = buildApp({ connection, logger, publicKey: testEnv().publicKey });
+  comments = await startCommentSubscribers(h.ctx, { bus, maxDeliver: 5, backoffMs: [1_000, 2_000] });
 });
 
 afterAll(async () => {
   await comments?.stop();
   await users?.stop();
-  await bus?.deleteStreams();
-  await bus?.close();
-  await dropTestDb(connection);
+  await h.close();
 });
 
 it('turns a board comment event into a notification the board author can list', async () => {
@@ -177,7 +175,7 @@ it('terminates invalid payloads without redelivering them or holding back later 
   const manager = await bus.connection.jetstreamManager();
   // Longer than the ack wait (1 s here): a message that was not terminated would be redelivered by now.
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const info = await manager.consumers.info(bus.streamName('COMMUNITY'), `${names.natsPrefix}_${BOARD_COMMENTS_DURABLE}`);
+  const info = await manager.consumers.info(bus.streamName('COMMUNITY'), `${h.names.natsPrefix}_${BOARD_COMMENTS_DURABLE}`);
   expect(info.num_ack_pending).toBe(0);
   expect(info.num_pending).toBe(0);
   expect(info.num_redelivered).toBe(0);
@@ -203,7 +201,7 @@ describe('user projection', () => {
   it('is rebuilt from the last snapshot per user by a new instance with an empty database', async () => {
     await users?.stop();
     users = undefined;
-    const fresh = await connectTestDb(`${names.db}_fresh`);
+    const fresh = await connectTestDb(`${h.names.db}_fresh`);
     let replacement: RunningConsumer | undefined;
     try {
       replacement = await startUserProjection({ bus, connection: fresh, service: 'notifications', logger });

@@ -1,15 +1,17 @@
-import { applyUserSnapshot, createLogger, projectedUserModel } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../../test/support';
+import { bearer } from '../../../test/support';
+import { addMember, startServiceHarness, updatePerson, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { notifyAboutComment, recipientsOf, type CommentNotice } from '../src/domain/comment-notices';
-import { notificationModel, prepareNotificationStore } from '../src/models/notification';
+import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
 
-const names = isolatedNames('notifinbox');
+let h: ServiceHarness<NotificationsModels>;
 let connection: Connection;
 let app: Express;
+let alice: TestPerson;
+let bob: TestPerson;
 
 const ALICE = 101;
 const BOB = 102;
@@ -33,7 +35,7 @@ function boardNotice(overrides: Partial<CommentNotice> = {}): CommentNotice {
   };
 }
 
-const snapshot = (id: number, nickName: string, version: number) => applyUserSnapshot(projectedUserModel(connection), userSnapshot(id, nickName, { version }));
+const rename = (person: TestPerson, nickName: string) => updatePerson(connection, person, { nick_name: nickName });
 
 const list = (userId: number, query: Record<string, string> = {}) =>
   request(app).get('/api/v1/notifications').query(query).set('Authorization', bearer({ userId }));
@@ -41,15 +43,13 @@ const list = (userId: number, query: Record<string, string> = {}) =>
 const mark = (userId: number, id: number | string) => request(app).put(`/api/v1/notifications/${id}`).set('Authorization', bearer({ userId }));
 
 beforeAll(async () => {
-  connection = await connectTestDb(names.db);
-  await prepareNotificationStore(connection);
-  await projectedUserModel(connection).init();
-  app = buildApp({ connection, logger: createLogger('test', 'silent'), publicKey: testEnv().publicKey });
-  await snapshot(ALICE, 'alice', 1);
-  await snapshot(BOB, 'bob', 1);
+  h = await startServiceHarness('notifinbox', { models: notificationsModels, initModels, buildApp });
+  ({ connection, app } = h);
+  alice = await addMember(connection, 'alice', { id: ALICE });
+  bob = await addMember(connection, 'bob', { id: BOB });
 });
 
-afterAll(() => dropTestDb(connection));
+afterAll(() => h.close());
 
 describe('recipients of a comment', () => {
   it('notifies the board author, never the commenter', () => {
@@ -67,12 +67,12 @@ describe('recipients of a comment', () => {
 
   it('stores one notification per comment and recipient however often the comment is handled', async () => {
     const notice = boardNotice({ commenterId: CAROL, concernedUserIds: [BOB, BOB] });
-    expect(await notifyAboutComment(connection, notice)).toBe(1);
-    expect(await notifyAboutComment(connection, notice)).toBe(0);
-    await Promise.all([notifyAboutComment(connection, notice), notifyAboutComment(connection, { ...notice, eventId: 'another-publish' })]);
+    expect(await notifyAboutComment(h.ctx, notice)).toBe(1);
+    expect(await notifyAboutComment(h.ctx, notice)).toBe(0);
+    await Promise.all([notifyAboutComment(h.ctx, notice), notifyAboutComment(h.ctx, { ...notice, eventId: 'another-publish' })]);
     expect(await notificationModel(connection).countDocuments({ kind: 'board', commentId: notice.commentId }).exec()).toBe(1);
     // The same comment id in the other area is a different comment.
-    expect(await notifyAboutComment(connection, { ...notice, kind: 'record' })).toBe(1);
+    expect(await notifyAboutComment(h.ctx, { ...notice, kind: 'record' })).toBe(1);
     await notificationModel(connection).deleteMany({ commentId: notice.commentId }).exec();
   });
 });
@@ -83,8 +83,8 @@ describe('GET /api/v1/notifications', () => {
   beforeAll(async () => {
     // 23 for alice, interleaved with notifications of another user that must never show up in hers.
     for (let i = 0; i < 23; i++) {
-      await notifyAboutComment(connection, boardNotice({ targetId: 500 + i, targetTitle: `글 ${i}`, content: `내용 ${i}` }));
-      if (i % 4 === 0) await notifyAboutComment(connection, boardNotice({ commenterId: ALICE, concernedUserIds: [BOB] }));
+      await notifyAboutComment(h.ctx, boardNotice({ targetId: 500 + i, targetTitle: `글 ${i}`, content: `내용 ${i}` }));
+      if (i % 4 === 0) await notifyAboutComment(h.ctx, boardNotice({ commenterId: ALICE, concernedUserIds: [BOB] }));
     }
     const docs = await notificationModel(connection).find({ recipientId: ALICE }).sort({ _id: -1 }).lean().exec();
     ids.push(...docs.map((d) => d._id));
@@ -140,16 +140,16 @@ describe('GET /api/v1/notifications', () => {
   });
 
   it('shows nickname changes at read time and falls back when a user is unknown', async () => {
-    await snapshot(ALICE, 'aliceRenamed', 2);
-    await snapshot(BOB, 'bobRenamed', 2);
+    await rename(alice, 'aliceRenamed');
+    await rename(bob, 'bobRenamed');
     const item = (await list(ALICE, { size: '1' })).body.data.notifications.content[0];
     expect(item.nick_name).toBe('aliceRenamed');
     expect(item.comment_user).toBe('bobRenamed');
-    await snapshot(ALICE, 'alice', 3);
-    await snapshot(BOB, 'bob', 3);
+    await rename(alice, 'alice');
+    await rename(bob, 'bob');
 
     const stranger = 9_999;
-    await notifyAboutComment(connection, boardNotice({ concernedUserIds: [stranger], commenterId: 9_998, commenterNickName: 'oldNick' }));
+    await notifyAboutComment(h.ctx, boardNotice({ concernedUserIds: [stranger], commenterId: 9_998, commenterNickName: 'oldNick' }));
     const unknown = (await list(stranger)).body.data.notifications.content[0];
     expect(unknown.nick_name).toBe('알 수 없음');
     expect(unknown.comment_user).toBe('oldNick');

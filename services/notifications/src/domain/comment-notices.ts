@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, nextId, type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/shared';
-import type { Connection } from 'mongoose';
-import { notificationModel, type NotificationKind } from '../models/notification';
+import type { NotificationKind } from '../models';
+import type { NotificationsContext } from './context';
 
 /** A saved comment, whichever service it was written in. */
 export interface CommentNotice {
@@ -65,8 +65,8 @@ function occurredAtOrNow(text: string): Date {
  * Stores the notifications a comment causes; safe to run any number of times for one comment (the unique
  * key absorbs repeats). Returns how many were new. Any other failure propagates so the event is redelivered.
  */
-export async function notifyAboutComment(connection: Connection, notice: CommentNotice): Promise<number> {
-  const model = notificationModel(connection);
+export async function notifyAboutComment(ctx: NotificationsContext, notice: CommentNotice): Promise<number> {
+  const model = ctx.models.notifications;
   let created = 0;
   for (const recipientId of recipientsOf(notice)) {
     const key = { kind: notice.kind, commentId: notice.commentId, recipientId };
@@ -74,7 +74,7 @@ export async function notifyAboutComment(connection: Connection, notice: Comment
     if (await model.exists(key).exec()) continue;
     try {
       await model.create({
-        _id: await nextId(connection, 'notification'),
+        _id: await nextId(model.db, 'notification'),
         ...key,
         targetId: notice.targetId,
         targetTitle: notice.targetTitle,

@@ -1,6 +1,6 @@
-import { AppError, buildSlice, nickNamesOf, projectedUserModel, UNKNOWN_NICKNAME, type PageObject } from '@binzip/shared';
-import type { Connection } from 'mongoose';
-import { notificationModel, type NotificationDoc, type NotificationKind } from '../models/notification';
+import { AppError, buildSlice, nickNamesOf, UNKNOWN_NICKNAME, type AuthClaims, type PageObject } from '@binzip/shared';
+import type { NotificationDoc, NotificationKind } from '../models';
+import type { NotificationsContext } from './context';
 
 /** Exactly the spec's Notification resource plus decisions.md's `type`; nothing else goes on the wire. */
 export interface NotificationItem {
@@ -20,7 +20,6 @@ export interface InboxPage {
 }
 
 export interface InboxQuery {
-  recipientId: number;
   /** undefined = all, false = unread, true = read */
   read?: boolean;
   /** Cursor: only ids smaller than this one. */
@@ -29,11 +28,12 @@ export interface InboxQuery {
 }
 
 /** Newest first, cursor by id; nicknames come from the user projection at read time so renames show. */
-export async function listInbox(connection: Connection, query: InboxQuery): Promise<InboxPage> {
-  const filter: Record<string, unknown> = { recipientId: query.recipientId };
+export async function listInbox(ctx: NotificationsContext, caller: AuthClaims, query: InboxQuery): Promise<InboxPage> {
+  const recipientId = caller.userId;
+  const filter: Record<string, unknown> = { recipientId };
   if (query.read !== undefined) filter.read = query.read;
   if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
-  const docs = await notificationModel(connection)
+  const docs = await ctx.models.notifications
     .find(filter)
     .sort({ _id: -1 })
     .limit(query.size + 1)
@@ -41,8 +41,8 @@ export async function listInbox(connection: Connection, query: InboxQuery): Prom
     .exec();
   const hasNext = docs.length > query.size;
   const pageDocs = docs.slice(0, query.size);
-  const nickNames = await nickNamesOf(projectedUserModel(connection), [query.recipientId, ...pageDocs.map((d) => d.commenterId)]);
-  const recipientNickName = nickNames.get(query.recipientId) ?? UNKNOWN_NICKNAME;
+  const nickNames = await nickNamesOf(ctx.models.users, [recipientId, ...pageDocs.map((d) => d.commenterId)]);
+  const recipientNickName = nickNames.get(recipientId) ?? UNKNOWN_NICKNAME;
   const content = pageDocs.map((doc): NotificationItem => ({
     notification_id: doc._id,
     nick_name: recipientNickName,
@@ -62,8 +62,10 @@ export async function listInbox(connection: Connection, query: InboxQuery): Prom
 }
 
 /** Marks one notification read (idempotent); only its recipient may. */
-export async function markRead(connection: Connection, notificationId: number, userId: number): Promise<number> {
-  const model = notificationModel(connection);
+export async function markRead(ctx: NotificationsContext, caller: AuthClaims, input: { notificationId: number }): Promise<number> {
+  const model = ctx.models.notifications;
+  const { notificationId } = input;
+  const userId = caller.userId;
   const doc = await model.findById(notificationId, { recipientId: 1, read: 1 }).lean<Pick<NotificationDoc, '_id' | 'recipientId' | 'read'>>().exec();
   if (!doc) throw new AppError('C0001');
   if (doc.recipientId !== userId) throw new AppError('C0003');

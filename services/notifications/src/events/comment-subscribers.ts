@@ -4,10 +4,9 @@ import {
   RECORDS_COMMENT_CREATED,
   recordCommentCreatedV1,
   type EventBus,
-  type Logger,
   type RunningConsumer,
 } from '@binzip/shared';
-import type { Connection } from 'mongoose';
+import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
 
 export const BOARD_COMMENTS_DURABLE = 'notifications-board-comments';
@@ -15,8 +14,6 @@ export const RECORD_COMMENTS_DURABLE = 'notifications-record-comments';
 
 export interface CommentSubscriberOptions {
   bus: EventBus;
-  connection: Connection;
-  logger: Logger;
   maxDeliver: number;
   backoffMs: number[];
 }
@@ -25,10 +22,10 @@ export interface CommentSubscriberOptions {
  * Durable consumers for the comment events of community and records. Each event is acked only after its
  * notifications are stored; a failed write is redelivered with backoff up to `maxDeliver` times.
  */
-export async function startCommentSubscribers(options: CommentSubscriberOptions): Promise<RunningConsumer> {
+export async function startCommentSubscribers(ctx: NotificationsContext, options: CommentSubscriberOptions): Promise<RunningConsumer> {
   const store = async (notice: CommentNotice): Promise<void> => {
-    const created = await notifyAboutComment(options.connection, notice);
-    options.logger.debug('comment notice stored', { kind: notice.kind, commentId: notice.commentId, eventId: notice.eventId, created });
+    const created = await notifyAboutComment(ctx, notice);
+    ctx.logger.debug('comment notice stored', { kind: notice.kind, commentId: notice.commentId, eventId: notice.eventId, created });
   };
   const common = { maxDeliver: options.maxDeliver, backoffMs: options.backoffMs, deliverPolicy: 'all' as const };
   const board = await options.bus.consume({

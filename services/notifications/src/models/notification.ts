@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export const NotificationKinds = ['board', 'record'] as const;
@@ -48,11 +49,4 @@ notificationSchema.index({ kind: 1, commentId: 1, recipientId: 1 }, { unique: tr
 notificationSchema.index({ recipientId: 1, _id: -1 });
 notificationSchema.index({ recipientId: 1, read: 1, _id: -1 });
 
-export function notificationModel(connection: Connection): Model<NotificationDoc> {
-  return (connection.models.Notification as Model<NotificationDoc>) ?? connection.model<NotificationDoc>('Notification', notificationSchema);
-}
-
-/** Builds the indexes before anything relies on the unique key (consumers start after this). */
-export async function prepareNotificationStore(connection: Connection): Promise<void> {
-  await notificationModel(connection).init();
-}
+export const notificationModel = (connection: Connection): Model<NotificationDoc> => registerModel(connection, 'Notification', notificationSchema);

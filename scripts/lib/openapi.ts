@@ -1,0 +1,18 @@
+import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
+import { API_INFO } from '../../services/gateway/src/routes/api-docs';
+import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
+
+/**
+ * Every service's API document, as its `/openapi.json` serves it. The gateway merges the same documents at run
+ * time from the services it proxies to; this offline merge is for `npm run openapi`, client types and tests.
+ */
+export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
+  notifications: notificationsDocument,
+};
+
+export function buildApiDocument(): ApiDocument {
+  return mergeApiDocuments(
+    Object.values(SERVICE_DOCUMENTS).map((document) => document()),
+    API_INFO,
+  );
+}

@@ -1,0 +1,95 @@
+import express, { Router } from 'express';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type Logger } from '@binzip/shared';
+
+export const API_INFO = {
+  title: 'binzip API',
+  version: '1.0.0',
+  description:
+    '커뮤니티·빈집 매물 서비스의 공개 API와 관리자 API. 모든 응답은 `{code, message, data?}` 봉투이며, ' +
+    '오류는 코드와 한국어 메시지로 답한다. 게이트웨이를 거치는 모든 요청에 413/502/503/504가 더해질 수 있다.',
+};
+
+/** How long a merged document is reused; the services' documents only change with a deployment. */
+const DOCUMENT_TTL_MS = 60_000;
+const FETCH_TIMEOUT_MS = 3_000;
+
+export interface ApiDocsOptions {
+  /** Instance URLs of each service; the first one that answers gives the service's document. */
+  services: Record<string, readonly string[]>;
+  logger: Logger;
+  now?: () => number;
+}
+
+async function fetchDocument(urls: readonly string[]): Promise<ApiDocument> {
+  let lastError: unknown;
+  for (const url of urls) {
+    try {
+      const res = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      if (res.ok) return (await res.json()) as ApiDocument;
+      lastError = new Error(`${url}/openapi.json answered ${res.status}`);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/**
+ * `/openapi.json`: the services' own documents (generated from their request schemas) merged into one, so the
+ * document always describes the versions that are deployed. `/docs`: Swagger UI from the swagger-ui-dist
+ * package, served from here (no CDN), reading `/openapi.json`.
+ */
+export function apiDocsRouter(options: ApiDocsOptions): Router {
+  const now = options.now ?? Date.now;
+  let cached: { document: ApiDocument; at: number } | undefined;
+  let inFlight: Promise<ApiDocument> | undefined;
+
+  const merged = async (): Promise<ApiDocument> => {
+    if (cached && now() - cached.at < DOCUMENT_TTL_MS) return cached.document;
+    inFlight ??= Promise.all(Object.values(options.services).map((urls) => fetchDocument(urls)))
+      .then((documents) => {
+        const document = mergeApiDocuments(documents, API_INFO);
+        cached = { document, at: now() };
+        return document;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+
+  const router = Router();
+  router.get('/openapi.json', async (_req, res) => {
+    try {
+      res.json(await merged());
+    } catch (err) {
+      options.logger.warn('API document unavailable', { error: err instanceof Error ? err.message : String(err) });
+      res.status(GatewayFaults.unavailable.status).json(errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message));
+    }
+  });
+
+  router.get('/docs/swagger-initializer.js', (_req, res) => {
+    res.type('application/javascript').send(SWAGGER_INITIALIZER);
+  });
+  router.get('/docs', (req, res, next) => {
+    // Swagger UI's page loads its files relative to itself: it needs the trailing slash.
+    if (req.originalUrl === '/docs') res.redirect(301, '/docs/');
+    else next();
+  });
+  router.use('/docs', express.static(getAbsoluteFSPath(), { index: 'index.html', maxAge: '1h' }));
+  return router;
+}
+
+const SWAGGER_INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    withCredentials: true,
+    persistAuthorization: false,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+  });
+};
+`;

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { createLogger, type ApiDocument } from '@binzip/shared';
+import { apiDocument as notificationsDocument } from '../../notifications/src/openapi';
+import { apiDocsRouter } from '../src/routes/api-docs';
+
+/** A real upstream serving a document at /openapi.json (or failing). */
+async function documentServer(document: ApiDocument | 'fail'): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits += 1;
+    if (document === 'fail' || req.url !== '/openapi.json') {
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, hits: () => hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const otherDocument: ApiDocument = {
+  openapi: '3.1.0',
+  info: { title: 'other', version: '1' },
+  paths: { '/api/v1/other': { get: { operationId: 'getOther', responses: { '200': { description: 'ok' } } } } },
+};
+
+const logger = createLogger('test', 'silent');
+
+describe('gateway API document', () => {
+  it('merges every service document, falling back to a second instance, and caches the result', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const broken = await documentServer('fail');
+    const other = await documentServer(otherDocument);
+    let clock = 0;
+    const app = express().use(apiDocsRouter({ services: { notifications: [broken.url, notifications.url], other: [other.url] }, logger, now: () => clock }));
+    try {
+      const res = await request(app).get('/openapi.json').expect(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/v1/notifications', '/api/v1/notifications/{notificationId}', '/api/v1/other']));
+      expect(res.body.paths['/api/v1/other'].get.responses['503']).toBeDefined();
+      await request(app).get('/openapi.json').expect(200);
+      expect(other.hits()).toBe(1);
+      clock += 61_000;
+      await request(app).get('/openapi.json').expect(200);
+      expect(other.hits()).toBe(2);
+    } finally {
+      await Promise.all([notifications.close(), broken.close(), other.close()]);
+    }
+  });
+
+  it('answers a 503 envelope while a service has no document to give', async () => {
+    const broken = await documentServer('fail');
+    const app = express().use(apiDocsRouter({ services: { notifications: [broken.url] }, logger }));
+    try {
+      const res = await request(app).get('/openapi.json').expect(503);
+      expect(res.body).toEqual({ code: 'C0000', message: expect.any(String) });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('serves Swagger UI from the package, reading /openapi.json', async () => {
+    const app = express().use(apiDocsRouter({ services: {}, logger }));
+    await request(app).get('/docs').expect(301).expect('location', '/docs/');
+    const page = await request(app).get('/docs/').expect(200);
+    expect(page.text).toContain('swagger-ui');
+    const init = await request(app).get('/docs/swagger-initializer.js').expect(200);
+    expect(init.text).toContain("url: '/openapi.json'");
+    await request(app).get('/docs/swagger-ui-bundle.js').expect(200);
+  });
+});

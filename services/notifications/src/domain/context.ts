@@ -1,0 +1,4 @@
+import type { ServiceContext } from '@binzip/shared';
+import type { NotificationsModels } from '../models';
+
+export type NotificationsContext = ServiceContext<NotificationsModels>;

@@ -1,0 +1,232 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ErrorCodes, GatewayFaults, type ErrorCode } from './errors';
+import { SUCCESS_MESSAGE } from './envelope';
+import type { PageObject } from './page';
+
+/**
+ * The API document is generated from the same zod schemas that validate requests: every service registers
+ * its operations on an `ApiRegistry` in `src/openapi.ts`, serves the result at `/openapi.json`, and the
+ * gateway merges the five documents into one (`mergeApiDocuments`).
+ */
+
+export type ApiRegistry = OpenAPIRegistry;
+/** The generated document (OpenAPI 3.1), kept loosely typed: it is JSON that crosses process boundaries. */
+export type ApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export const BEARER_SCHEME = 'bearerAuth';
+export const REFRESH_COOKIE_SCHEME = 'refreshTokenCookie';
+
+export function createApiRegistry(): ApiRegistry {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', BEARER_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The access token from sign-in or reissue: `Authorization: Bearer <jwt>` (ES256, 30 minutes).',
+  });
+  registry.registerComponent('securitySchemes', REFRESH_COOKIE_SCHEME, {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'RefreshToken',
+    description: 'The opaque refresh token set by sign-in (HttpOnly, Secure, SameSite=None, 7 days), rotated by reissue.',
+  });
+  return registry;
+}
+
+/** `{code: 'SUCCESS', message: '성공', data}`; without a data schema the member is absent. */
+export function successEnvelopeSchema(data?: z.ZodType) {
+  const base = { code: z.literal('SUCCESS'), message: z.literal(SUCCESS_MESSAGE) };
+  return data ? z.object({ ...base, data }) : z.object(base);
+}
+
+/** An error envelope whose code is one of `codes`; error envelopes never carry `data`. */
+export function errorEnvelopeSchema(codes: readonly [string, ...string[]]) {
+  return z.object({ code: z.enum(codes), message: z.string().min(1) });
+}
+
+const sortInfoSchema = z.object({ empty: z.boolean(), unsorted: z.boolean(), sorted: z.boolean() }).meta({ id: 'SortInfo' });
+const pageableSchema = z
+  .object({
+    sort: sortInfoSchema,
+    offset: z.number().int(),
+    pageSize: z.number().int(),
+    pageNumber: z.number().int(),
+    paged: z.boolean(),
+    unpaged: z.boolean(),
+  })
+  .meta({ id: 'Pageable' });
+
+/**
+ * The spec's page object around `item`. `totals`: `totalElements`/`totalPages` present (board, house, record and
+ * admin lists) or absent (notifications); `pageable`: present in the lists the spec names.
+ */
+export function pageSchema<T extends z.ZodType>(item: T, options: { totals: boolean; pageable: boolean }): z.ZodType<PageObject<z.output<T>>> {
+  const shape: Record<string, z.ZodType> = {
+    content: z.array(item),
+    last: z.boolean(),
+    size: z.number().int(),
+    number: z.number().int(),
+    sort: sortInfoSchema,
+    first: z.boolean(),
+    numberOfElements: z.number().int(),
+    empty: z.boolean(),
+  };
+  if (options.pageable) shape.pageable = pageableSchema;
+  if (options.totals) Object.assign(shape, { totalElements: z.number().int().min(0), totalPages: z.number().int().min(0) });
+  // The shape varies with the options, which TypeScript cannot follow; the result is the spec's page object.
+  return z.object(shape) as unknown as z.ZodType<PageObject<z.output<T>>>;
+}
+
+/** ISO 8601 with offset and milliseconds (`toIsoOffset`). */
+export const isoTimestampSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/);
+/** `MM.DD.YYYY` (`toMonthDayYear`). */
+export const monthDayYearSchema = z.string().regex(/^\d{2}\.\d{2}\.\d{4}$/);
+
+/** Who may call an operation: it decides the security requirement and the auth errors it can answer. */
+export type OperationAccess = 'public' | 'optional' | 'user' | 'admin';
+
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put' | 'delete' | 'patch';
+  /** OpenAPI path template, e.g. `/api/v1/boards/{boardId}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: OperationAccess;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The `data` member on success; omitted when the operation returns none. */
+  data?: z.ZodType;
+  /** Every error code the operation itself can answer (auth and 500 are added from `access`). */
+  errors?: readonly ErrorCode[];
+  /** Set-Cookie and similar headers of the success answer. */
+  successHeaders?: ResponseConfig['headers'];
+  /** Operations that also read the refresh-token cookie (reissue, logout). */
+  refreshCookie?: boolean;
+}
+
+const AUTH_ERRORS: Record<OperationAccess, ErrorCode[]> = {
+  public: [],
+  // A token that is sent is checked even where none is needed.
+  optional: ['J0001', 'J0002', 'J0004'],
+  user: ['J0000', 'J0001', 'J0002', 'J0004'],
+  admin: ['J0000', 'J0001', 'J0002', 'J0004', 'J0006'],
+};
+
+/** Registers one operation with its success envelope and one error response per HTTP status it can answer. */
+export function registerOperation(registry: ApiRegistry, spec: OperationSpec): void {
+  const codes = new Set<ErrorCode>([...AUTH_ERRORS[spec.access], ...(spec.errors ?? []), 'C0000']);
+  // Every request can be malformed (bad JSON, bad ids, unknown fields).
+  if (spec.body || spec.params || spec.query) codes.add('C0002');
+  const byStatus = new Map<number, string[]>();
+  for (const code of codes) {
+    const status = ErrorCodes[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: RouteConfig['responses'] = {
+    200: {
+      description: '성공',
+      headers: spec.successHeaders,
+      content: { 'application/json': { schema: successEnvelopeSchema(spec.data) } },
+    },
+  };
+  for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    responses[status] = {
+      description: list.map((code) => `${code}: ${ErrorCodes[code as ErrorCode].message}`).join(' / '),
+      content: { 'application/json': { schema: errorEnvelopeSchema(list as [string, ...string[]]) } },
+    };
+  }
+  const security: RouteConfig['security'] = [];
+  if (spec.access === 'user' || spec.access === 'admin') security.push({ [BEARER_SCHEME]: [] });
+  if (spec.access === 'optional') security.push({}, { [BEARER_SCHEME]: [] });
+  if (spec.refreshCookie) security.push({ [REFRESH_COOKIE_SCHEME]: [] });
+  registry.registerPath({
+    method: spec.method,
+    path: spec.path,
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: spec.tags,
+    security: security.length > 0 ? security : undefined,
+    request: {
+      params: spec.params,
+      query: spec.query,
+      body: spec.body ? { required: true, content: { 'application/json': { schema: spec.body } } } : undefined,
+    },
+    responses,
+  });
+}
+
+export function generateApiDocument(registry: ApiRegistry, info: { title: string; version: string; description?: string }): ApiDocument {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info });
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * One document from the services' documents. Paths are disjoint (each prefix has one owner); a component
+ * two services define differently is a mistake and is refused rather than silently overwritten.
+ * The gateway's own faults (413, 502, 503, 504) are added to every proxied operation.
+ */
+export function mergeApiDocuments(documents: ApiDocument[], info: { title: string; version: string; description?: string }): ApiDocument {
+  const paths: JsonObject = {};
+  const components: Record<string, JsonObject> = {};
+  const tags = new Map<string, JsonObject>();
+  for (const doc of documents) {
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      if (paths[path]) throw new Error(`API documents overlap at ${path}`);
+      paths[path] = withGatewayFaults(item as JsonObject);
+    }
+    for (const [kind, entries] of Object.entries((doc.components ?? {}) as Record<string, JsonObject>)) {
+      const target = (components[kind] ??= {});
+      for (const [name, value] of Object.entries(entries)) {
+        if (target[name] !== undefined && JSON.stringify(target[name]) !== JSON.stringify(value)) {
+          throw new Error(`API documents define components.${kind}.${name} differently`);
+        }
+        target[name] = value;
+      }
+    }
+    for (const tag of (doc.tags ?? []) as JsonObject[]) tags.set(String(tag.name), tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info,
+    ...(tags.size > 0 ? { tags: [...tags.values()] } : {}),
+    paths,
+    components,
+  } as ApiDocument;
+}
+
+const GATEWAY_FAULT_RESPONSES: Array<[number, { code: string; message: string }]> = [
+  [GatewayFaults.tooLarge.status, GatewayFaults.tooLarge],
+  [502, { code: 'C0000', message: '잘못된 업스트림 응답' }],
+  [GatewayFaults.unavailable.status, GatewayFaults.unavailable],
+  [GatewayFaults.timeout.status, GatewayFaults.timeout],
+];
+
+function withGatewayFaults(item: JsonObject): JsonObject {
+  const result: JsonObject = {};
+  for (const [method, operation] of Object.entries(item)) {
+    const op = operation as JsonObject;
+    const responses = { ...(op.responses as JsonObject) };
+    for (const [status, fault] of GATEWAY_FAULT_RESPONSES) {
+      responses[String(status)] ??= {
+        description: `gateway: ${fault.message}`,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { code: { type: 'string', enum: [fault.code] }, message: { type: 'string' } },
+              required: ['code', 'message'],
+            },
+          },
+        },
+      };
+    }
+    result[method] = { ...op, responses };
+  }
+  return result;
+}

@@ -79,6 +79,9 @@ export function displayNickName(user: Pick<ProjectedUser, 'nickName' | 'status'>
   return user.status === 'WITHDRAWN' ? WITHDRAWN_NICKNAME : user.nickName;
 }
 
+/** A user's nickname from a `nickNamesOf` map; a user the projection has not heard of yet shows the fallback. */
+export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: number): string => nickNames.get(userId) ?? UNKNOWN_NICKNAME;
+
 /** Nicknames for a set of user ids, in one query (withdrawn accounts as WITHDRAWN_NICKNAME). */
 export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];

@@ -48,6 +48,16 @@ export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.out
 /** Query strings arrive as text; an empty value means "not given". */
 export const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
 
+/** Text that must say something: not blank, bounded so huge bodies are refused early. */
+export const nonBlankText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => s.trim().length > 0);
+
+/** An id in a JSON body: a positive safe integer (never a string or a float). */
+export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
 /** A path or query id: digits only, a positive safe integer. */
 export const idString = z
   .string()

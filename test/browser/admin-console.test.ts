@@ -83,7 +83,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
       .map((l) => JSON.parse(l) as { to: string; text: string })
       .reverse()
       .find((m) => m.to === to);
-    return message ? /(\d{4})/.exec(message.text)?.[1] : undefined;
+    return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
   }
 
   /** Signs a member up the way the site does: phone code, sign-up, sign-in. */

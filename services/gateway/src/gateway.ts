@@ -122,6 +122,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   const handle: http.RequestListener = (req, res) => {
     res.setHeader('x-content-type-options', 'nosniff');
+    // Personal data must never be kept by a cache on the way; a service (or a static page) may set its own.
+    res.setHeader('cache-control', 'no-store');
     const incoming = req.headers[REQUEST_ID_HEADER];
     const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers[REQUEST_ID_HEADER] = requestId;

@@ -8,26 +8,30 @@ import { AppError, BEARER_PREFIX, verifyAccessJwt } from '@binzip/shared';
  * token's `exp`, so an expired token gets J0002 exactly as without the cache.
  */
 export class TokenVerifier {
-  private readonly verified: LRUCache<string, true>;
+  /** Header -> the token's expiry (ms). */
+  private readonly verified: LRUCache<string, number>;
 
   constructor(
     private readonly publicKey: string,
     maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {
-    this.verified = new LRUCache<string, true>({ max: maxEntries, ttlAutopurge: false, perf: { now } });
+    this.verified = new LRUCache<string, number>({ max: maxEntries });
   }
 
   /** Throws the J-code AppError of a bad header; returns for an absent or valid one. */
   check(header: string | undefined): void {
     if (header === undefined || header === '') return;
-    if (this.verified.get(header)) return;
+    const known = this.verified.get(header);
+    if (known !== undefined) {
+      if (known > this.now()) return;
+      this.verified.delete(header);
+    }
     if (!header.startsWith(BEARER_PREFIX)) throw new AppError('J0004');
     const token = header.slice(BEARER_PREFIX.length).trim();
     verifyAccessJwt(token, this.publicKey);
     const expiresAt = expiryOf(token);
-    const ttl = expiresAt === undefined ? 0 : expiresAt - this.now();
-    if (ttl > 0) this.verified.set(header, true, { ttl });
+    if (expiresAt !== undefined && expiresAt > this.now()) this.verified.set(header, expiresAt);
   }
 
   get size(): number {

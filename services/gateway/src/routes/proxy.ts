@@ -120,8 +120,6 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       // The upstream's connection management is not the client's: keep-alive with the client is decided here.
       stripHopByHop(proxyRes.headers);
       proxyRes.headers.connection = (res as http.ServerResponse).shouldKeepAlive ? 'keep-alive' : 'close';
-      // Personal data must not be stored by caches between the client and the gateway; a service may say otherwise.
-      if (proxyRes.headers['cache-control'] === undefined) proxyRes.headers['cache-control'] = 'no-store';
       proxyRes.once('end', () => {
         const state = stateOf(req);
         state.answered = true;

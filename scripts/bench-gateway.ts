@@ -1,59 +1,236 @@
 /**
- * Gateway overhead: the same load straight at an upstream and through the gateway (in this process,
- * real sockets on loopback). Prints throughput, latency percentiles and memory; asserts nothing.
- *   tsx scripts/bench-gateway.ts [--seconds 5] [--connections 32]
+ * Gateway overhead, measured honestly: the upstream (an Express app built like every service), the built
+ * gateway (`services/gateway/dist/main.js`) and, when installed, nginx (the reference reverse proxy) each run as
+ * a process of their own, and the load comes from another process. Prints, for the cheap read
+ * `GET /api/v1/boards/category?name=INTRO`, without and with a bearer token:
+ *   - req/s at saturation (wrk, else autocannon in a child process) and the ratio to direct;
+ *   - p50/p99 at a fixed rate (scripts/lib/bench-load.ts) and what each proxy adds over direct;
+ *   - the gateway's RSS idle and every few seconds of a sustained load.
+ * Asserts nothing. On a small machine every process shares the cores, so read the ratios, not the absolutes.
+ *
+ *   npm run bench:gateway -- [--seconds 10] [--connections 32] [--rate 300] [--rate-seconds 15] [--soak 60] [--log-level info]
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
-import { createLogger, generateDevKeyPair, listen, signAccessToken } from '../shared/src';
-import { buildApp } from '../services/gateway/src/app';
-import { configSchema } from '../services/gateway/src/config';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateDevKeyPair, signAccessToken } from '../shared/src';
+import { freePort } from './lib/nats';
+import { REPO_ROOT, serviceEntry } from './lib/system';
 
-function arg(name: string, fallback: number): number {
+function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-async function run(title: string, url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<void> {
-  const result = await autocannon({ url, duration: seconds, connections, headers });
-  const mem = process.memoryUsage();
-  console.log(
-    `${title.padEnd(28)} ${Math.round(result.requests.average).toString().padStart(7)} req/s  ` +
-      `p50 ${result.latency.p50} ms  p97.5 ${result.latency.p97_5} ms  p99 ${result.latency.p99} ms  ` +
-      `errors ${result.errors + result.non2xx}  rss ${Math.round(mem.rss / 2 ** 20)} MiB`,
+const SECONDS = Number(arg('seconds', '10'));
+const CONNECTIONS = Number(arg('connections', '32'));
+const RATE = Number(arg('rate', '300'));
+const RATE_SECONDS = Number(arg('rate-seconds', '15'));
+const SOAK_SECONDS = Number(arg('soak', '60'));
+const LOG_LEVEL = arg('log-level', 'info');
+const PATH = '/api/v1/boards/category?name=INTRO';
+
+const children: ChildProcess[] = [];
+
+function which(command: string): string | undefined {
+  try {
+    return (
+      execFileSync('sh', ['-c', `command -v ${command}`])
+        .toString()
+        .trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}: ${out}`))));
+  });
+}
+
+async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${url} exited`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+function start(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // Their logs go nowhere, as they would go to a collector: writing them still costs what it costs.
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+}
+
+function rssMiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : NaN;
+}
+
+const wrk = which('wrk');
+
+/** Requests a second at saturation, from a separate process. */
+async function saturate(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  if (wrk) {
+    const out = await run(wrk, ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, ...headerArgs, url]);
+    const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+    if (errors) console.warn(`  (${errors[1]} non-2xx answers from ${url})`);
+    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  }
+  const bin = path.join(REPO_ROOT, 'node_modules', 'autocannon', 'autocannon.js');
+  const out = await run(process.execPath, [bin, '-j', '-c', String(CONNECTIONS), '-d', String(seconds), ...headerArgs, url]);
+  return (JSON.parse(out.slice(out.indexOf('{'))) as { requests: { average: number } }).requests.average;
+}
+
+/** p50/p99 in microseconds at a fixed rate, from a separate process. */
+async function atFixedRate(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number; errors: number }> {
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['--header', `${name}: ${value}`]);
+  const script = path.join(REPO_ROOT, 'scripts', 'lib', 'bench-load.ts');
+  const out = await run(process.execPath, ['--import', 'tsx', script, '--url', url, '--rate', String(RATE), '--seconds', String(RATE_SECONDS), ...headerArgs]);
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { p50: number; p99: number; errors: number };
+}
+
+function nginxConfig(dir: string, port: number, upstreamPort: number): string {
+  const file = path.join(dir, 'nginx.conf');
+  writeFileSync(
+    file,
+    `worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream community { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://community;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`,
   );
+  return file;
 }
 
 async function main(): Promise<void> {
-  const seconds = arg('seconds', 5);
-  const connections = arg('connections', 32);
-  const body = JSON.stringify({ code: 'SUCCESS', message: '성공', data: { content: Array.from({ length: 8 }, (_, i) => ({ houseId: i, title: '빈집' })) } });
-  const upstream = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  upstream.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-
   const keys = generateDevKeyPair();
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: upstreamUrl, LOG_LEVEL: 'silent', PORT: '0' });
-  const gateway = await listen(buildApp({ config, logger: createLogger('bench', 'silent') }), 0, '127.0.0.1');
-  const gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-  const token = `Bearer ${signAccessToken({ userId: 1, userName: 'bench', authority: 'USER', userType: 'NONE' }, keys.privateKey)}`;
+  const token = `Bearer ${signAccessToken({ userId: 1, userName: 'bench', authority: 'USER', userType: 'NONE' }, keys.privateKey, 3600)}`;
 
-  console.log(`gateway overhead, ${seconds} s per run, ${connections} connections, node ${process.version}`);
-  await run('upstream direct', `${upstreamUrl}/api/v1/houses`, {}, seconds, connections);
-  await run('through gateway', `${gatewayUrl}/api/v1/houses`, {}, seconds, connections);
-  await run('through gateway + JWT', `${gatewayUrl}/api/v1/houses`, { authorization: token }, seconds, connections);
-  gateway.closeAllConnections();
-  upstream.closeAllConnections();
-  gateway.close();
-  upstream.close();
+  const upstreamPort = await freePort();
+  const upstream = start(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts', 'lib', 'bench-upstream.ts')], {
+    PORT: String(upstreamPort),
+    JWT_PUBLIC_KEY: keys.publicKey,
+    LOG_LEVEL,
+  });
+  const direct = `http://127.0.0.1:${upstreamPort}`;
+  await waitHealthy(`${direct}/health`, upstream);
+
+  const gatewayPort = await freePort();
+  const gateway = start(process.execPath, [serviceEntry('gateway')], {
+    HOST: '127.0.0.1',
+    PORT: String(gatewayPort),
+    JWT_PUBLIC_KEY: keys.publicKey,
+    COMMUNITY_URLS: direct,
+    LOG_LEVEL,
+  });
+  const viaGateway = `http://127.0.0.1:${gatewayPort}`;
+  await waitHealthy(`${viaGateway}/health`, gateway);
+  const gatewayPid = gateway.pid ?? 0;
+
+  const targets: Array<{ name: string; url: string }> = [
+    { name: 'direct', url: direct },
+    { name: 'gateway', url: viaGateway },
+  ];
+  const nginx = which('nginx');
+  if (nginx) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
+    const port = await freePort();
+    const child = start(nginx, ['-p', dir, '-c', nginxConfig(dir, port, upstreamPort), '-g', 'daemon off;'], {});
+    await waitHealthy(`http://127.0.0.1:${port}/health`, child);
+    targets.splice(1, 0, { name: 'nginx', url: `http://127.0.0.1:${port}` });
+  }
+
+  const cpus = os.cpus();
+  console.log(
+    `gateway benchmark: GET ${PATH}, node ${process.version}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ` +
+      `load ${wrk ? 'wrk' : 'autocannon'} ${CONNECTIONS} connections, log level ${LOG_LEVEL}${nginx ? '' : ', nginx not installed (skipped)'}`,
+  );
+  const idleRss = rssMiB(gatewayPid);
+
+  // Warm every path (JIT, keep-alive pools) before measuring.
+  for (const target of targets) await saturate(`${target.url}${PATH}`, { authorization: token }, 2);
+
+  const withToken = [false, true];
+  console.log(`\nsaturation, ${SECONDS} s each`);
+  for (const bearer of withToken) {
+    const headers: Record<string, string> = bearer ? { authorization: token } : {};
+    let base = NaN;
+    for (const target of targets) {
+      const rps = await saturate(`${target.url}${PATH}`, headers, SECONDS);
+      if (target.name === 'direct') base = rps;
+      console.log(
+        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / base).toFixed(2)}x direct`,
+      );
+    }
+  }
+
+  console.log(`\nfixed ${RATE} req/s, ${RATE_SECONDS} s each (µs)`);
+  for (const bearer of withToken) {
+    const headers: Record<string, string> = bearer ? { authorization: token } : {};
+    let base = { p50: NaN, p99: NaN };
+    for (const target of targets) {
+      const result = await atFixedRate(`${target.url}${PATH}`, headers);
+      if (target.name === 'direct') base = result;
+      const added = target.name === 'direct' ? '' : `  adds p50 ${result.p50 - base.p50} µs, p99 ${result.p99 - base.p99} µs`;
+      console.log(
+        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} p50 ${String(result.p50).padStart(5)}  p99 ${String(result.p99).padStart(6)}${added}` +
+          (result.errors ? `  errors ${result.errors}` : ''),
+      );
+    }
+  }
+
+  if (SOAK_SECONDS > 0) {
+    const samples = [rssMiB(gatewayPid)];
+    const timer = setInterval(() => samples.push(rssMiB(gatewayPid)), 5_000);
+    await saturate(`${viaGateway}${PATH}`, { authorization: token }, SOAK_SECONDS);
+    clearInterval(timer);
+    samples.push(rssMiB(gatewayPid));
+    console.log(`\ngateway RSS: idle ${idleRss} MiB; during ${SOAK_SECONDS} s at saturation with a token, every 5 s: ${samples.join(' ')} MiB`);
+  } else {
+    console.log(`\ngateway RSS: idle ${idleRss} MiB, after the runs ${rssMiB(gatewayPid)} MiB`);
+  }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+function stopAll(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+
+main()
+  .then(stopAll)
+  .catch((err) => {
+    console.error(err);
+    stopAll();
+    process.exit(1);
+  });

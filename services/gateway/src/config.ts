@@ -13,6 +13,16 @@ const urlList = z
   )
   .pipe(z.array(z.string().url()).min(1));
 
+const originList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+(:(\d{1,5}|\*))?$/, 'an origin such as https://binzip.example or http://localhost:* (never * or null)')));
+
 const positiveInt = z.coerce.number().int().positive();
 
 export const configSchema = z.object({
@@ -20,7 +30,11 @@ export const configSchema = z.object({
   PORT: portSchema.default(8080),
   JWT_PUBLIC_KEY: z.string().min(1),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
-  TRUST_PROXY: z.string().default('loopback'),
+  /**
+   * Who may name the client in `X-Forwarded-For` (Express's values). Nobody by default: a gateway facing
+   * clients directly must not let them pick the address the flood limits count.
+   */
+  TRUST_PROXY: z.string().default('false'),
   ACCOUNTS_URLS: urlList.default(['http://127.0.0.1:7001']),
   COMMUNITY_URLS: urlList.default(['http://127.0.0.1:7002']),
   HOUSES_URLS: urlList.default(['http://127.0.0.1:7003']),
@@ -30,12 +44,18 @@ export const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInt.default(10_000),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
-  /** Comma-separated allowed origins; `*` reflects any origin (credentials are always allowed). */
-  CORS_ORIGINS: z.string().default('*'),
+  /** Allowed origins (credentials allowed): exact origins, or `scheme://host:*` for any port. */
+  CORS_ORIGINS: originList.default(['http://localhost:*', 'http://127.0.0.1:*']),
+  /**
+   * Flood ceilings per client address (per-account sign-in throttling is accounts'): generous, since many
+   * members share one address behind a carrier or office NAT.
+   */
   RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
-  RATE_LIMIT_SIGN_IN_MAX: positiveInt.default(10),
-  RATE_LIMIT_SEND_CODE_WINDOW_MS: positiveInt.default(600_000),
-  RATE_LIMIT_SEND_CODE_MAX: positiveInt.default(5),
+  RATE_LIMIT_SIGN_IN_MAX: positiveInt.default(300),
+  RATE_LIMIT_SEND_CODE_WINDOW_MS: positiveInt.default(60_000),
+  RATE_LIMIT_SEND_CODE_MAX: positiveInt.default(60),
+  /** Verified access tokens remembered until their expiry (LRU beyond this count). */
+  TOKEN_CACHE_SIZE: positiveInt.default(10_000),
   /** How often each upstream's /health is probed to route around dead instances. */
   HEALTH_INTERVAL_MS: positiveInt.default(2_000),
   /** The built administrators' console served at /admin (from src/ or dist/, the repository's admin-console/dist). */

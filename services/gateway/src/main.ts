@@ -1,22 +1,18 @@
-import { createLogger, exitOnStartupFailure, listen, shutdownOn } from '@binzip/shared';
-import { buildApp, startHealthProbes } from './app';
+import { createLogger, exitOnStartupFailure, shutdownOn } from '@binzip/shared';
 import { readConfig } from './config';
-import { createPools } from './domain/upstreams';
+import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
+import { refreshPools, systemResolver } from './domain/upstreams';
 
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const pools = createPools({
-    accounts: config.ACCOUNTS_URLS,
-    community: config.COMMUNITY_URLS,
-    houses: config.HOUSES_URLS,
-    records: config.RECORDS_URLS,
-    notifications: config.NOTIFICATIONS_URLS,
-  });
-  const stopProbes = startHealthProbes(pools, config.HEALTH_INTERVAL_MS);
-  const server = await listen(buildApp({ config, logger, pools }), config.PORT, config.HOST);
+  const gateway = buildGateway({ config, logger });
+  // Host names (compose service names) are resolved before the first request, then kept current.
+  await refreshPools(gateway.pools, systemResolver);
+  const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
+  const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
-  shutdownOn(logger, server, [async () => stopProbes()]);
+  shutdownOn(logger, server, [async () => stopUpkeep()]);
 }
 
 main().catch((err) => exitOnStartupFailure(undefined, err));

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { createLogger, generateDevKeyPair } from '@binzip/shared';
-import { buildApp } from '../src/app';
+import { buildGateway } from '../src/gateway';
 import { configSchema } from '../src/config';
 
 const INDEX_HTML = '<!doctype html><html lang="ko"><head><script type="module" src="/admin/assets/index-Ab12Cd34.js"></script></head><body></body></html>';
@@ -20,7 +20,7 @@ let buildDir: string;
 function gateway(adminConsoleDir: string) {
   // Unreachable upstreams: these tests never reach a service.
   const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, ADMIN_CONSOLE_DIR: adminConsoleDir, ACCOUNTS_URLS: 'http://127.0.0.1:9' });
-  return buildApp({ config, logger });
+  return buildGateway({ config, logger }).handle;
 }
 
 beforeAll(() => {

@@ -36,7 +36,9 @@ describe('gateway API document', () => {
     const broken = await documentServer('fail');
     const other = await documentServer(otherDocument);
     let clock = 0;
-    const app = express().use(apiDocsRouter({ services: { notifications: [broken.url, notifications.url], other: [other.url] }, logger, now: () => clock }));
+    const app = express().use(
+      apiDocsRouter({ services: () => ({ notifications: [broken.url, notifications.url], other: [other.url] }), logger, now: () => clock }),
+    );
     try {
       const res = await request(app).get('/openapi.json').expect(200);
       expect(res.body.openapi).toBe('3.1.0');
@@ -54,7 +56,7 @@ describe('gateway API document', () => {
 
   it('answers a 503 envelope while a service has no document to give', async () => {
     const broken = await documentServer('fail');
-    const app = express().use(apiDocsRouter({ services: { notifications: [broken.url] }, logger }));
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [broken.url] }), logger }));
     try {
       const res = await request(app).get('/openapi.json').expect(503);
       expect(res.body).toEqual({ code: 'C0000', message: expect.any(String) });
@@ -64,7 +66,7 @@ describe('gateway API document', () => {
   });
 
   it('serves Swagger UI from the package, reading /openapi.json', async () => {
-    const app = express().use(apiDocsRouter({ services: {}, logger }));
+    const app = express().use(apiDocsRouter({ services: () => ({}), logger }));
     await request(app).get('/docs').expect(301).expect('location', '/docs/');
     const page = await request(app).get('/docs/').expect(200);
     expect(page.text).toContain('swagger-ui');

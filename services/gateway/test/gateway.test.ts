@@ -1,11 +1,11 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createLogger, generateDevKeyPair, listen, signAccessToken } from '@binzip/shared';
+import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
 import { eventually } from '../../../test/support';
-import { buildApp } from '../src/app';
 import { configSchema } from '../src/config';
 import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
+import { buildGateway, listenGateway } from '../src/gateway';
 
 /** A real HTTP upstream that answers with what it received, so the tests see what the gateway forwarded. */
 interface Upstream {
@@ -125,8 +125,8 @@ describe('gateway', () => {
     await Promise.all([accounts, community, housesA, housesB, records, notifications, slow].map((u) => u.close()));
   });
 
-  function gateway(overrides: Record<string, string> = {}) {
-    const config = configSchema.parse({
+  function gatewayConfig(overrides: Record<string, string> = {}) {
+    return configSchema.parse({
       JWT_PUBLIC_KEY: keys.publicKey,
       ACCOUNTS_URLS: accounts.url,
       COMMUNITY_URLS: community.url,
@@ -135,7 +135,10 @@ describe('gateway', () => {
       NOTIFICATIONS_URLS: notifications.url,
       ...overrides,
     });
-    return buildApp({ config, logger });
+  }
+
+  function gateway(overrides: Record<string, string> = {}) {
+    return buildGateway({ config: gatewayConfig(overrides), logger }).handle;
   }
 
   it('routes every prefix of the table to its service, at segment boundaries only', async () => {
@@ -299,7 +302,7 @@ describe('gateway', () => {
     let url: string;
 
     async function serve(overrides: Record<string, string> = {}): Promise<string> {
-      server = await listen(gateway(overrides), 0, '127.0.0.1');
+      server = await listenGateway(buildGateway({ config: gatewayConfig(overrides), logger }), 0, '127.0.0.1');
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       return url;
     }
@@ -376,14 +379,15 @@ describe('gateway', () => {
   });
 
   it('sets x-forwarded-for once, also on a retried request, with only what the gateway trusts', async () => {
-    const trusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}` }))
+    const trusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}`, TRUST_PROXY: 'loopback' }))
       .get('/api/v1/houses/1')
       .set('x-forwarded-for', '9.9.9.9');
     expect(trusted.status).toBe(200);
-    // Loopback is trusted by default, so its claim stands; the peer is added once.
+    // Loopback is trusted here, so its claim stands; the peer is added once.
     expect(housesA.hits.at(-1)?.headers['x-forwarded-for']).toMatch(/^9\.9\.9\.9, (::ffff:)?127\.0\.0\.1$/);
 
-    const untrusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}`, TRUST_PROXY: 'false' }))
+    // Nobody is trusted by default: the client's own claim is dropped.
+    const untrusted = await request(gateway({ HOUSES_URLS: `${dead},${housesA.url}` }))
       .get('/api/v1/houses/1')
       .set('x-forwarded-for', '9.9.9.9');
     expect(untrusted.status).toBe(200);

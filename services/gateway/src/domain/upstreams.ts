@@ -1,6 +1,9 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+
 /**
  * The routing table (architecture.md) and the pools behind it. A pool spreads requests round robin over
- * its URLs and skips an instance that refused a connection or failed its health probe, until it answers
+ * its instances and skips one that refused a connection or failed its health probe, until it answers
  * again — so houses can be scaled on its own.
  */
 export const SERVICE_NAMES = ['accounts', 'community', 'houses', 'records', 'notifications'] as const;
@@ -28,31 +31,94 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/admin/boards', service: 'community' },
 ];
 
-/** The service owning a path: the prefix must end at a segment boundary (`/api/v1/records` is nobody's). */
-export function serviceFor(path: string): ServiceName | undefined {
+/**
+ * The route owning a path, matched case-insensitively (the prefix is the fixed part of every path behind it);
+ * the prefix must end at a segment boundary (`/api/v1/records` is nobody's).
+ */
+export function routeFor(path: string): { prefix: string; service: ServiceName } | undefined {
+  if (path.slice(0, 5).toLowerCase() !== '/api/') return undefined;
+  const lower = path.toLowerCase();
   for (const route of ROUTES) {
-    if (path === route.prefix || path.startsWith(`${route.prefix}/`) || path.startsWith(`${route.prefix}?`)) return route.service;
+    if (lower.startsWith(route.prefix) && (lower.length === route.prefix.length || lower[route.prefix.length] === '/' || lower[route.prefix.length] === '?'))
+      return route;
   }
   return undefined;
 }
 
+export function serviceFor(path: string): ServiceName | undefined {
+  return routeFor(path)?.service;
+}
+
 const DOWN_FOR_MS = 5_000;
+
+/** Resolves a host name to every address it has (injected in tests: one name, several addresses). */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true })).map((entry) => entry.address);
+
+function expand(url: string, addresses: readonly string[]): string[] {
+  return addresses.map((address) => {
+    const expanded = new URL(url);
+    expanded.hostname = address.includes(':') ? `[${address}]` : address;
+    return expanded.origin;
+  });
+}
 
 export class UpstreamPool {
   private next = 0;
   private readonly downUntil = new Map<string, number>();
+  /** The instances requests go to: the configured URLs, each host name replaced by every address it resolves to. */
+  private current: string[];
+  /** The last addresses each configured URL resolved to. */
+  private readonly expansions = new Map<string, string[]>();
 
   constructor(
     readonly service: ServiceName,
+    /** As configured (host names included). */
     readonly urls: readonly string[],
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.current = [...urls];
+  }
+
+  get instances(): readonly string[] {
+    return this.current;
+  }
+
+  /**
+   * Re-resolves every configured host name, so replicas that a name stands for (compose `--scale`, a headless
+   * service) each get their share: a keep-alive agent keyed on the name would stick to one address.
+   * A name that fails to resolve keeps its previous addresses.
+   */
+  async refresh(resolve: Resolver): Promise<void> {
+    const lists = await Promise.all(
+      this.urls.map(async (url) => {
+        const { hostname } = new URL(url);
+        const bare = hostname.replace(/^\[|\]$/g, '');
+        if (isIP(bare)) return [url];
+        try {
+          const addresses = [...new Set(await resolve(bare))].sort();
+          if (addresses.length > 0) {
+            const expanded = expand(url, addresses);
+            this.expansions.set(url, expanded);
+            return expanded;
+          }
+        } catch {
+          // keep what was known
+        }
+        return this.expansions.get(url) ?? [url];
+      }),
+    );
+    const next = [...new Set(lists.flat())];
+    if (next.join() !== this.current.join()) this.current = next;
+  }
 
   /** Next instance in turn that is not marked down; when all are down, still the next one (it may be back). */
   pick(exclude: ReadonlySet<string> = new Set()): string | undefined {
-    const candidates = this.urls.filter((url) => !exclude.has(url));
+    const candidates = exclude.size === 0 ? this.current : this.current.filter((url) => !exclude.has(url));
     if (candidates.length === 0) return undefined;
-    const healthy = candidates.filter((url) => (this.downUntil.get(url) ?? 0) <= this.now());
+    const now = this.now();
+    const healthy = this.downUntil.size === 0 ? candidates : candidates.filter((url) => (this.downUntil.get(url) ?? 0) <= now);
     const from = healthy.length > 0 ? healthy : candidates;
     const url = from[this.next % from.length];
     this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER;
@@ -78,6 +144,10 @@ export function createPools(urls: Record<ServiceName, readonly string[]>): Pools
   return Object.fromEntries(SERVICE_NAMES.map((name) => [name, new UpstreamPool(name, urls[name])])) as Pools;
 }
 
+export async function refreshPools(pools: Pools, resolve: Resolver): Promise<void> {
+  await Promise.all(SERVICE_NAMES.map((name) => pools[name].refresh(resolve)));
+}
+
 /** Probes every instance's `/health`; the result feeds both routing and the gateway's `/ready`. */
 export async function probe(url: string, timeoutMs: number): Promise<boolean> {
   try {
@@ -93,7 +163,7 @@ export async function probePools(pools: Pools, timeoutMs: number): Promise<Recor
   const results: Record<string, boolean> = {};
   await Promise.all(
     SERVICE_NAMES.flatMap((service) =>
-      pools[service].urls.map(async (url) => {
+      pools[service].instances.map(async (url) => {
         const up = await probe(url, timeoutMs);
         results[url] = up;
         if (up) pools[service].markUp(url);

@@ -15,8 +15,8 @@ const DOCUMENT_TTL_MS = 60_000;
 const FETCH_TIMEOUT_MS = 3_000;
 
 export interface ApiDocsOptions {
-  /** Instance URLs of each service; the first one that answers gives the service's document. */
-  services: Record<string, readonly string[]>;
+  /** The current instance URLs of each service; the first one that answers gives the service's document. */
+  services: () => Record<string, readonly string[]>;
   logger: Logger;
   now?: () => number;
 }
@@ -47,7 +47,7 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
 
   const merged = async (): Promise<ApiDocument> => {
     if (cached && now() - cached.at < DOCUMENT_TTL_MS) return cached.document;
-    inFlight ??= Promise.all(Object.values(options.services).map((urls) => fetchDocument(urls)))
+    inFlight ??= Promise.all(Object.values(options.services()).map((urls) => fetchDocument(urls)))
       .then((documents) => {
         const document = mergeApiDocuments(documents, API_INFO);
         cached = { document, at: now() };

@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { Request, RequestHandler } from 'express';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
-import { errorEnvelope, GatewayFaults, type Logger } from '@binzip/shared';
-import { serviceFor, type Pools } from '../domain/upstreams';
+import { GatewayFaults, type Logger } from '@binzip/shared';
+import { SERVICE_NAMES, type Pools, type ServiceName } from '../domain/upstreams';
+import { sendEnvelope } from '../edge';
 
 /** Per-request proxy bookkeeping, kept off the request's own fields. */
 interface ProxyState {
@@ -10,10 +10,10 @@ interface ProxyState {
   target?: string;
   timedOut: boolean;
   retrying: boolean;
-  /** Forwarding headers rewritten (once: a retry must not append the client address again). */
-  prepared: boolean;
   /** A chunked body passed the limit: the 413 is already answered. */
   tooLarge: boolean;
+  /** The upstream's answer has been passed on in full: later faults of the upstream request are not the client's. */
+  answered: boolean;
   proxyReq?: http.ClientRequest;
 }
 
@@ -22,7 +22,7 @@ const states = new WeakMap<http.IncomingMessage, ProxyState>();
 function stateOf(req: http.IncomingMessage): ProxyState {
   let state = states.get(req);
   if (!state) {
-    state = { tried: new Set(), timedOut: false, retrying: false, prepared: false, tooLarge: false };
+    state = { tried: new Set(), timedOut: false, retrying: false, tooLarge: false, answered: false };
     states.set(req, state);
   }
   return state;
@@ -32,20 +32,6 @@ function stateOf(req: http.IncomingMessage): ProxyState {
 function hasNoBody(req: http.IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
-}
-
-function sendFault(res: http.ServerResponse, fault: { status: number; code: string; message: string }, closeConnection = false): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify(errorEnvelope(fault.code, fault.message));
-  res.writeHead(fault.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    ...(closeConnection ? { connection: 'close' } : {}),
-  });
-  res.end(body);
 }
 
 /**
@@ -58,27 +44,14 @@ const NEVER_STRIPPED = new Set(['host', 'content-length', 'transfer-encoding', '
 
 export function stripHopByHop(headers: http.IncomingHttpHeaders): void {
   const connection = headers.connection;
-  const listed = (Array.isArray(connection) ? connection.join(',') : (connection ?? '')).split(',').map((name) => name.trim().toLowerCase());
-  for (const name of [...HOP_BY_HOP, ...listed]) if (name && !NEVER_STRIPPED.has(name)) delete headers[name];
-}
-
-/**
- * The forwarding headers say what the gateway knows, judged by its own `trust proxy`: the client address
- * chain up to the first address it does not trust (a client's own X-Forwarded-For claims are dropped
- * otherwise), then the peer. Set, never appended, so a retried request carries them once.
- */
-function prepareHeaders(req: Request, state: ProxyState): void {
-  if (state.prepared) return;
-  state.prepared = true;
-  const chain = [...req.ips, req.socket.remoteAddress].filter((ip): ip is string => Boolean(ip));
-  const proto = req.protocol;
-  const host = req.host;
-  stripHopByHop(req.headers);
-  req.headers['x-forwarded-for'] = chain.join(', ');
-  req.headers['x-forwarded-proto'] = proto;
-  if (host) req.headers['x-forwarded-host'] = host;
-  else delete req.headers['x-forwarded-host'];
-  delete req.headers['x-forwarded-port'];
+  if (connection !== undefined) {
+    const listed = (Array.isArray(connection) ? connection.join(',') : connection).split(',');
+    for (const name of listed) {
+      const key = name.trim().toLowerCase();
+      if (key && !NEVER_STRIPPED.has(key)) delete headers[key];
+    }
+  }
+  for (const name of HOP_BY_HOP) if (headers[name] !== undefined) delete headers[name];
 }
 
 export interface ProxyOptions {
@@ -89,14 +62,23 @@ export interface ProxyOptions {
   bodyLimitBytes: number;
 }
 
+export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
 /**
- * Streams requests to the owning service untouched (bodies are never parsed or rewritten). Faults become
- * envelopes: refused -> 503 (after trying the other instances when the request has no body), upstream
- * silent past the timeout -> 504, anything else mid-flight -> 502.
+ * One pre-built http-proxy-middleware instance per service, called straight from the gateway's http.Server
+ * (no Express routing in front). Requests are streamed untouched (bodies are never parsed or rewritten).
+ * Faults become envelopes: refused -> 503 (after trying the other instances when the request has no body),
+ * upstream silent past the timeout -> 504, anything else mid-flight -> 502.
  */
-export function proxyRouter(options: ProxyOptions): RequestHandler {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 1_000 });
-  const { pools, logger } = options;
+export function createServiceProxies(options: ProxyOptions): Record<ServiceName, ProxyHandler> {
+  // One keep-alive agent for every upstream: sockets are pooled per instance address, so each replica keeps its own.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, keepAliveMsecs: 1_000, scheduling: 'lifo' });
+  return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options)])) as Record<ServiceName, ProxyHandler>;
+}
+
+function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOptions): ProxyHandler {
+  const { logger } = options;
+  const pool = options.pools[service];
 
   const faults: Plugin = (proxyServer) => {
     proxyServer.on('start', (req, res) => {
@@ -112,7 +94,7 @@ export function proxyRouter(options: ProxyOptions): RequestHandler {
         req.off('data', count);
         req.unpipe();
         state.proxyReq?.destroy();
-        sendFault(res as http.ServerResponse, GatewayFaults.tooLarge, true);
+        sendEnvelope(res as http.ServerResponse, GatewayFaults.tooLarge, true);
       };
       req.on('data', count);
     });
@@ -134,60 +116,63 @@ export function proxyRouter(options: ProxyOptions): RequestHandler {
       // A retried request's stream has already ended, so nothing would end the new upstream request.
       if (state.retrying) proxyReq.end();
     });
-    proxyServer.on('proxyRes', (proxyRes, _req, res) => {
+    proxyServer.on('proxyRes', (proxyRes, req, res) => {
       // The upstream's connection management is not the client's: keep-alive with the client is decided here.
       stripHopByHop(proxyRes.headers);
       proxyRes.headers.connection = (res as http.ServerResponse).shouldKeepAlive ? 'keep-alive' : 'close';
+      proxyRes.once('end', () => {
+        const state = stateOf(req);
+        state.answered = true;
+        // The upstream answered before reading the whole body (a 400 or 401 at once): that upstream request can
+        // never complete, so it goes, and the rest of the client's body is drained by the edge (see `edge.ts`).
+        if (!req.complete) {
+          req.unpipe();
+          state.proxyReq?.destroy();
+        }
+      });
     });
     proxyServer.on('error', (err: NodeJS.ErrnoException, req, res) => {
       const response = res as http.ServerResponse;
       const state = stateOf(req);
-      const service = serviceFor(req.url ?? '');
-      if (state.tooLarge) return;
+      if (state.tooLarge || state.answered) return;
       if (state.timedOut) {
-        logger.warn('upstream timeout', { service, target: state.target });
-        sendFault(response, GatewayFaults.timeout);
+        logger.warn('upstream timeout', { service, target: state.target, requestId: req.headers['x-request-id'] });
+        sendEnvelope(response, GatewayFaults.timeout);
         return;
       }
-      if (err.code === 'ECONNREFUSED' && service && state.target) {
-        pools[service].markDown(state.target);
-        logger.warn('upstream refused', { service, target: state.target });
-        const next = hasNoBody(req) && !response.headersSent ? pools[service].pick(state.tried) : undefined;
+      if (err.code === 'ECONNREFUSED' && state.target) {
+        pool.markDown(state.target);
+        logger.warn('upstream refused', { service, target: state.target, requestId: req.headers['x-request-id'] });
+        const next = hasNoBody(req) && !response.headersSent ? pool.pick(state.tried) : undefined;
         if (next) {
           state.retrying = true;
-          void middleware(req as Parameters<RequestHandler>[0], response as Parameters<RequestHandler>[1], () =>
-            sendFault(response, GatewayFaults.unavailable),
-          );
+          void middleware(req, response, () => sendEnvelope(response, GatewayFaults.unavailable));
           return;
         }
-        sendFault(response, GatewayFaults.unavailable);
+        sendEnvelope(response, GatewayFaults.unavailable);
         return;
       }
-      logger.warn('upstream fault', { service, target: state.target, error: err.message, code: err.code });
-      sendFault(response, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
+      logger.warn('upstream fault', { service, target: state.target, error: err.message, code: err.code, requestId: req.headers['x-request-id'] });
+      sendEnvelope(response, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
     });
   };
 
-  const middleware = createProxyMiddleware({
+  const middleware = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
     router: (req) => {
-      const service = serviceFor(req.url ?? '');
-      if (!service) throw new Error(`no route for ${req.url}`);
       const state = stateOf(req);
-      const target = pools[service].pick(state.tried);
+      const target = pool.pick(state.tried);
       if (!target) throw new Error(`no upstream left for ${service}`);
       state.tried.add(target);
       state.target = target;
       return target;
     },
-    pathFilter: (path) => serviceFor(path) !== undefined,
     agent,
     xfwd: false,
     changeOrigin: false,
     ejectPlugins: true,
     plugins: [faults],
   });
-  return (req, res, next) => {
-    prepareHeaders(req, stateOf(req));
-    return middleware(req, res, next);
+  return (req, res) => {
+    void middleware(req, res, () => sendEnvelope(res, GatewayFaults.unavailable));
   };
 }

@@ -1,0 +1,96 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import cors from 'cors';
+import { errorEnvelope, ErrorCodes } from '@binzip/shared';
+
+/**
+ * What every answer of the gateway carries and how the gateway answers by itself (decisions.md, "Content and
+ * the edge"): a JSON envelope for every answer it makes, parser errors included, `nosniff` everywhere.
+ */
+export interface Fault {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export const invalidRequest: Fault = { status: 400, code: 'C0002', message: ErrorCodes.C0002.message };
+
+/** Writes an envelope answer; a response already under way can only be cut. */
+export function sendEnvelope(res: http.ServerResponse, fault: Fault, closeConnection = false): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorEnvelope(fault.code, fault.message));
+  res.statusCode = fault.status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('cache-control', 'no-store');
+  if (closeConnection) res.setHeader('connection', 'close');
+  res.end(body);
+}
+
+/**
+ * Requests Node's HTTP parser rejects before any handler runs (headers or URL over 16 KiB, a malformed request
+ * line or header, conflicting framing) still get an envelope and `nosniff` instead of an empty response.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
+  const body = JSON.stringify(errorEnvelope('C0002', ErrorCodes.C0002.message));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** An `Expect` other than `100-continue` (Node would answer an empty 417): the same status, with an envelope. */
+export function answerBadExpectation(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  sendEnvelope(res, { status: 417, code: 'C0002', message: ErrorCodes.C0002.message }, true);
+}
+
+/**
+ * After an answer made before the request body was read to its end (a 401 or 429 here, an upstream's early
+ * 400), the rest of the body is read and discarded so the keep-alive connection can carry the next request —
+ * at most `maxBytes` of it, beyond which the connection is closed rather than drained.
+ */
+export function drainAfterAnswer(req: http.IncomingMessage, res: http.ServerResponse, maxBytes: number): void {
+  res.once('finish', () => {
+    if (req.complete || req.destroyed) return;
+    req.unpipe();
+    let drained = 0;
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > maxBytes) req.socket.destroy();
+    });
+    req.resume();
+  });
+}
+
+/**
+ * `CORS_ORIGINS` entries: exact origins (`https://binzip.example`) or an origin with any port
+ * (`http://localhost:*`). `*` and `null` are refused by the config: an arbitrary origin never gets credentials.
+ */
+export function originMatcher(list: readonly string[]): (origin: string) => boolean {
+  const exact = new Set(list.filter((entry) => !entry.endsWith(':*')));
+  const anyPort = list.filter((entry) => entry.endsWith(':*')).map((entry) => entry.slice(0, -1));
+  return (origin) => exact.has(origin) || anyPort.some((prefix) => origin.startsWith(prefix) && /^\d{1,5}$/.test(origin.slice(prefix.length)));
+}
+
+export type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => void;
+
+/** Credentials for allowed origins only; preflights answered here (204) and cached by browsers for 10 minutes. */
+export function corsPolicy(origins: readonly string[]): Middleware {
+  const allowed = originMatcher(origins);
+  return cors({
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin)),
+    credentials: true,
+    maxAge: 600,
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+  }) as Middleware;
+}

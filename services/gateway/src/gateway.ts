@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Express, Request, Response } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared';
+import { buildApp } from './app';
+import type { GatewayConfig } from './config';
+import { answerBadExpectation, answerClientError, corsPolicy, drainAfterAnswer, invalidRequest, sendEnvelope, type Middleware } from './edge';
+import { canonicalTarget } from './domain/paths';
+import { TokenVerifier } from './domain/tokens';
+import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './domain/trust';
+import { createPools, refreshPools, probePools, routeFor, systemResolver, type Pools, type Resolver, type ServiceName } from './domain/upstreams';
+import { createServiceProxies, stripHopByHop } from './routes/proxy';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  /** Injected so tests can share or inspect them; built from config when absent. */
+  pools?: Pools;
+}
+
+export interface Gateway {
+  /** The request listener of the gateway's http.Server (supertest can drive it directly). */
+  handle: http.RequestListener;
+  /** The gateway's own pages; add routes here. */
+  app: Express;
+  pools: Pools;
+  tokens: TokenVerifier;
+}
+
+const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Paths whose Authorization header is not checked here: reissue is how a client with an expired access token
+ * gets a new one, and accounts judges the refresh cookie itself.
+ */
+const TOKEN_CHECK_EXEMPT = '/api/v1/users/reissue';
+
+function floodCeiling(windowMs: number, limit: number, trust: TrustFunction): Middleware {
+  return rateLimit({
+    windowMs,
+    limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    validate: false,
+    // The address the trusted proxy chain gives (the peer when nobody is trusted); IPv6 clients by their /56.
+    keyGenerator: (req) => ipKeyGenerator(clientAddress(req, trust)),
+    handler: (_req, res) => sendEnvelope(res, { status: ErrorCodes.C0004.status, code: 'C0004', message: ErrorCodes.C0004.message }),
+  }) as unknown as Middleware;
+}
+
+/**
+ * The forwarding headers say what the gateway knows, judged by `TRUST_PROXY`: the client address chain up to
+ * the first address it does not trust (a client's own claims are dropped otherwise), then the peer. Set,
+ * never appended, so a retried request carries them once.
+ */
+function prepareForwarding(req: http.IncomingMessage, trust: TrustFunction): void {
+  const chain = forwardedChain(req, trust);
+  const { proto, host } = forwardedProtoAndHost(req, trust);
+  stripHopByHop(req.headers);
+  req.headers['x-forwarded-for'] = chain.join(', ');
+  req.headers['x-forwarded-proto'] = proto;
+  if (host) req.headers['x-forwarded-host'] = host;
+  else delete req.headers['x-forwarded-host'];
+  delete req.headers['x-forwarded-port'];
+}
+
+/**
+ * The gateway's front door. Each request's path is made canonical once; `/api/v1/*` paths of a service go
+ * straight to that service's pre-built proxy after the edge rules (request id, CORS, security headers, body
+ * limit, token check, flood ceilings); everything else is the Express app's.
+ */
+export function buildGateway(deps: GatewayDeps): Gateway {
+  const { config, logger } = deps;
+  const pools =
+    deps.pools ??
+    createPools({
+      accounts: config.ACCOUNTS_URLS,
+      community: config.COMMUNITY_URLS,
+      houses: config.HOUSES_URLS,
+      records: config.RECORDS_URLS,
+      notifications: config.NOTIFICATIONS_URLS,
+    });
+  const app = buildApp({ config, logger, pools });
+  const trust = compileTrust(config.TRUST_PROXY);
+  const tokens = new TokenVerifier(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
+  const cors = corsPolicy(config.CORS_ORIGINS);
+  const proxies = createServiceProxies({ pools, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const sendCodeCeiling = () => floodCeiling(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX, trust);
+  // Keyed on the canonical, lower-cased path: no spelling of these paths escapes its ceiling.
+  const ceilings = new Map<string, Middleware>([
+    ['/api/v1/users/sign-in', floodCeiling(config.RATE_LIMIT_WINDOW_MS, config.RATE_LIMIT_SIGN_IN_MAX, trust)],
+    ['/api/v1/users/send/sms', sendCodeCeiling()],
+    ['/api/v1/users/send/email', sendCodeCeiling()],
+  ]);
+  const logRequests = logger.isInfoEnabled();
+
+  const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (logRequests) {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+        logger.info('request', { method: req.method, path, status: res.statusCode, ms, service, requestId: req.headers[REQUEST_ID_HEADER] });
+      });
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > config.BODY_LIMIT_BYTES) {
+      sendEnvelope(res, GatewayFaults.tooLarge, true);
+      return;
+    }
+    const lower = path.toLowerCase();
+    if (lower !== TOKEN_CHECK_EXEMPT) tokens.check(req.headers.authorization);
+    const proceed = (err?: unknown) => {
+      if (err) throw err;
+      prepareForwarding(req, trust);
+      proxies[service](req, res);
+    };
+    const ceiling = req.method === 'POST' ? ceilings.get(lower) : undefined;
+    if (ceiling) ceiling(req, res, proceed);
+    else proceed();
+  };
+
+  const handle: http.RequestListener = (req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    // Personal data must never be kept by a cache on the way; a service (or a static page) may set its own.
+    res.setHeader('cache-control', 'no-store');
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    drainAfterAnswer(req, res, config.BODY_LIMIT_BYTES);
+    try {
+      // Only origin-form targets are paths: the absolute form (`GET http://host/...`) and `*` are refused.
+      const target = req.url?.startsWith('/') ? canonicalTarget(req.url) : undefined;
+      if (!target) {
+        sendEnvelope(res, invalidRequest);
+        return;
+      }
+      req.url = target.path + target.query;
+      cors(req, res, () => {
+        try {
+          const route = routeFor(target.path);
+          if (route) forward(route.service, target.path, req, res);
+          else requestContext.run({ requestId }, () => app(req as Request, res as Response));
+        } catch (err) {
+          answerError(err, res, logger);
+        }
+      });
+    } catch (err) {
+      answerError(err, res, logger);
+    }
+  };
+  return { handle, app, pools, tokens };
+}
+
+function answerError(err: unknown, res: http.ServerResponse, logger: Logger): void {
+  if (err instanceof AppError) {
+    sendEnvelope(res, { status: err.status, code: err.code, message: err.message });
+    return;
+  }
+  logger.error('unexpected fault', { error: err instanceof Error ? err.stack : String(err) });
+  sendEnvelope(res, { status: 500, code: 'C0000', message: ErrorCodes.C0000.message });
+}
+
+/** The gateway's http.Server: the front door plus envelopes for what Node's parser refuses by itself. */
+export function createGatewayServer(gateway: Gateway): http.Server {
+  const server = http.createServer(gateway.handle);
+  server.on('clientError', answerClientError);
+  server.on('checkExpectation', answerBadExpectation);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}
+
+export async function listenGateway(gateway: Gateway, port: number, host: string): Promise<http.Server> {
+  const server = createGatewayServer(gateway);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/**
+ * Keeps routing current between requests: re-resolves service host names (so every replica behind one name
+ * gets its share) and probes every instance's `/health` (so dead ones are skipped).
+ */
+export function startUpstreamUpkeep(pools: Pools, intervalMs: number, resolve: Resolver = systemResolver): () => void {
+  const timer = setInterval(() => {
+    void refreshPools(pools, resolve).then(() => probePools(pools, Math.min(intervalMs, 2_000)));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

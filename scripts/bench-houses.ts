@@ -42,7 +42,7 @@ const numberOption = (name: string, fallback: number): number => {
   return value === undefined ? fallback : Number(value);
 };
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function main(): Promise<void> {
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       }
       timings.sort((a, b) => a - b);
       console.log(
-        `${name.padEnd(20)} ${percentile(timings, 50).toFixed(1).padStart(8)} ${percentile(timings, 95).toFixed(1).padStart(8)} ${timings[timings.length - 1]!.toFixed(1).padStart(8)} ${String(total).padStart(8)}`,
+        `${name.padEnd(20)} ${percentile(timings, 50).toFixed(1).padStart(8)} ${percentile(timings, 95).toFixed(1).padStart(8)} ${timings[timings.length - 1].toFixed(1).padStart(8)} ${String(total).padStart(8)}`,
       );
     }
     const memory = process.memoryUsage();

@@ -61,7 +61,7 @@ export async function seedHouses(connection: Connection, options: SeedOptions): 
   const models = houseModels(connection);
   await ensureIndexes(models);
   const random = randomSource(options.seed ?? 42);
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
   const authorCount = Math.max(1, options.authors ?? 50);
   const batchSize = Math.max(1, options.batchSize ?? 1_000);
 

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     natsPrefix,
     publicKey: keys.publicKey,
     privateKey: keys.privateKey,
-    services: services as ServiceName[],
+    services: services,
     instances: { houses: housesInstances },
     ports: { ...DEFAULT_PORTS, gateway: Number(process.env.PORT ?? DEFAULT_PORTS.gateway) },
     env: { DEV_OUTBOX_DIR: process.env.DEV_OUTBOX_DIR ?? path.join(dataDir, 'outbox') },

@@ -137,7 +137,7 @@ async function startDevMongo(opts: StartMongoOptions & { host: string; port: num
       if (done) return;
       done = true;
       clearTimeout(timer);
-      child.stdout!.off('data', onData);
+      child.stdout.off('data', onData);
       child.off('exit', onExit);
       child.off('error', onError);
       if (err) reject(err);
@@ -164,13 +164,13 @@ async function startDevMongo(opts: StartMongoOptions & { host: string; port: num
         new Error(`dev-mongo did not print READY within ${READY_TIMEOUT_MS / 1000} s.\n` + `command: ${java} ${args.join(' ')}\nstderr:\n${proc.stderrTail()}`),
       );
     }, READY_TIMEOUT_MS);
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     child.once('exit', onExit);
     child.once('error', onError);
   });
 
   // Keep draining stdout so the pipe never fills up.
-  child.stdout!.on('data', noop);
+  child.stdout.on('data', noop);
   proc.unref();
   log(`[mongo] dev-mongo ready at ${uri} after ${Date.now() - started} ms`);
   return { uri, stop: () => proc.stop() };
@@ -196,7 +196,7 @@ async function startMongod(bin: string, opts: StartMongoOptions & { host: string
   log(`[mongo] starting ${bin} on ${host}:${port} (dbpath ${dbPath})`);
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   const proc = track(child, noop);
-  child.stdout!.on('data', (c: Buffer) => proc.addOutput(c));
+  child.stdout.on('data', (c: Buffer) => proc.addOutput(c));
 
   const cleanupTemp = async (): Promise<void> => {
     if (tempDir) await fs.promises.rm(tempDir, { recursive: true, force: true }).catch(noop);

@@ -142,7 +142,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
     child.once('exit', (code, signal) => {
       if (stopping || !supervised || backoff.length === 0) return;
       if (Date.now() - launchedAt >= RESTART_RESET_AFTER_MS) consecutiveExits = 0;
-      const delayMs = backoff[Math.min(consecutiveExits, backoff.length - 1)]!;
+      const delayMs = backoff[Math.min(consecutiveExits, backoff.length - 1)];
       consecutiveExits++;
       say(`${options.name} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms (restart ${handle.restarts + 1})`);
       restartTimer = setTimeout(() => {

@@ -42,7 +42,7 @@ type Filter = Record<string, unknown>;
 function fieldUse(value: unknown): FieldUse {
   if (value instanceof RegExp) return value.source.startsWith('^') ? 'range' : 'residual';
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) return 'eq';
-  const operators = Object.keys(value as object);
+  const operators = Object.keys(value);
   if (!operators.some((key) => key.startsWith('$'))) return 'eq';
   if (operators.some((op) => op === '$eq' || op === '$in' || op === '$elemMatch')) return 'eq';
   if (operators.includes('$regex')) {
@@ -74,8 +74,11 @@ export function filterBranches(filter: Filter = {}): Array<Record<string, FieldU
   return branches.map((branch) => ({ ...base, ...branch }));
 }
 
-const sortOf = (sort: unknown): Array<[string, 1 | -1]> =>
-  sort && typeof sort === 'object' ? Object.entries(sort as Record<string, number>).map(([field, dir]) => [field, dir < 0 ? -1 : 1]) : [];
+/** The driver sends a find's sort as a Map (key order matters), an aggregate's `$sort` as a plain object. */
+const sortOf = (sort: unknown): Array<[string, 1 | -1]> => {
+  const entries = sort instanceof Map ? [...(sort as Map<string, unknown>).entries()] : sort && typeof sort === 'object' ? Object.entries(sort) : [];
+  return entries.map(([field, dir]) => [field, Number(dir) < 0 || dir === 'desc' || dir === 'descending' ? -1 : 1]);
+};
 
 /** The shape of a driver command, or undefined for commands that are not reads of a collection. */
 export function shapeOf(command: Record<string, unknown>): QueryShape | undefined {
@@ -176,7 +179,7 @@ export function recordQueryShapes(connection: Connection, dir: string): void {
     appendFileSync(file, `${line}\n`);
   };
   connection.getClient().on('commandStarted', (event) => {
-    const shape = shapeOf(event.command as Record<string, unknown>);
+    const shape = shapeOf(event.command);
     if (!shape || shape.collection.startsWith('system.')) return;
     // Two services may use one collection name for different things (accounts' users, the projections'
     // users): the model names tell them apart, e.g. `users(ProjectedUser)`.

@@ -38,7 +38,7 @@ export function describeIssue(issue: Issue, input: unknown): string {
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new AppError('C0002', describeIssue(result.error.issues[0] as Issue, input));
+  throw new AppError('C0002', describeIssue(result.error.issues[0], input));
 }
 
 export const parseBody = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.body ?? {});

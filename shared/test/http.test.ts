@@ -98,9 +98,7 @@ describe('createServiceApp', () => {
     ['an unknown field', { nick_name: 'abc', age: 1, tags: [], admin: true }, 'admin 필드는 허용되지 않습니다.'],
     ['a body that is not an object', [1, 2], '요청 본문 값이 올바르지 않습니다.'],
   ])('turns %s into C0002 naming the field', async (_label, body, message) => {
-    const res = await request(app)
-      .post('/echo')
-      .send(body as object);
+    const res = await request(app).post('/echo').send(body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'C0002', message });
   });

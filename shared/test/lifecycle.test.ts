@@ -40,7 +40,7 @@ async function startChild(env: NodeJS.ProcessEnv): Promise<Child> {
   const lines: LogLine[] = [];
   const waiters: Array<{ match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
   let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const parts = (partial + chunk.toString()).split('\n');
     partial = parts.pop() ?? '';
     for (const text of parts) {
@@ -60,7 +60,7 @@ async function startChild(env: NodeJS.ProcessEnv): Promise<Child> {
     }
   });
   const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const line = (match: (line: LogLine) => boolean) =>
     new Promise<LogLine>((resolve, reject) => {

@@ -21,8 +21,8 @@ function documentWith(path: string, access: 'public' | 'user' | 'admin', errors:
   return generateApiDocument(registry, { title: 'test', version: '1' });
 }
 
-const responsesOf = (doc: ApiDocument, path: string): Responses => (doc.paths as Record<string, { put: { responses: Responses } }>)[path]!.put.responses;
-const codesAt = (responses: Responses, status: number): string[] => responses[String(status)]!.content['application/json'].schema.properties.code.enum;
+const responsesOf = (doc: ApiDocument, path: string): Responses => (doc.paths as Record<string, { put: { responses: Responses } }>)[path].put.responses;
+const codesAt = (responses: Responses, status: number): string[] => responses[String(status)].content['application/json'].schema.properties.code.enum;
 
 describe('registerOperation', () => {
   it('declares one error answer per status with exactly the codes the operation can give', () => {
@@ -39,7 +39,7 @@ describe('registerOperation', () => {
     expect(codesAt(responsesOf(admin, '/a/{itemId}'), 403)).toEqual(['J0006']);
     const open = documentWith('/p/{itemId}', 'public');
     expect(responsesOf(open, '/p/{itemId}')['401']).toBeUndefined();
-    expect((open.paths as Record<string, { put: { security?: unknown } }>)['/p/{itemId}']!.put.security).toBeUndefined();
+    expect((open.paths as Record<string, { put: { security?: unknown } }>)['/p/{itemId}'].put.security).toBeUndefined();
   });
 
   it('produces valid OpenAPI 3.1 that checks answers', async () => {

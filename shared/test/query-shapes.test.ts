@@ -23,6 +23,18 @@ test('filters become equality, range and residual fields; $or splits into branch
     { deleted: 'eq', y: 'eq' },
   ]);
   expect(shapeOf({ aggregate: 'c', pipeline: [{ $match: { a: 1 } }, { $sort: { b: -1 } }] })).toMatchObject({ branches: [{ a: 'eq' }], sort: [['b', -1]] });
+  // The driver sends a find's sort as a Map, in key order.
+  const sort = new Map<string, number>([
+    ['createdAt', -1],
+    ['_id', -1],
+  ]);
+  expect(shapeOf({ find: 'c', filter: {}, sort })).toMatchObject({
+    branches: [{}],
+    sort: [
+      ['createdAt', -1],
+      ['_id', -1],
+    ],
+  });
 });
 
 test('an index serves equality first, then the sort in either direction, then a range', () => {

@@ -330,7 +330,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
         const painted = await page.locator(`#${id} canvas`).evaluate((canvas: PaintedCanvas) => {
           const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
           let count = 0;
-          for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+          for (let i = 3; i < data.length; i += 4) if (data[i] > 0) count++;
           return count;
         });
         expect(painted).toBeGreaterThan(100);

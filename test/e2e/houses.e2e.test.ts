@@ -90,7 +90,7 @@ test('create -> approve -> list through the gateway, nicknames from accounts sna
 
 test('with one instance stopped, requests through the gateway still succeed', async () => {
   const [first] = e2e.system.services.houses!;
-  await first!.stop();
+  await first.stop();
   const token = bearer(agent);
   const results: number[] = [];
   for (let i = 0; i < 10; i++) results.push((await call('GET', '/api/v1/houses')).status);
@@ -99,7 +99,7 @@ test('with one instance stopped, requests through the gateway still succeed', as
   results.push((await call('GET', `/api/v1/houses/${created.body.data}`)).status);
   expect(results).toEqual(Array(12).fill(200));
 
-  await first!.restart();
+  await first.restart();
   const statuses = await Promise.all(Array.from({ length: 6 }, () => call('GET', '/api/v1/houses?size=1').then((r) => r.status)));
   expect(statuses).toEqual(Array(6).fill(200));
 });

@@ -84,7 +84,7 @@ test('a store outage beyond OUTAGE_EXIT_MS: requests fail fast meanwhile, and ev
 
   // During the outage a request gets an envelope from the service, well inside the gateway's 10 s, not a hang.
   const [houses] = e2e!.system.services.houses!;
-  const during = await fetch(`${houses!.url}/api/v1/houses`, { signal: AbortSignal.timeout(9_000) });
+  const during = await fetch(`${houses.url}/api/v1/houses`, { signal: AbortSignal.timeout(9_000) });
   expect(during.status).toBe(503);
   expect(await during.json()).toEqual({ code: 'C0000', message: '서비스를 일시적으로 사용할 수 없습니다.' });
 

@@ -88,7 +88,7 @@ describe('dev-mongo: required operations', () => {
   test('atomic counter via findOneAndUpdate $inc upsert (sequential + 50 parallel)', async () => {
     const c = db();
     const Counter = c.model('Counter', new Schema({ _id: String, seq: Number }, { versionKey: false }));
-    const next = async (): Promise<number> => (await Counter.findOneAndUpdate({ _id: 'x' }, { $inc: { seq: 1 } }, { upsert: true, new: true }).lean())!.seq!;
+    const next = async (): Promise<number> => (await Counter.findOneAndUpdate({ _id: 'x' }, { $inc: { seq: 1 } }, { upsert: true, new: true }).lean()).seq!;
     expect(await next()).toBe(1);
     expect(await next()).toBe(2);
     expect(await next()).toBe(3);
@@ -564,7 +564,7 @@ const probes: Record<string, Probe> = {
   'parallel upserts on a fresh key (50x $inc upsert)': async () => {
     const col = db().collection<AnyDoc>('ctr');
     const vals = await Promise.all(
-      Array.from({ length: 50 }, () => col.findOneAndUpdate({ _id: 'fresh' as never }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' })),
+      Array.from({ length: 50 }, () => col.findOneAndUpdate({ _id: 'fresh' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' })),
     );
     const seqs = new Set(vals.map((v) => v?.seq));
     check(seqs.size === 50 && (await col.countDocuments()) === 1, [...seqs]);

@@ -58,7 +58,7 @@ export class ApiContract {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     // Component schemas are reachable under the document's own `$ref`s.
-    ajv.addSchema({ $id: 'api', components: structuredClone(document.components ?? {}) } as JsonObject);
+    ajv.addSchema({ $id: 'api', components: structuredClone(document.components ?? {}) });
     const operations: DocumentedOperation[] = [];
     for (const [template, item] of Object.entries((document.paths ?? {}) as Record<string, JsonObject>)) {
       for (const method of METHODS) {

@@ -139,7 +139,7 @@ function createStores(label: string, natsUrl: string, mongoUri: string): E2eStor
     for (const consumer of consumers.splice(0)) await step(() => consumer.stop());
     await step(async () => {
       // A private server a test left stopped has nothing to clean, and a connection to it would never settle.
-      const url = new URL(natsUrl.split(',')[0]!.trim());
+      const url = new URL(natsUrl.split(',')[0].trim());
       const reachable = await portOpen(url.hostname, Number(url.port || 4222));
       if (!reachable) return bus && (await bus).connection.close();
       const connected = await stores.bus();

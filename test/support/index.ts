@@ -66,7 +66,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value as T;
+      if (value !== undefined && value !== false) return value;
     } catch (err) {
       lastError = err;
     }

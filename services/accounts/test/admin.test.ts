@@ -107,7 +107,7 @@ describe('scripts/admin-create.ts', () => {
     const { stdout } = await cli(args);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const printed = JSON.parse(lines[0]!) as { id: number; userName: string };
+    const printed = JSON.parse(lines[0]) as { id: number; userName: string };
     expect(printed).toEqual({ id: expect.any(Number), userName: 'cliadmin1' });
 
     const connection = await connectTestDb(names.db);

@@ -141,7 +141,7 @@ describe('NATS unreachable at write time', () => {
       const { events, consumer } = await eventually(() => collect(bus, 'sink-outage').catch(() => undefined), 20_000, 200);
       try {
         await eventually(() => events.some((e) => e.id === user!._id), 20_000, 100);
-        expect(events.find((e) => e.id === user!._id)).toMatchObject({ userName: body.userName, version: 1, eventId: user!.pendingEvents[0]!.id });
+        expect(events.find((e) => e.id === user!._id)).toMatchObject({ userName: body.userName, version: 1, eventId: user!.pendingEvents[0].id });
         await eventually(async () => ((await h.ctx.models.users.findById(user!._id).lean().exec())?.pendingEvents.length ?? 1) === 0, 10_000);
       } finally {
         await consumer.stop();

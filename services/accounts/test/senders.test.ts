@@ -198,12 +198,12 @@ describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
       await sender.send('someone@example.com', '[빈집] 이메일 인증번호', '인증번호는 1234 입니다.');
       expect(smtp.messages).toHaveLength(1);
       const [message] = smtp.messages;
-      expect(message!.from).toContain('noreply@binzip.kr');
-      expect(message!.to).toEqual([expect.stringContaining('someone@example.com')]);
-      expect(message!.data).toMatch(/^Subject: /m);
-      expect(message!.data).toMatch(/^To: someone@example\.com/m);
-      const body = message!.data.split('\r\n\r\n').slice(1).join('\r\n\r\n');
-      const text = /base64/i.test(message!.data) ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
+      expect(message.from).toContain('noreply@binzip.kr');
+      expect(message.to).toEqual([expect.stringContaining('someone@example.com')]);
+      expect(message.data).toMatch(/^Subject: /m);
+      expect(message.data).toMatch(/^To: someone@example\.com/m);
+      const body = message.data.split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      const text = /base64/i.test(message.data) ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
       expect(text).toContain('1234');
     } finally {
       sender.close();

@@ -49,13 +49,13 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
     const ids: number[] = [];
     for (let i = 0; i < 11; i++) ids.push(await advertisement());
     for (const id of ids.slice(0, 10)) await pin(id, { fixed: true }).expect(200);
-    const res = await pin(ids[10]!, { fixed: true });
+    const res = await pin(ids[10], { fixed: true });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'B0001', message: '고정할 수 있는 게시글 수를 초과했습니다.' });
     expect(await ctx.models.Board.countDocuments({ fixed: true, deleted: false })).toBe(10);
-    await pin(ids[0]!, { fixed: true }).expect(200);
-    await pin(ids[0]!, { fixed: false }).expect(200);
-    await pin(ids[10]!, { fixed: true }).expect(200);
+    await pin(ids[0], { fixed: true }).expect(200);
+    await pin(ids[0], { fixed: false }).expect(200);
+    await pin(ids[10], { fixed: true }).expect(200);
     expect(await ctx.models.Board.countDocuments({ fixed: true, deleted: false })).toBe(10);
   });
 });

@@ -8,7 +8,7 @@ let admin: Person;
 let general: Person;
 const ids: Record<string, number> = {};
 
-const ids_ = (names: string): number[] => names.split('').map((n) => ids[n]!);
+const ids_ = (names: string): number[] => names.split('').map((n) => ids[n]);
 const houseIds = (res: { body: { data: { content: Array<{ houseId: number }> } } }): number[] => res.body.data.content.map((i) => i.houseId);
 /** Newest update first: the data set is created in alphabetical order, so the expectation is reversed. */
 const newestFirst = (names: string): number[] => ids_(names).reverse();
@@ -46,7 +46,7 @@ beforeAll(async () => {
     ['I', seaAgent, { rentalType: 'SALE', city: '대구광역시 수성구', title: '대구 주택', recommendedTag: ['HAVE_CHILDREN'] }],
   ];
   for (const [name, who, overrides] of data) ids[name] = await createListing(h, who, overrides);
-  await api(h).complete(seaAgent, ids.D!).expect(200);
+  await api(h).complete(seaAgent, ids.D).expect(200);
 
   await createListing(h, general, { city: '서울특별시 마포구', title: '대기중 서울집' });
   const reported = await createListing(h, sunAgent, { city: '서울특별시 종로구', title: '신고된 서울집' });

@@ -236,7 +236,7 @@ describe('PUT /api/v1/notifications/{id} and the read filter', () => {
   });
 
   it('lets only the recipient mark a notification read', async () => {
-    const target = ids[3] as number;
+    const target = ids[3];
     const other = await mark(BOB, target);
     expect(other.status).toBe(403);
     expect(other.body).toEqual({ code: 'C0003', message: '해당 요청에 대한 권한이 없습니다.' });

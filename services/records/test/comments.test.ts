@@ -123,7 +123,7 @@ test('each saved comment stores its records.comment.created event in the same do
     .sort({ _id: 1 })
     .lean();
   expect(docs.map((d) => d.pendingEvents.length)).toEqual([1, 1]);
-  expect(docs[0]!.pendingEvents[0]).toMatchObject({
+  expect(docs[0].pendingEvents[0]).toMatchObject({
     subject: 'records.comment.created',
     data: {
       v: 1,
@@ -137,6 +137,6 @@ test('each saved comment stores its records.comment.created event in the same do
       content: '알림 가는 댓글',
     },
   });
-  expect(docs[1]!.pendingEvents[0]!.data).toMatchObject({ parentCommentAuthorId: alice.id, commenterId: author.id, commentId: reply });
-  expect(docs[1]!.pendingEvents[0]!.id).toBe((docs[1]!.pendingEvents[0]!.data as { eventId: string }).eventId);
+  expect(docs[1].pendingEvents[0].data).toMatchObject({ parentCommentAuthorId: alice.id, commenterId: author.id, commentId: reply });
+  expect(docs[1].pendingEvents[0].id).toBe((docs[1].pendingEvents[0].data as { eventId: string }).eventId);
 });

@@ -213,7 +213,7 @@ describe('lists', () => {
     for (const [name, overrides] of specs) {
       h2.clock.now = day(d++);
       made[name] = await createRecord(h2, lead, { ...overrides, title: name, content: 'ㄱ'.repeat(80) });
-      await approveBy(h2, made[name]!, [peer]);
+      await approveBy(h2, made[name], [peer]);
     }
     h2.clock.now = day(d++);
     const waiting = await createRecord(h2, lead, { part: 'web', type: 'tech', category: 'issue', title: 'waiting' });

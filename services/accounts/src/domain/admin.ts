@@ -57,7 +57,8 @@ export async function listUsers(ctx: DomainContext, query: AdminUserQuery): Prom
   const { skip, limit } = pageWindow(query);
   const [users, total] = await Promise.all([
     ctx.models.users.find(filter, { pendingEvents: 0, passwordHash: 0 }).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean<UserDoc[]>().exec(),
-    ctx.models.users.countDocuments(filter).exec(),
+    // Without a filter the collection's own count answers; a filtered count reads the matching index range.
+    Object.keys(filter).length === 0 ? ctx.models.users.estimatedDocumentCount().exec() : ctx.models.users.countDocuments(filter).exec(),
   ]);
   return buildPage(users.map(adminUserItem), query, total);
 }

@@ -14,12 +14,14 @@ export interface HouseReportDoc {
 const houseReportSchema = new Schema<HouseReportDoc>(
   {
     _id: { type: String, required: true },
-    authorId: { type: Number, required: true, index: true },
+    authorId: { type: Number, required: true },
     houseId: { type: Number, required: true },
     reportedAt: { type: Date, required: true },
   },
   { versionKey: false, collection: 'house_reports' },
 );
+// An author's latest report (reportedAt) and their count.
+houseReportSchema.index({ authorId: 1, reportedAt: -1 });
 
 export function houseReportModel(connection: Connection): Model<HouseReportDoc> {
   return (connection.models.HouseReport as Model<HouseReportDoc>) ?? connection.model<HouseReportDoc>('HouseReport', houseReportSchema);

@@ -104,6 +104,12 @@ addOutbox(userSchema);
 // The administrators' member list: newest first, optionally by status or type.
 userSchema.index({ createdAt: -1, _id: -1 });
 userSchema.index({ status: 1, createdAt: -1, _id: -1 });
+// The administrators' withdrawal queue: open requests, oldest first.
+userSchema.index({ status: 1, 'withdrawal.requestedAt': 1, _id: 1 });
+// The administrators' statistics: one count per user type, age band and join path among the counted statuses.
+userSchema.index({ status: 1, userType: 1 });
+userSchema.index({ status: 1, age: 1 });
+userSchema.index({ status: 1, joinPaths: 1 });
 
 export function userModel(connection: Connection): Model<UserDoc> {
   return (connection.models.User as Model<UserDoc>) ?? connection.model<UserDoc>('User', userSchema);

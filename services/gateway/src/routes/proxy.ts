@@ -94,7 +94,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
         req.off('data', count);
         req.unpipe();
         state.proxyReq?.destroy();
-        sendEnvelope(res as http.ServerResponse, GatewayFaults.tooLarge, true);
+        sendEnvelope(res, GatewayFaults.tooLarge, true);
       };
       req.on('data', count);
     });
@@ -119,7 +119,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       // The upstream's connection management is not the client's: keep-alive with the client is decided here.
       stripHopByHop(proxyRes.headers);
-      proxyRes.headers.connection = (res as http.ServerResponse).shouldKeepAlive ? 'keep-alive' : 'close';
+      proxyRes.headers.connection = (res).shouldKeepAlive ? 'keep-alive' : 'close';
       proxyRes.once('end', () => {
         const state = stateOf(req);
         state.answered = true;

@@ -102,6 +102,9 @@ houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 })
 houseSchema.index({ dealState: 1, tmpYn: 1, deleted: 1, updatedAt: 1, _id: 1 });
 // The administrators' report list.
 houseSchema.index({ reportStatus: 1, lastReportedAt: -1, _id: -1 });
+// The administrators' statistics over saved, undeleted listings: counts by rental type and by region.
+houseSchema.index({ tmpYn: 1, deleted: 1, rentalType: 1 });
+houseSchema.index({ tmpYn: 1, deleted: 1, city: 1 });
 
 export function houseModel(connection: Connection): Model<HouseDoc> {
   return (connection.models.House as Model<HouseDoc>) ?? connection.model<HouseDoc>('House', houseSchema);

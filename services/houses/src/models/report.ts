@@ -29,7 +29,9 @@ const reportSchema = new Schema<ReportDoc>(
 );
 
 reportSchema.index({ houseId: 1, userId: 1 }, { unique: true });
-reportSchema.index({ houseId: 1, createdAt: -1 });
+// A listing's reports newest first (the administrators' report list), open or closed ones.
+reportSchema.index({ houseId: 1, createdAt: -1, _id: -1 });
+reportSchema.index({ houseId: 1, closedAt: 1, createdAt: -1, _id: -1 });
 addOutbox(reportSchema);
 
 export function reportModel(connection: Connection): Model<ReportDoc> {

@@ -13,10 +13,12 @@ COPY services/community/package.json services/community/
 COPY services/houses/package.json services/houses/
 COPY services/records/package.json services/records/
 COPY services/notifications/package.json services/notifications/
+COPY admin-console/package.json admin-console/
 RUN npm ci
 COPY shared shared
 COPY services services
-RUN npx tsc -b
+COPY admin-console admin-console
+RUN npx tsc -b && npm run build -w admin-console
 
 # Production dependencies of one workspace and shared, nothing else (no dev tools, no other service's
 # libraries). bcrypt (accounts) loads its bundled N-API prebuild, so no compiler is needed here.
@@ -32,9 +34,13 @@ COPY --from=build /app/services/community/package.json services/community/
 COPY --from=build /app/services/houses/package.json services/houses/
 COPY --from=build /app/services/records/package.json services/records/
 COPY --from=build /app/services/notifications/package.json services/notifications/
+COPY --from=build /app/admin-console/package.json admin-console/
 RUN npm ci --omit=dev -w "services/${SERVICE}" -w shared && npm cache clean --force
 COPY --from=build /app/shared/dist shared/dist
 COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist
+# The administrators' console (static files) is the gateway's to serve at /admin; other images leave it out.
+COPY --from=build /app/admin-console/dist /tmp/admin-console-dist
+RUN if [ "${SERVICE}" = gateway ]; then mv /tmp/admin-console-dist admin-console/dist; else rm -rf /tmp/admin-console-dist; fi
 
 FROM ${NODE_IMAGE}
 ARG SERVICE

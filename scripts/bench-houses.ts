@@ -82,7 +82,7 @@ async function main(): Promise<void> {
         const res = await agent.get(url);
         timings.push(Number(process.hrtime.bigint() - started) / 1e6);
         if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-        total = res.body.data.totalElements as number;
+        total = (res.body as { data: { totalElements: number } }).data.totalElements;
       }
       timings.sort((a, b) => a - b);
       console.log(

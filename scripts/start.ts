@@ -8,17 +8,7 @@ import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src/auth';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
-import {
-  DEFAULT_PORTS,
-  REPO_ROOT,
-  SERVICES,
-  devDataDir,
-  devNatsPrefix,
-  loadOrCreateDevKeys,
-  startSystem,
-  type RunningSystem,
-  type ServiceName,
-} from './lib/system';
+import { DEFAULT_PORTS, REPO_ROOT, SERVICES, devDataDir, devNatsPrefix, loadOrCreateDevKeys, startSystem, type RunningSystem } from './lib/system';
 
 async function main(): Promise<void> {
   const dataDir = devDataDir();

@@ -86,7 +86,7 @@ export function App() {
   );
 }
 
-function Console({ api, userName, onSignOut }: { api: ReturnType<typeof adminApi>; userName: string; onSignOut(): void }) {
+function Console({ api, userName, onSignOut }: { api: ReturnType<typeof adminApi>; userName: string; onSignOut: () => void }) {
   const [path, setPath] = useState(currentScreenPath);
   const [menuOpen, setMenuOpen] = useState(false);
 
@@ -138,7 +138,7 @@ function Console({ api, userName, onSignOut }: { api: ReturnType<typeof adminApi
   );
 }
 
-function SignIn({ message, onSignIn }: { message: string | null; onSignIn(userName: string, password: string): Promise<void> }) {
+function SignIn({ message, onSignIn }: { message: string | null; onSignIn: (userName: string, password: string) => Promise<void> }) {
   const [userName, setUserName] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -147,17 +147,14 @@ function SignIn({ message, onSignIn }: { message: string | null; onSignIn(userNa
     <main class="sign-in">
       <form
         class="panel"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
           setBusy(true);
           setError(null);
-          try {
-            await onSignIn(userName.trim(), password);
-          } catch (err) {
-            setError(errorText(err));
-          } finally {
-            setBusy(false);
-          }
+          // Every failure becomes the form's message; nothing is left to reject.
+          onSignIn(userName.trim(), password)
+            .catch((err: unknown) => setError(errorText(err)))
+            .finally(() => setBusy(false));
         }}
       >
         <h1>빈집 관리자 콘솔</h1>

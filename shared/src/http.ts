@@ -8,7 +8,7 @@ import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults } from './errors';
 import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
-import { isStoreUnavailableError } from './mongo';
+import { isConnected, isStoreUnavailableError } from './mongo';
 import type { ApiDocument } from './openapi';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -150,7 +150,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(accessLog(options.logger));
   app.use(observeRequestDurations());
   app.get('/health', async (_req, res) => {
-    const connected = options.connection ? options.connection.readyState === 1 : true;
+    const connected = options.connection ? isConnected(options.connection) : true;
     const healthy = connected && (options.healthy ? await options.healthy() : true);
     res
       .status(healthy ? 200 : 503)

@@ -16,6 +16,9 @@ export const MONGO_CONNECTION_OPTIONS = {
   autoIndex: true,
 } as const;
 
+/** Whether a connection is up now (mongoose's `readyState` is a numeric enum). */
+export const isConnected = (connection: Connection): boolean => connection.readyState === mongoose.ConnectionStates.connected;
+
 /** One connection per service database; mongoose's global connection is never used. */
 export async function connectMongo(uri: string, dbName: string): Promise<Connection> {
   // Test runs record every query's shape to check it against the declared indexes (query-shapes.ts).

@@ -2,6 +2,7 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  Events,
   JSONCodec,
   RetentionPolicy,
   StorageType,
@@ -134,7 +135,7 @@ export class EventBus {
 
   private async watchStatus(): Promise<void> {
     for await (const status of this.connection.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') this.logger.warn('nats connection', { status: status.type });
+      if (status.type === Events.Disconnect || status.type === Events.Reconnect) this.logger.warn('nats connection', { status: status.type });
     }
   }
 

@@ -4,6 +4,7 @@ import type { NatsConnection } from 'nats';
 import { errorEnvelope, successEnvelope } from './envelope';
 import { ErrorCodes } from './errors';
 import { metricsHandler, type MetricsSettings } from './metrics';
+import { isConnected } from './mongo';
 
 export type DependencyState = 'UP' | 'DOWN';
 
@@ -29,7 +30,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 export async function checkDependencies(deps: ReadinessDependencies): Promise<{ mongodb: DependencyState; nats: DependencyState }> {
   const timeoutMs = deps.timeoutMs ?? 2_000;
   const mongo = async (): Promise<DependencyState> => {
-    if (deps.connection.readyState !== 1 || !deps.connection.db) return 'DOWN';
+    if (!isConnected(deps.connection) || !deps.connection.db) return 'DOWN';
     return within(deps.connection.db.command({ ping: 1 }), timeoutMs).then(
       () => 'UP',
       () => 'DOWN',

@@ -18,6 +18,7 @@ import {
   currentRequestId,
   EventBus,
   eventsDeadLettered,
+  isConnected,
   metricsRegistry,
   newOutboxEvent,
   OutboxRelay,
@@ -147,7 +148,7 @@ describe('/ready names MongoDB and NATS', () => {
   afterAll(async () => {
     await ownBus?.close();
     await nats?.stop();
-    await dropTestDb(ownDb.readyState === 1 ? ownDb : undefined);
+    await dropTestDb(isConnected(ownDb) ? ownDb : undefined);
     rmSync(storeDir, { recursive: true, force: true });
   });
 

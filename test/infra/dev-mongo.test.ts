@@ -665,7 +665,7 @@ const probes: Record<string, Probe> = {
     const c = db();
     const col = c.collection<AnyDoc>('tx');
     await col.insertOne({ _id: 0 as never });
-    const session = await c.getClient().startSession();
+    const session = c.getClient().startSession();
     try {
       await session.withTransaction(async () => {
         await col.insertOne({ _id: 1 as never }, { session });
@@ -785,7 +785,7 @@ describe('dev-mongo: probes (see docs/dev-mongo.md)', () => {
         await withTimeout(fn(), 8000);
         results.push({ name, ok: true });
       } catch (e) {
-        const err = e as { code?: unknown; codeName?: unknown; message?: string };
+        const err = e as { code?: string | number; codeName?: string; message?: string };
         const msg = `${err.code !== undefined ? `[${String(err.code)}${err.codeName ? ` ${String(err.codeName)}` : ''}] ` : ''}${String(err.message ?? e)}`;
         results.push({ name, ok: false, error: msg.slice(0, 300) });
       }

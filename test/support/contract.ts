@@ -70,7 +70,7 @@ export class ApiContract {
           responses.set(status, schema ? ajv.compile(rebase(structuredClone(schema))) : undefined);
         }
         operations.push({
-          operationId: String(op.operationId ?? `${method} ${template}`),
+          operationId: typeof op.operationId === 'string' ? op.operationId : `${method} ${template}`,
           method,
           template,
           pattern: templatePattern(template),

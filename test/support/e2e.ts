@@ -105,7 +105,7 @@ function documentedPrefixes(contract: ApiContract): string[] {
   return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map((p) => p.split('/').slice(0, 4).join('/')))]);
 }
 
-function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp(): Promise<void> } {
+function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp: () => Promise<void> } {
   const names = isolatedNames(label);
   const dbName = (service: ServiceName) => `${names.db}_${service}`;
   let client: Promise<Connection> | undefined;
@@ -224,7 +224,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
       let stopError: unknown;
       await running.stop().catch((err: unknown) => (stopError = err));
       await cleanUp();
-      if (stopError) throw stopError;
+      if (stopError) throw stopError instanceof Error ? stopError : new Error(`stopping the system failed: ${JSON.stringify(stopError)}`);
     },
   };
 }

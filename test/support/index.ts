@@ -70,7 +70,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${lastError instanceof Error ? `: ${lastError.message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

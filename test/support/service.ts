@@ -21,9 +21,9 @@ import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot
 
 /** A clock that stands still until the test moves it. */
 export interface TestClock {
-  now(): Date;
-  advance(ms: number): void;
-  set(date: Date): void;
+  now: () => Date;
+  advance: (ms: number) => void;
+  set: (date: Date) => void;
 }
 
 export function testClock(start: Date = new Date()): TestClock {

@@ -8,8 +8,8 @@ export function ReasonForm(props: {
   maxLength: number;
   required: boolean;
   busy: boolean;
-  onSubmit(reason: string): void;
-  onCancel(): void;
+  onSubmit: (reason: string) => void;
+  onCancel: () => void;
 }) {
   const [reason, setReason] = useState('');
   const trimmed = reason.trim();

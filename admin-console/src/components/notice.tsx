@@ -14,7 +14,7 @@ export interface Notice {
 
 interface NoticeContextValue {
   notice: Notice | null;
-  show(notice: Notice | null): void;
+  show: (notice: Notice | null) => void;
 }
 
 const NoticeContext = createContext<NoticeContextValue>({ notice: null, show: () => undefined });
@@ -30,7 +30,7 @@ export function errorText(err: unknown): string {
 }
 
 /** Runs an action and reports it; gives true when it succeeded. */
-export function useAction(): { run(action: () => Promise<unknown>, successText: string): Promise<boolean>; busy: boolean } {
+export function useAction(): { run: (action: () => Promise<unknown>, successText: string) => Promise<boolean>; busy: boolean } {
   const { show } = useContext(NoticeContext);
   const [busy, setBusy] = useState(false);
   const run = useCallback(

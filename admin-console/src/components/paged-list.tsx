@@ -8,8 +8,8 @@ export interface PagedState<T> {
   error: string | null;
   loading: boolean;
   pageNumber: number;
-  setPageNumber(page: number): void;
-  reload(): void;
+  setPageNumber: (page: number) => void;
+  reload: () => void;
 }
 
 /** `deps` are the filters: a change starts again from the first page. */

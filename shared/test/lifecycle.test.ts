@@ -10,6 +10,10 @@ import { isolatedNames, testEnv } from '../../test/support';
  * The process-level promises of runService, checked on a real child process: an error nobody handled, or a
  * store or broker gone for longer than OUTAGE_EXIT_MS, ends the process in order with a non-zero exit code.
  */
+// Each test starts real processes (a tsx child, and a JVM store once or twice): on a loaded 2-core machine that
+// alone can take tens of seconds, so the per-test deadline is generous. Nothing here measures speed.
+jest.setTimeout(120_000);
+
 const FIXTURE = path.join(__dirname, 'fixtures', 'lifecycle-service.ts');
 
 type LogLine = Record<string, unknown> & { message?: string };

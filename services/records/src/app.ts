@@ -1,6 +1,7 @@
 import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { recordsModels } from './models';
+import { apiDocument } from './openapi';
 import { commentRoutes } from './routes/comments';
 import { recordRoutes } from './routes/records';
 import { reviewRoutes } from './routes/reviews';
@@ -17,6 +18,7 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
       // Separate prefixes: Express matches `/api/v1/record` on whole segments, so it never takes `/api/v1/record_review`.
       app.use('/api/v1/record', recordRoutes(ctx));

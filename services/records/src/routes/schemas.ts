@@ -1,6 +1,9 @@
-import { bodyId, idParams, nonBlankText, pageQuery, queryEnum } from '@binzip/shared';
+import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum } from '@binzip/shared';
 import { z } from 'zod';
 import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/catalog';
+import type { HotRecords, RecordCommentItem, RecordDetail, RecordPage, ReviewDetail, ReviewItem, ReviewerItem } from '../domain/records';
+import type { RecordListItem } from '../domain/render';
+import type { CategoryTemplate } from '../domain/templates';
 
 // Requests: records
 
@@ -53,3 +56,83 @@ export const updateCommentBody = z.strictObject({ content: nonBlankText(LIMITS.c
 
 export const saveTemplateBody = z.strictObject({ template: z.string().max(LIMITS.template), category: z.enum(CATEGORIES) });
 export const templateParams = z.object({ category: z.enum(CATEGORIES) });
+
+// Responses (`satisfies` keeps them in step with what the domain returns)
+
+const recordDate = monthDayYearSchema.meta({ description: 'MM.DD.YYYY (한국 시간)' });
+
+export const recordListItemSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string().meta({ description: '본문의 앞 50자' }),
+    nick_name: z.string(),
+    create_at: recordDate,
+    part: z.enum(PARTS),
+  })
+  .meta({ id: 'RecordListItem' }) satisfies z.ZodType<RecordListItem>;
+
+export const recordPageSchema = z
+  .object({ records: pageSchema(recordListItemSchema, { totals: true, pageable: true }) })
+  .meta({ id: 'RecordPage' }) satisfies z.ZodType<RecordPage>;
+
+export const hotRecordsSchema = z
+  .object({ records: z.array(z.object({ record_id: z.number().int(), title: z.string() })).max(3) })
+  .meta({ id: 'RecordHot' }) satisfies z.ZodType<HotRecords>;
+
+export const recordCommentItemSchema = z
+  .object({
+    comment_id: z.number().int(),
+    level: z.number().int().min(1),
+    content: z.string(),
+    nick_name: z.string(),
+    create_at: recordDate,
+  })
+  .meta({ id: 'RecordCommentItem' }) satisfies z.ZodType<RecordCommentItem>;
+
+export const recordDetailSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string(),
+    hits: z.number().int().min(0),
+    part: z.enum(PARTS),
+    type: z.enum(RECORD_TYPES),
+    category: z.enum(CATEGORIES),
+    nick_name: z.string(),
+    create_at: recordDate,
+    comments: pageSchema(recordCommentItemSchema, { totals: true, pageable: true }),
+  })
+  .meta({ id: 'RecordDetail' }) satisfies z.ZodType<RecordDetail>;
+
+export const recordReviewItemSchema = z
+  .object({
+    review_id: z.number().int(),
+    content: z.string(),
+    status: z.enum(REVIEW_STATUSES),
+    nick_name: z.string(),
+    create_at: recordDate,
+  })
+  .meta({ id: 'RecordReviewItem' }) satisfies z.ZodType<ReviewItem>;
+
+export const recordReviewerSchema = z
+  .object({ status: z.enum(REVIEWER_STATUSES), nick_name: z.string() })
+  .meta({ id: 'RecordReviewer' }) satisfies z.ZodType<ReviewerItem>;
+
+export const recordReviewDetailSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string(),
+    hits: z.number().int().min(0),
+    part: z.enum(PARTS),
+    nick_name: z.string(),
+    create_at: recordDate,
+    reviews: z.array(recordReviewItemSchema),
+    reviewers: z.array(recordReviewerSchema),
+  })
+  .meta({ id: 'RecordReviewDetail' }) satisfies z.ZodType<ReviewDetail>;
+
+export const categoryTemplateSchema = z
+  .object({ template: z.string(), category: z.enum(CATEGORIES) })
+  .meta({ id: 'RecordCategoryTemplate' }) satisfies z.ZodType<CategoryTemplate>;

@@ -1,6 +1,7 @@
 import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
 import { API_INFO } from '../../services/gateway/src/routes/api-docs';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
+import { apiDocument as recordsDocument } from '../../services/records/src/openapi';
 
 /**
  * Every service's API document, as its `/openapi.json` serves it. The gateway merges the same documents at run
@@ -8,6 +9,7 @@ import { apiDocument as notificationsDocument } from '../../services/notificatio
  */
 export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
   notifications: notificationsDocument,
+  records: recordsDocument,
 };
 
 export function buildApiDocument(): ApiDocument {

@@ -1,26 +1,16 @@
-import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
-import type { RecordsContext } from './domain/context';
 import { recordsModels } from './models';
+import { apiDocument } from './openapi';
 import { commentRoutes } from './routes/comments';
 import { recordRoutes } from './routes/records';
 import { reviewRoutes } from './routes/reviews';
 import { templateRoutes } from './routes/templates';
 
-export interface AppDeps extends ServiceAppDeps {
-  /** The clock for creation dates, the 24 h hit window and the 7-day hot window (tests move it). */
-  now?: () => Date;
-  /** Called after a comment (with its outbox event) is stored; main.ts kicks the outbox relay. */
-  onEventsPending?: () => void;
-}
+export type AppDeps = ServiceAppDeps;
 
 export function buildApp(deps: AppDeps): Express {
-  const ctx: RecordsContext = {
-    models: recordsModels(deps.connection),
-    now: deps.now ?? (() => new Date()),
-    logger: deps.logger,
-    eventsPending: deps.onEventsPending ?? (() => undefined),
-  };
+  const ctx = serviceContext(recordsModels(deps.connection), deps);
   return createServiceApp({
     service: 'records',
     logger: deps.logger,
@@ -28,11 +18,13 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
-      app.use(recordRoutes(ctx));
-      app.use(reviewRoutes(ctx));
-      app.use(commentRoutes(ctx));
-      app.use(templateRoutes(ctx));
+      // Separate prefixes: Express matches `/api/v1/record` on whole segments, so it never takes `/api/v1/record_review`.
+      app.use('/api/v1/record', recordRoutes(ctx));
+      app.use('/api/v1/record_review', reviewRoutes(ctx));
+      app.use('/api/v1/record_comment', commentRoutes(ctx));
+      app.use('/api/v1/record_category', templateRoutes(ctx));
     },
   });
 }

@@ -1,4 +1,4 @@
-import { runService } from '@binzip/shared';
+import { runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { startCommentRelay } from './events/relay';
@@ -9,14 +9,15 @@ runService({
   readConfig,
   userProjection: true,
   start: async ({ config, logger, connection, bus }) => {
-    await initModels(recordsModels(connection));
-    const relay = await startCommentRelay({ bus, connection, logger, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const models = recordsModels(connection);
+    await initModels(models);
+    const relay = await startCommentRelay(serviceContext(models, { logger }), { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
     const app = buildApp({
       connection,
       logger,
       publicKey: config.JWT_PUBLIC_KEY,
       trustProxy: config.TRUST_PROXY,
-      onEventsPending: () => void relay.kick(),
+      eventsPending: () => void relay.kick(),
     });
     return { app, closers: [() => relay.stop()] };
   },

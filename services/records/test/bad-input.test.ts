@@ -1,25 +1,27 @@
 import request from 'supertest';
-import { addUser, admin, approveBy, createRecord, member, startHarness, type Harness, type TestUser } from './helpers';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, type TestPerson } from '../../../test/support/service';
+import { approveBy, createRecord, type RecordsHarness, startRecordsHarness } from './helpers';
 
-let h: Harness;
-let lead: TestUser;
-let peer: TestUser;
-let user: TestUser;
+let h: RecordsHarness;
+let lead: TestPerson;
+let peer: TestPerson;
+let user: TestPerson;
 let recordId: number;
 let commentId: number;
 let reviewId: number;
 
 beforeAll(async () => {
-  h = await startHarness('recordsbad');
-  lead = await addUser(h, 1, '리드', admin('WEB'));
-  peer = await addUser(h, 2, '동료', admin('WEB'));
-  user = await addUser(h, 3, '사용자', member);
+  h = await startRecordsHarness('recordsbad');
+  lead = await addAdmin(h.connection, '리드', { id: 1, userType: 'WEB' });
+  peer = await addAdmin(h.connection, '동료', { id: 2, userType: 'WEB' });
+  user = await addMember(h.connection, '사용자', { id: 3 });
   recordId = await createRecord(h, lead, { part: 'web' });
-  reviewId = (await request(h.app).post('/api/v1/record_review').set('Authorization', lead.auth).send({ record_id: recordId, content: '답', status: 'mine' }))
+  reviewId = (await request(h.app).post('/api/v1/record_review').set('Authorization', lead.token).send({ record_id: recordId, content: '답', status: 'mine' }))
     .body.data;
   await approveBy(h, recordId, [peer]);
   commentId = (
-    await request(h.app).post('/api/v1/record_comment').set('Authorization', user.auth).send({ record_id: recordId, parent_id: null, content: '원본' })
+    await request(h.app).post('/api/v1/record_comment').set('Authorization', user.token).send({ record_id: recordId, parent_id: null, content: '원본' })
   ).body.data;
 });
 afterAll(async () => h.close());
@@ -69,7 +71,7 @@ function expectClientError(res: request.Response, what: string): void {
 function rawWrite(method: string, path: string, text: string) {
   const agent = request(h.app);
   const started = method === 'put' ? agent.put(path) : agent.post(path);
-  return started.set('Authorization', lead.auth).set('Content-Type', 'application/json').send(text);
+  return started.set('Authorization', lead.token).set('Content-Type', 'application/json').send(text);
 }
 
 test('bad JSON bodies on every write answer 4xx with an envelope', async () => {
@@ -98,7 +100,7 @@ test('bad path ids and query values answer 4xx', async () => {
       ['delete', `/api/v1/record_comment/${id}`],
       ['get', `/api/v1/record_category/template/${id}`],
     ] as const) {
-      const res = await request(h.app)[method](path).set('Authorization', lead.auth).send({ title: 't', content: 'c', status: 'approve' });
+      const res = await request(h.app)[method](path).set('Authorization', lead.token).send({ title: 't', content: 'c', status: 'approve' });
       expectClientError(res, `${method} ${path.slice(0, 60)}`);
     }
   }
@@ -114,29 +116,27 @@ test('bad path ids and query values answer 4xx', async () => {
     '/api/v1/record/reviewer?status=approve&status=wait',
     `/api/v1/record/web/${'t'.repeat(3000)}`,
   ]) {
-    const res = await request(h.app).get(path).set('Authorization', lead.auth);
+    const res = await request(h.app).get(path).set('Authorization', lead.token);
     expectClientError(res, path.slice(0, 80));
   }
 });
 
 test('bad tokens answer 401, unknown routes 404', async () => {
   const noPrefix = await request(h.app).post('/api/v1/record').set('Authorization', 'abc').send({});
-  expect(noPrefix.status).toBe(401);
-  expect(noPrefix.body.code).toBe('J0004');
+  expectError(noPrefix, 401, 'J0004');
   const garbage = await request(h.app).post('/api/v1/record_comment').set('Authorization', 'Bearer not.a.jwt').send({});
   expect(garbage.status).toBe(401);
   const unknown = await request(h.app).get('/api/v1/record/web/tech/extra');
-  expect(unknown.status).toBe(404);
-  expect(unknown.body.code).toBe('C0001');
+  expectError(unknown, 404, 'C0001');
 });
 
 test('nothing stored changed after all the bad requests', async () => {
-  const detail = await request(h.app).get(`/api/v1/record/${recordId}`).set('Authorization', peer.auth);
+  const detail = await request(h.app).get(`/api/v1/record/${recordId}`).set('Authorization', peer.token);
   expect(detail.body.data).toMatchObject({ title: '장애 회고', content: '서버가 멈췄던 날의 기록입니다.', part: 'web', type: 'tech', category: 'disaster' });
   expect(detail.body.data.comments.content).toEqual([expect.objectContaining({ comment_id: commentId, content: '원본', level: 1 })]);
-  const review = await request(h.app).get(`/api/v1/record/review/${recordId}`).set('Authorization', peer.auth);
+  const review = await request(h.app).get(`/api/v1/record/review/${recordId}`).set('Authorization', peer.token);
   expect(review.body.data.reviews.map((r: { review_id: number; content: string }) => [r.review_id, r.content])).toContainEqual([reviewId, '답']);
-  const template = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', lead.auth);
+  const template = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', lead.token);
   expect(template.body.data).toEqual({ template: '', category: 'issue' });
   const list = await request(h.app).get('/api/v1/record/all/all?size=50');
   expect(list.body.data.records.totalElements).toBe(1);

@@ -1,27 +1,29 @@
 import request from 'supertest';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, type TestPerson } from '../../../test/support/service';
 import { commentModel } from '../src/models/comment';
-import { addUser, admin, approveBy, createRecord, member, startHarness, type Harness, type TestUser } from './helpers';
+import { approveBy, createRecord, type RecordsHarness, startRecordsHarness } from './helpers';
 
-let h: Harness;
-let author: TestUser;
-let peer: TestUser;
-let alice: TestUser;
-let bob: TestUser;
+let h: RecordsHarness;
+let author: TestPerson;
+let peer: TestPerson;
+let alice: TestPerson;
+let bob: TestPerson;
 let recordId: number;
 
 beforeAll(async () => {
-  h = await startHarness('comments');
-  author = await addUser(h, 1, '작성자', admin('WEB'));
-  peer = await addUser(h, 2, '동료', admin('WEB'));
-  alice = await addUser(h, 3, '앨리스', member);
-  bob = await addUser(h, 4, '밥', member);
+  h = await startRecordsHarness('comments');
+  author = await addAdmin(h.connection, '작성자', { id: 1, userType: 'WEB' });
+  peer = await addAdmin(h.connection, '동료', { id: 2, userType: 'WEB' });
+  alice = await addMember(h.connection, '앨리스', { id: 3 });
+  bob = await addMember(h.connection, '밥', { id: 4 });
   recordId = await createRecord(h, author, { part: 'web', title: '댓글 달린 글' });
   await approveBy(h, recordId, [peer]);
 });
 afterAll(async () => h.close());
 
-async function comment(by: TestUser, content: string, parentId: number | null = null, record = recordId): Promise<number> {
-  const res = await request(h.app).post('/api/v1/record_comment').set('Authorization', by.auth).send({ record_id: record, parent_id: parentId, content });
+async function comment(by: TestPerson, content: string, parentId: number | null = null, record = recordId): Promise<number> {
+  const res = await request(h.app).post('/api/v1/record_comment').set('Authorization', by.token).send({ record_id: record, parent_id: parentId, content });
   if (res.status !== 200) throw new Error(`comment failed: ${JSON.stringify(res.body)}`);
   return res.body.data as number;
 }
@@ -58,11 +60,13 @@ test('a reply to a comment of another record, or to an unknown one, is 404', asy
   const foreign = await comment(alice, 'elsewhere', null, other);
   const res = await request(h.app)
     .post('/api/v1/record_comment')
-    .set('Authorization', bob.auth)
+    .set('Authorization', bob.token)
     .send({ record_id: recordId, parent_id: foreign, content: 'x' });
-  expect(res.status).toBe(404);
-  expect(res.body.code).toBe('C0001');
-  const unknown = await request(h.app).post('/api/v1/record_comment').set('Authorization', bob.auth).send({ record_id: 999999, parent_id: null, content: 'x' });
+  expectError(res, 404, 'C0001');
+  const unknown = await request(h.app)
+    .post('/api/v1/record_comment')
+    .set('Authorization', bob.token)
+    .send({ record_id: 999999, parent_id: null, content: 'x' });
   expect(unknown.body.code).toBe('C0001');
 });
 
@@ -72,27 +76,26 @@ test('comments need a signed-in user; a record in review takes comments from adm
   const inReview = await createRecord(h, author, { part: 'web' });
   const byMember = await request(h.app)
     .post('/api/v1/record_comment')
-    .set('Authorization', alice.auth)
+    .set('Authorization', alice.token)
     .send({ record_id: inReview, parent_id: null, content: 'x' });
   expect(byMember.status).toBe(404);
-  const byPeer = await request(h.app).post('/api/v1/record_comment').set('Authorization', peer.auth).send({ record_id: inReview, content: '검토 의견' });
+  const byPeer = await request(h.app).post('/api/v1/record_comment').set('Authorization', peer.token).send({ record_id: inReview, content: '검토 의견' });
   expect(byPeer.status).toBe(200);
 });
 
 test('edit by the author only; delete by the author or an administrator, soft, replies stay', async () => {
   const top = await comment(alice, '원래 댓글');
   const reply = await comment(bob, '답글', top);
-  const notMine = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', bob.auth).send({ content: '남의 것' });
-  expect(notMine.status).toBe(403);
-  expect(notMine.body.code).toBe('C0003');
-  const adminEdit = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', author.auth).send({ content: '관리자 수정' });
+  const notMine = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', bob.token).send({ content: '남의 것' });
+  expectError(notMine, 403, 'C0003');
+  const adminEdit = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', author.token).send({ content: '관리자 수정' });
   expect(adminEdit.status).toBe(403);
-  const edit = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', alice.auth).send({ content: '고친 댓글' });
+  const edit = await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', alice.token).send({ content: '고친 댓글' });
   expect(edit.body).toEqual({ code: 'SUCCESS', message: '성공', data: top });
 
-  expect((await request(h.app).delete(`/api/v1/record_comment/${reply}`).set('Authorization', alice.auth)).status).toBe(403);
-  expect((await request(h.app).delete(`/api/v1/record_comment/${top}`).set('Authorization', alice.auth)).body).toEqual({ code: 'SUCCESS', message: '성공' });
-  expect((await request(h.app).delete(`/api/v1/record_comment/${reply}`).set('Authorization', author.auth)).status).toBe(200);
+  expect((await request(h.app).delete(`/api/v1/record_comment/${reply}`).set('Authorization', alice.token)).status).toBe(403);
+  expect((await request(h.app).delete(`/api/v1/record_comment/${top}`).set('Authorization', alice.token)).body).toEqual({ code: 'SUCCESS', message: '성공' });
+  expect((await request(h.app).delete(`/api/v1/record_comment/${reply}`).set('Authorization', author.token)).status).toBe(200);
 
   const page = await commentPage(recordId);
   const byId = new Map(page.content.map((c: { comment_id: number }) => [c.comment_id, c]));
@@ -100,24 +103,23 @@ test('edit by the author only; delete by the author or an administrator, soft, r
   expect(byId.get(reply)).toMatchObject({ content: '삭제된 댓글입니다.', level: 2 });
 
   for (const res of [
-    await request(h.app).delete(`/api/v1/record_comment/${top}`).set('Authorization', alice.auth),
-    await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', alice.auth).send({ content: '부활' }),
+    await request(h.app).delete(`/api/v1/record_comment/${top}`).set('Authorization', alice.token),
+    await request(h.app).put(`/api/v1/record_comment/${top}`).set('Authorization', alice.token).send({ content: '부활' }),
     await request(h.app)
       .post('/api/v1/record_comment')
-      .set('Authorization', bob.auth)
+      .set('Authorization', bob.token)
       .send({ record_id: recordId, parent_id: top, content: '삭제된 글에 답글' }),
-    await request(h.app).delete('/api/v1/record_comment/999999').set('Authorization', alice.auth),
+    await request(h.app).delete('/api/v1/record_comment/999999').set('Authorization', alice.token),
   ]) {
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('C0001');
+    expectError(res, 404, 'C0001');
   }
 });
 
 test('each saved comment stores its records.comment.created event in the same document', async () => {
-  const before = h.eventsPending.count;
+  const before = h.outboxKicks.count;
   const top = await comment(alice, '알림 가는 댓글');
   const reply = await comment(author, '작성자 답글', top);
-  expect(h.eventsPending.count).toBe(before + 2);
+  expect(h.outboxKicks.count).toBe(before + 2);
   const docs = await commentModel(h.connection)
     .find({ _id: { $in: [top, reply] } })
     .sort({ _id: 1 })

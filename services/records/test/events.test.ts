@@ -1,31 +1,26 @@
-import { EventBus, createLogger, startUserProjection, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
-import type { Express } from 'express';
-import type { Connection } from 'mongoose';
+import { createLogger, startUserProjection, type EventBus, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import request from 'supertest';
-import { bearer, connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
-import { buildApp } from '../src/app';
+import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { startCommentRelay } from '../src/events/relay';
-import { commentModel } from '../src/models/comment';
-import { initModels, recordsModels } from '../src/models';
-import { admin, member, probeRecordComments } from './helpers';
+import { probeRecordComments, startRecordsHarness, type RecordsHarness } from './helpers';
 
 const logger = createLogger('test', 'silent');
-const names = isolatedNames('recordsevents');
-let connection: Connection;
+let h: RecordsHarness;
 let bus: EventBus;
 let relay: OutboxRelay;
 let users: RunningConsumer;
-let app: Express;
 const received: RecordCommentCreatedV1[] = [];
 let probe: RunningConsumer;
 
+const webAdmin = { authority: 'ADMIN', userType: 'WEB' } as const;
+const serverAdmin = { authority: 'ADMIN', userType: 'SERVER' } as const;
+
 beforeAll(async () => {
-  connection = await connectTestDb(names.db);
-  await initModels(recordsModels(connection));
-  bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'records-test', logger });
-  users = await startUserProjection({ bus, connection, service: 'records', logger });
-  relay = await startCommentRelay({ bus, connection, logger, intervalMs: 60_000 });
-  app = buildApp({ connection, logger, publicKey: testEnv().publicKey, onEventsPending: () => void relay.kick() });
+  h = await startRecordsHarness('recordsevents');
+  bus = await h.bus();
+  users = await startUserProjection({ bus, connection: h.connection, service: 'records', logger });
+  // A long timer: the test kicks the relay itself, as the app's outbox kick does in main.ts.
+  relay = await startCommentRelay(h.ctx, { bus, intervalMs: 60_000 });
   probe = await probeRecordComments(bus, received);
 });
 
@@ -33,26 +28,24 @@ afterAll(async () => {
   await probe?.stop();
   await relay?.stop();
   await users?.stop();
-  await bus?.deleteStreams();
-  await bus?.close();
-  await dropTestDb(connection);
+  await h?.close();
 });
 
 test('accounts snapshots over NATS feed the projection: reviewers and nicknames follow', async () => {
-  await publishUserSnapshot(bus, userSnapshot(101, '웹리드', admin('WEB')));
-  await publishUserSnapshot(bus, userSnapshot(102, '웹리뷰어', admin('WEB')));
-  await publishUserSnapshot(bus, userSnapshot(103, '서버', admin('SERVER')));
-  await publishUserSnapshot(bus, userSnapshot(104, '댓글러', member));
-  const projected = recordsModels(connection).users;
+  await publishUserSnapshot(bus, userSnapshot(101, '웹리드', webAdmin));
+  await publishUserSnapshot(bus, userSnapshot(102, '웹리뷰어', webAdmin));
+  await publishUserSnapshot(bus, userSnapshot(103, '서버', serverAdmin));
+  await publishUserSnapshot(bus, userSnapshot(104, '댓글러'));
+  const projected = h.models.users;
   await eventually(async () => (await projected.countDocuments({ _id: { $in: [101, 102, 103, 104] } })) === 4, 10_000);
 
   const lead = bearer({ userId: 101, authority: 'ADMIN', userType: 'WEB' });
-  const created = await request(app)
+  const created = await request(h.app)
     .post('/api/v1/record')
     .set('Authorization', lead)
     .send({ title: '이벤트', content: '본문', part: 'web', type: 'retro', category: 'retrospection' });
   expect(created.status).toBe(200);
-  const view = await request(app).get(`/api/v1/record/review/${created.body.data}`).set('Authorization', lead);
+  const view = await request(h.app).get(`/api/v1/record/review/${created.body.data}`).set('Authorization', lead);
   expect(view.body.data.reviewers).toEqual([{ status: 'wait', nick_name: '웹리뷰어' }]);
   expect(view.body.data.nick_name).toBe('웹리드');
 });
@@ -62,19 +55,23 @@ test('a saved comment is published as records.comment.created through the outbox
   const reviewerAuth = bearer({ userId: 102, authority: 'ADMIN', userType: 'WEB' });
   const commenter = bearer({ userId: 104 });
   const recordId = (
-    await request(app)
+    await request(h.app)
       .post('/api/v1/record')
       .set('Authorization', lead)
       .send({ title: '알림 글', content: '본문', part: 'web', type: 'odori', category: 'culture' })
   ).body.data as number;
-  await request(app).post('/api/v1/record_review').set('Authorization', reviewerAuth).send({ record_id: recordId, content: 'ok', status: 'approve' });
+  await request(h.app).post('/api/v1/record_review').set('Authorization', reviewerAuth).send({ record_id: recordId, content: 'ok', status: 'approve' });
 
+  const kicksBefore = h.outboxKicks.count;
   const top = (
-    await request(app).post('/api/v1/record_comment').set('Authorization', commenter).send({ record_id: recordId, parent_id: null, content: '첫 댓글' })
+    await request(h.app).post('/api/v1/record_comment').set('Authorization', commenter).send({ record_id: recordId, parent_id: null, content: '첫 댓글' })
   ).body.data as number;
-  const reply = (await request(app).post('/api/v1/record_comment').set('Authorization', lead).send({ record_id: recordId, parent_id: top, content: '답글' }))
+  const reply = (await request(h.app).post('/api/v1/record_comment').set('Authorization', lead).send({ record_id: recordId, parent_id: top, content: '답글' }))
     .body.data as number;
 
+  // Both writes stored an event and kicked the outbox; the relay publishes them on its kick.
+  expect(h.outboxKicks.count).toBe(kicksBefore + 2);
+  await relay.kick();
   const events = await eventually(() => {
     const mine = received.filter((e) => e.recordId === recordId);
     return mine.length >= 2 ? mine : undefined;
@@ -93,8 +90,5 @@ test('a saved comment is published as records.comment.created through the outbox
   });
   expect(byComment.get(reply)).toMatchObject({ parentCommentAuthorId: 104, commenterId: 101, commenterNickName: '웹리드', content: '답글' });
   // Published events leave the outbox.
-  await eventually(
-    async () => (await commentModel(connection).countDocuments({ _id: { $in: [top, reply] }, 'pendingEvents.0': { $exists: true } })) === 0,
-    5_000,
-  );
+  await eventually(async () => (await h.models.comments.countDocuments({ _id: { $in: [top, reply] }, 'pendingEvents.0': { $exists: true } })) === 0, 5_000);
 });

@@ -1,18 +1,20 @@
 import request from 'supertest';
-import { addUser, admin, approveBy, createRecord, member, recordBody, startHarness, type Harness, type TestUser } from './helpers';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, type TestPerson } from '../../../test/support/service';
+import { approveBy, createRecord, recordBody, type RecordsHarness, startRecordsHarness } from './helpers';
 
-let h: Harness;
-let serverLead: TestUser; // SERVER admin; records wait for serverPeer
-let serverPeer: TestUser;
-let webSolo: TestUser; // the only WEB admin: nobody reviews, approved at once
-let reader: TestUser;
+let h: RecordsHarness;
+let serverLead: TestPerson; // SERVER admin; records wait for serverPeer
+let serverPeer: TestPerson;
+let webSolo: TestPerson; // the only WEB admin: nobody reviews, approved at once
+let reader: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('records');
-  serverLead = await addUser(h, 1, '서버리드', admin('SERVER'));
-  serverPeer = await addUser(h, 2, '서버동료', admin('SERVER'));
-  webSolo = await addUser(h, 3, '웹혼자', admin('WEB'));
-  reader = await addUser(h, 4, '독자', member);
+  h = await startRecordsHarness('records');
+  serverLead = await addAdmin(h.connection, '서버리드', { id: 1, userType: 'SERVER' });
+  serverPeer = await addAdmin(h.connection, '서버동료', { id: 2, userType: 'SERVER' });
+  webSolo = await addAdmin(h.connection, '웹혼자', { id: 3, userType: 'WEB' });
+  reader = await addMember(h.connection, '독자', { id: 4 });
 });
 afterAll(async () => h.close());
 
@@ -20,7 +22,7 @@ describe('POST /api/v1/record', () => {
   test('an administrator creates a record; the id comes back', async () => {
     const res = await request(h.app)
       .post('/api/v1/record')
-      .set('Authorization', webSolo.auth)
+      .set('Authorization', webSolo.token)
       .send(recordBody({ part: 'web' }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 'SUCCESS', message: '성공', data: expect.any(Number) });
@@ -28,9 +30,8 @@ describe('POST /api/v1/record', () => {
 
   test('no token: 401 J0000; a non-administrator: 403 J0006', async () => {
     const anonymous = await request(h.app).post('/api/v1/record').send(recordBody());
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body.code).toBe('J0000');
-    const user = await request(h.app).post('/api/v1/record').set('Authorization', reader.auth).send(recordBody());
+    expectError(anonymous, 401, 'J0000');
+    const user = await request(h.app).post('/api/v1/record').set('Authorization', reader.token).send(recordBody());
     expect(user.status).toBe(403);
     expect(user.body).toEqual({ code: 'J0006', message: '권한이 없습니다.' });
   });
@@ -43,9 +44,8 @@ describe('POST /api/v1/record', () => {
     [{ part: 'mobile' }],
     [{ category: 'CULTURE' }],
   ])('type-category pairing and enums are enforced: %j -> C0002', async (overrides) => {
-    const res = await request(h.app).post('/api/v1/record').set('Authorization', webSolo.auth).send(recordBody(overrides));
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('C0002');
+    const res = await request(h.app).post('/api/v1/record').set('Authorization', webSolo.token).send(recordBody(overrides));
+    expectError(res, 400, 'C0002');
   });
 
   test('every valid pairing is accepted, part all included', async () => {
@@ -59,7 +59,7 @@ describe('POST /api/v1/record', () => {
     ]) {
       const res = await request(h.app)
         .post('/api/v1/record')
-        .set('Authorization', webSolo.auth)
+        .set('Authorization', webSolo.token)
         .send(recordBody({ type, category, part: 'all' }));
       expect(res.status).toBe(200);
     }
@@ -69,43 +69,40 @@ describe('POST /api/v1/record', () => {
 describe('PUT and DELETE /api/v1/record/{recordId}', () => {
   test('only the author edits; others get C0003; the edit shows in the detail', async () => {
     const id = await createRecord(h, serverLead);
-    const other = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverPeer.auth).send({ title: '남의 글', content: '수정' });
-    expect(other.status).toBe(403);
-    expect(other.body.code).toBe('C0003');
-    const mine = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverLead.auth).send({ title: '고친 제목', content: '고친 내용' });
+    const other = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverPeer.token).send({ title: '남의 글', content: '수정' });
+    expectError(other, 403, 'C0003');
+    const mine = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverLead.token).send({ title: '고친 제목', content: '고친 내용' });
     expect(mine.body).toEqual({ code: 'SUCCESS', message: '성공', data: id });
-    const detail = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverLead.auth);
+    const detail = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverLead.token);
     expect(detail.body.data).toMatchObject({ title: '고친 제목', content: '고친 내용' });
   });
 
   test('edit may not carry other members (type is fixed at creation)', async () => {
     const id = await createRecord(h, serverLead);
-    const res = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverLead.auth).send({ title: 't', content: 'c', type: 'odori' });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('C0002');
+    const res = await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', serverLead.token).send({ title: 't', content: 'c', type: 'odori' });
+    expectError(res, 400, 'C0002');
   });
 
   test('only the author deletes; a deleted record is gone everywhere (C0001)', async () => {
     const id = await createRecord(h, webSolo);
-    const other = await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', serverLead.auth);
+    const other = await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', serverLead.token);
     expect(other.status).toBe(403);
-    const del = await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', webSolo.auth);
+    const del = await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', webSolo.token);
     expect(del.body).toEqual({ code: 'SUCCESS', message: '성공' });
     for (const res of [
       await request(h.app).get(`/api/v1/record/${id}`),
-      await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', webSolo.auth),
-      await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', webSolo.auth).send({ title: 'a', content: 'b' }),
-      await request(h.app).get(`/api/v1/record/review/${id}`).set('Authorization', webSolo.auth),
+      await request(h.app).delete(`/api/v1/record/${id}`).set('Authorization', webSolo.token),
+      await request(h.app).put(`/api/v1/record/${id}`).set('Authorization', webSolo.token).send({ title: 'a', content: 'b' }),
+      await request(h.app).get(`/api/v1/record/review/${id}`).set('Authorization', webSolo.token),
     ]) {
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('C0001');
+      expectError(res, 404, 'C0001');
     }
     const list = await request(h.app).get('/api/v1/record/all/all?size=50');
     expect(list.body.data.records.content.map((r: { record_id: number }) => r.record_id)).not.toContain(id);
   });
 
   test('unknown record: 404 C0001', async () => {
-    const res = await request(h.app).put('/api/v1/record/999999').set('Authorization', webSolo.auth).send({ title: 'a', content: 'b' });
+    const res = await request(h.app).put('/api/v1/record/999999').set('Authorization', webSolo.token).send({ title: 'a', content: 'b' });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
   });
@@ -115,17 +112,17 @@ describe('GET /api/v1/record/{recordId}', () => {
   test('a record in review is hidden from the public and shown to administrators', async () => {
     const id = await createRecord(h, serverLead, { title: '검토중' });
     expect((await request(h.app).get(`/api/v1/record/${id}`)).status).toBe(404);
-    expect((await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.auth)).status).toBe(404);
-    const asPeer = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverPeer.auth);
+    expect((await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.token)).status).toBe(404);
+    const asPeer = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverPeer.token);
     expect(asPeer.status).toBe(200);
     await approveBy(h, id, [serverPeer]);
     expect((await request(h.app).get(`/api/v1/record/${id}`)).status).toBe(200);
   });
 
   test('detail carries the spec members, MM.DD.YYYY date and an empty comment page', async () => {
-    h.clock.now = new Date('2024-12-31T16:30:00.000Z'); // 01.01.2025 in Korea
+    h.clock.set(new Date('2024-12-31T16:30:00.000Z')); // 01.01.2025 in Korea
     const id = await createRecord(h, webSolo, { title: '새해', content: '본문', part: 'web', type: 'odori', category: 'culture' });
-    h.clock.now = new Date('2025-01-01T00:00:00.000Z');
+    h.clock.set(new Date('2025-01-01T00:00:00.000Z'));
     const res = await request(h.app).get(`/api/v1/record/${id}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
@@ -153,21 +150,21 @@ describe('GET /api/v1/record/{recordId}', () => {
 
 describe('hits', () => {
   test('one signed-in viewer counts once per 24 hours; another viewer counts too', async () => {
-    h.clock.now = new Date('2024-06-01T00:00:00.000Z');
+    h.clock.set(new Date('2024-06-01T00:00:00.000Z'));
     const id = await createRecord(h, webSolo, { part: 'web' });
     const hits = async (auth?: string) => {
       const req = request(h.app).get(`/api/v1/record/${id}`);
       const res = await (auth ? req.set('Authorization', auth) : req);
       return res.body.data.hits as number;
     };
-    expect(await hits(reader.auth)).toBe(1);
-    expect(await hits(reader.auth)).toBe(1);
-    h.clock.now = new Date('2024-06-01T23:59:59.000Z');
-    expect(await hits(reader.auth)).toBe(1);
-    expect(await hits(serverLead.auth)).toBe(2);
-    h.clock.now = new Date('2024-06-02T00:00:00.000Z');
-    expect(await hits(reader.auth)).toBe(3);
-    expect(await hits(reader.auth)).toBe(3);
+    expect(await hits(reader.token)).toBe(1);
+    expect(await hits(reader.token)).toBe(1);
+    h.clock.set(new Date('2024-06-01T23:59:59.000Z'));
+    expect(await hits(reader.token)).toBe(1);
+    expect(await hits(serverLead.token)).toBe(2);
+    h.clock.set(new Date('2024-06-02T00:00:00.000Z'));
+    expect(await hits(reader.token)).toBe(3);
+    expect(await hits(reader.token)).toBe(3);
   });
 
   test('anonymous viewers count by client address', async () => {
@@ -180,21 +177,21 @@ describe('hits', () => {
 
   test('simultaneous first views by one viewer count once', async () => {
     const id = await createRecord(h, webSolo, { part: 'web' });
-    const responses = await Promise.all(Array.from({ length: 12 }, () => request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.auth)));
+    const responses = await Promise.all(Array.from({ length: 12 }, () => request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.token)));
     expect(responses.every((r) => r.status === 200)).toBe(true);
-    const after = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverLead.auth);
+    const after = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverLead.token);
     expect(after.body.data.hits).toBe(2);
   });
 });
 
 describe('lists', () => {
-  let h2: Harness;
-  let lead: TestUser;
-  let peer: TestUser;
+  let h2: RecordsHarness;
+  let lead: TestPerson;
+  let peer: TestPerson;
   beforeAll(async () => {
-    h2 = await startHarness('recordlists');
-    lead = await addUser(h2, 1, '리드', admin('SERVER'));
-    peer = await addUser(h2, 2, '동료', admin('SERVER'));
+    h2 = await startRecordsHarness('recordlists');
+    lead = await addAdmin(h2.connection, '리드', { id: 1, userType: 'SERVER' });
+    peer = await addAdmin(h2.connection, '동료', { id: 2, userType: 'SERVER' });
   });
   afterAll(async () => h2.close());
 
@@ -211,11 +208,11 @@ describe('lists', () => {
     ];
     let d = 1;
     for (const [name, overrides] of specs) {
-      h2.clock.now = day(d++);
+      h2.clock.set(day(d++));
       made[name] = await createRecord(h2, lead, { ...overrides, title: name, content: 'ㄱ'.repeat(80) });
       await approveBy(h2, made[name], [peer]);
     }
-    h2.clock.now = day(d++);
+    h2.clock.set(day(d++));
     const waiting = await createRecord(h2, lead, { part: 'web', type: 'tech', category: 'issue', title: 'waiting' });
 
     const ids = (res: request.Response) => res.body.data.records.content.map((r: { record_id: number }) => r.record_id);
@@ -264,23 +261,22 @@ describe('lists', () => {
       '/api/v1/record/web/blog',
     ]) {
       const res = await request(h2.app).get(path);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('C0002');
+      expectError(res, 400, 'C0002');
     }
   });
 
   test('hot: top 3 of the last 7 days by hits, filled with older approved records', async () => {
-    const h3 = await startHarness('recordhot');
+    const h3 = await startRecordsHarness('recordhot');
     try {
-      const w = await addUser(h3, 1, '웹', admin('WEB'));
-      const viewers = await Promise.all([10, 11, 12, 13, 14].map((n) => addUser(h3, n, `v${n}`, member)));
+      const w = await addAdmin(h3.connection, '웹', { id: 1, userType: 'WEB' });
+      const viewers = await Promise.all([10, 11, 12, 13, 14].map((n) => addMember(h3.connection, `v${n}`, { id: n })));
       const view = async (id: number, count: number) => {
-        for (const v of viewers.slice(0, count)) await request(h3.app).get(`/api/v1/record/${id}`).set('Authorization', v.auth);
+        for (const v of viewers.slice(0, count)) await request(h3.app).get(`/api/v1/record/${id}`).set('Authorization', v.token);
       };
-      h3.clock.now = new Date('2024-05-01T00:00:00Z');
+      h3.clock.set(new Date('2024-05-01T00:00:00Z'));
       const old = await createRecord(h3, w, { title: 'old' });
       await view(old, 5);
-      h3.clock.now = new Date('2024-05-20T00:00:00Z');
+      h3.clock.set(new Date('2024-05-20T00:00:00Z'));
       const a = await createRecord(h3, w, { title: 'a' });
       const b = await createRecord(h3, w, { title: 'b' });
       await view(a, 1);
@@ -298,7 +294,7 @@ describe('lists', () => {
         },
       });
 
-      h3.clock.now = new Date('2024-05-21T00:00:00Z');
+      h3.clock.set(new Date('2024-05-21T00:00:00Z'));
       const c = await createRecord(h3, w, { title: 'c' });
       const d = await createRecord(h3, w, { title: 'd' });
       await view(d, 2);
@@ -313,31 +309,30 @@ describe('lists', () => {
 
 describe('templates', () => {
   test('upsert per category; a category without one reads empty', async () => {
-    const empty = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', webSolo.auth);
+    const empty = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', webSolo.token);
     expect(empty.body).toEqual({ code: 'SUCCESS', message: '성공', data: { template: '', category: 'issue' } });
     const save = await request(h.app)
       .post('/api/v1/record_category/template')
-      .set('Authorization', webSolo.auth)
+      .set('Authorization', webSolo.token)
       .send({ template: '## 원인', category: 'issue' });
     expect(save.body).toEqual({ code: 'SUCCESS', message: '성공' });
     await request(h.app)
       .post('/api/v1/record_category/template')
-      .set('Authorization', serverLead.auth)
+      .set('Authorization', serverLead.token)
       .send({ template: '## 원인\n## 대책', category: 'issue' });
-    const read = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', serverLead.auth);
+    const read = await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', serverLead.token);
     expect(read.body.data).toEqual({ template: '## 원인\n## 대책', category: 'issue' });
-    const other = await request(h.app).get('/api/v1/record_category/template/culture').set('Authorization', serverLead.auth);
+    const other = await request(h.app).get('/api/v1/record_category/template/culture').set('Authorization', serverLead.token);
     expect(other.body.data).toEqual({ template: '', category: 'culture' });
   });
 
   test('administrators only; unknown category C0002', async () => {
-    expect((await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', reader.auth)).body.code).toBe('J0006');
+    expect((await request(h.app).get('/api/v1/record_category/template/issue').set('Authorization', reader.token)).body.code).toBe('J0006');
     expect(
-      (await request(h.app).post('/api/v1/record_category/template').set('Authorization', reader.auth).send({ template: 'x', category: 'issue' })).body.code,
+      (await request(h.app).post('/api/v1/record_category/template').set('Authorization', reader.token).send({ template: 'x', category: 'issue' })).body.code,
     ).toBe('J0006');
     expect((await request(h.app).get('/api/v1/record_category/template/issue')).status).toBe(401);
-    const bad = await request(h.app).get('/api/v1/record_category/template/blog').set('Authorization', webSolo.auth);
-    expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('C0002');
+    const bad = await request(h.app).get('/api/v1/record_category/template/blog').set('Authorization', webSolo.token);
+    expectError(bad, 400, 'C0002');
   });
 });

@@ -1,33 +1,35 @@
 import request from 'supertest';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, addPerson, type TestPerson } from '../../../test/support/service';
 import { recordsModels } from '../src/models';
-import { addUser, admin, createRecord, member, review, startHarness, type Harness, type TestUser } from './helpers';
+import { createRecord, type RecordsHarness, review, startRecordsHarness } from './helpers';
 
-let h: Harness;
-let author: TestUser; // WEB
-let webB: TestUser; // WEB reviewer
-let webC: TestUser; // WEB reviewer
-let server: TestUser; // the only SERVER admin
-let reader: TestUser;
+let h: RecordsHarness;
+let author: TestPerson; // WEB
+let webB: TestPerson; // WEB reviewer
+let webC: TestPerson; // WEB reviewer
+let server: TestPerson; // the only SERVER admin
+let reader: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('reviews');
-  author = await addUser(h, 1, '작성자', admin('WEB'));
-  webB = await addUser(h, 2, '리뷰어비', admin('WEB'));
-  webC = await addUser(h, 3, '리뷰어씨', admin('WEB'));
-  server = await addUser(h, 4, '서버관리자', admin('SERVER'));
-  reader = await addUser(h, 5, '독자', member);
-  await addUser(h, 6, '탈퇴관리자', { ...admin('WEB'), status: 'WITHDRAWAL_REQUESTED' });
-  await addUser(h, 7, '웹일반', { authority: 'USER', userType: 'WEB' });
+  h = await startRecordsHarness('reviews');
+  author = await addAdmin(h.connection, '작성자', { id: 1, userType: 'WEB' });
+  webB = await addAdmin(h.connection, '리뷰어비', { id: 2, userType: 'WEB' });
+  webC = await addAdmin(h.connection, '리뷰어씨', { id: 3, userType: 'WEB' });
+  server = await addAdmin(h.connection, '서버관리자', { id: 4, userType: 'SERVER' });
+  reader = await addMember(h.connection, '독자', { id: 5 });
+  await addPerson(h.connection, '탈퇴관리자', { id: 6, admin: true, userType: 'WEB', snapshot: { status: 'WITHDRAWAL_REQUESTED' } });
+  await addPerson(h.connection, '웹일반', { id: 7, userType: 'WEB' });
 });
 afterAll(async () => h.close());
 
 const ids = (res: request.Response): number[] => res.body.data.records.content.map((r: { record_id: number }) => r.record_id);
-const reviewee = (u: TestUser, status: string) => request(h.app).get(`/api/v1/record/reviewee?status=${status}`).set('Authorization', u.auth);
-const reviewer = (u: TestUser, status: string) => request(h.app).get(`/api/v1/record/reviewer?status=${status}`).set('Authorization', u.auth);
-const reviewView = (u: TestUser, id: number) => request(h.app).get(`/api/v1/record/review/${id}`).set('Authorization', u.auth);
-const editReview = (u: TestUser, reviewId: number, status: string, content = '수정') =>
-  request(h.app).put(`/api/v1/record_review/${reviewId}`).set('Authorization', u.auth).send({ content, status });
-const dropReview = (u: TestUser, reviewId: number) => request(h.app).delete(`/api/v1/record_review/${reviewId}`).set('Authorization', u.auth);
+const reviewee = (u: TestPerson, status: string) => request(h.app).get(`/api/v1/record/reviewee?status=${status}`).set('Authorization', u.token);
+const reviewer = (u: TestPerson, status: string) => request(h.app).get(`/api/v1/record/reviewer?status=${status}`).set('Authorization', u.token);
+const reviewView = (u: TestPerson, id: number) => request(h.app).get(`/api/v1/record/review/${id}`).set('Authorization', u.token);
+const editReview = (u: TestPerson, reviewId: number, status: string, content = '수정') =>
+  request(h.app).put(`/api/v1/record_review/${reviewId}`).set('Authorization', u.token).send({ content, status });
+const dropReview = (u: TestPerson, reviewId: number) => request(h.app).delete(`/api/v1/record_review/${reviewId}`).set('Authorization', u.token);
 const publicIds = async () => ids(await request(h.app).get('/api/v1/record/all/all?size=50'));
 
 test('the full review flow: two WEB reviewers, unanimous approval, R0000 once settled', async () => {
@@ -170,16 +172,16 @@ test('one reviewer approving and rejecting at once ends approved, as if sent one
 });
 
 test('reviewee and reviewer lists: 3 a page, newest first, only the caller’s records', async () => {
-  const h2 = await startHarness('reviewlists');
+  const h2 = await startRecordsHarness('reviewlists');
   try {
-    const a = await addUser(h2, 1, '에이', admin('SERVER'));
-    const b = await addUser(h2, 2, '비', admin('SERVER'));
+    const a = await addAdmin(h2.connection, '에이', { id: 1, userType: 'SERVER' });
+    const b = await addAdmin(h2.connection, '비', { id: 2, userType: 'SERVER' });
     const made: number[] = [];
     for (let i = 0; i < 4; i++) {
-      h2.clock.now = new Date(Date.UTC(2024, 1, i + 1));
+      h2.clock.set(new Date(Date.UTC(2024, 1, i + 1)));
       made.push(await createRecord(h2, a, { title: `r${i}` }));
     }
-    const first = await request(h2.app).get('/api/v1/record/reviewee?status=wait').set('Authorization', a.auth);
+    const first = await request(h2.app).get('/api/v1/record/reviewee?status=wait').set('Authorization', a.token);
     expect(ids(first)).toEqual([made[3], made[2], made[1]]);
     expect(first.body.data.records).toMatchObject({ size: 3, totalElements: 4, totalPages: 2, last: false });
     expect(first.body.data.records.content[0]).toEqual({
@@ -190,13 +192,12 @@ test('reviewee and reviewer lists: 3 a page, newest first, only the caller’s r
       create_at: '02.04.2024',
       part: 'server',
     });
-    const second = await request(h2.app).get('/api/v1/record/reviewer?status=wait&page=1').set('Authorization', b.auth);
+    const second = await request(h2.app).get('/api/v1/record/reviewer?status=wait&page=1').set('Authorization', b.token);
     expect(ids(second)).toEqual([made[0]]);
-    expect(ids(await request(h2.app).get('/api/v1/record/reviewee?status=wait').set('Authorization', b.auth))).toEqual([]);
-    expect(ids(await request(h2.app).get('/api/v1/record/reviewer?status=wait').set('Authorization', a.auth))).toEqual([]);
-    const bad = await request(h2.app).get('/api/v1/record/reviewer?status=mine').set('Authorization', a.auth);
-    expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('C0002');
+    expect(ids(await request(h2.app).get('/api/v1/record/reviewee?status=wait').set('Authorization', b.token))).toEqual([]);
+    expect(ids(await request(h2.app).get('/api/v1/record/reviewer?status=wait').set('Authorization', a.token))).toEqual([]);
+    const bad = await request(h2.app).get('/api/v1/record/reviewer?status=mine').set('Authorization', a.token);
+    expectError(bad, 400, 'C0002');
   } finally {
     await h2.close();
   }

@@ -1,7 +1,6 @@
 import { AppError, isAdmin, nextId, type AuthClaims } from '@binzip/shared';
 import { commentCreatedEvent } from '../events/comment-created';
-import { pathSegment } from '../models/comment';
-import type { CommentDoc } from '../models';
+import { pathSegment, type CommentDoc } from '../models';
 import { DELETED_COMMENT_TEXT } from './catalog';
 import type { RecordsContext } from './context';
 import { nickNames } from './render';
@@ -16,15 +15,15 @@ export async function createComment(
   caller: AuthClaims,
   input: { record_id: number; parent_id: number | null; content: string },
 ): Promise<number> {
-  const record = await readableRecord(ctx.models, input.record_id, caller);
+  const record = await readableRecord(ctx, input.record_id, caller);
   let parent: CommentDoc | null = null;
   if (input.parent_id !== null) {
     parent = await ctx.models.comments.findOne({ _id: input.parent_id, recordId: record._id }, { pendingEvents: 0 }).lean<CommentDoc>().exec();
     if (!parent || parent.deleted) throw AppError.notFound();
   }
-  const id = await nextId(ctx.models.connection, 'record_comment');
+  const id = await nextId(ctx.models.comments.db, 'record_comment');
   const now = ctx.now();
-  const nick = await nickNames(ctx.models, [caller.userId]);
+  const nick = await nickNames(ctx, [caller.userId]);
   await ctx.models.comments.create({
     _id: id,
     recordId: record._id,
@@ -62,7 +61,8 @@ async function liveComment(ctx: RecordsContext, commentId: number): Promise<Comm
   return comment;
 }
 
-export async function updateComment(ctx: RecordsContext, caller: AuthClaims, commentId: number, content: string): Promise<number> {
+export async function updateComment(ctx: RecordsContext, caller: AuthClaims, input: { commentId: number; content: string }): Promise<number> {
+  const { commentId, content } = input;
   const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== caller.userId) throw AppError.forbidden();
   const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { content, updatedAt: ctx.now() } }).exec();
@@ -71,7 +71,8 @@ export async function updateComment(ctx: RecordsContext, caller: AuthClaims, com
 }
 
 /** Soft delete: the comment keeps its place in the thread (its replies stay readable) with a fixed text. */
-export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, commentId: number): Promise<void> {
+export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, input: { commentId: number }): Promise<void> {
+  const { commentId } = input;
   const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== caller.userId && !isAdmin(caller)) throw AppError.forbidden();
   const result = await ctx.models.comments

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError } from '@binzip/shared';
-import type { RecordsModels } from '../models';
 import { DAY_MS } from './catalog';
+import type { RecordsContext } from './context';
 
 /** Who is looking: the signed-in user, else the client address. */
 export function viewerKey(userId: number | undefined, clientAddress: string | undefined): string {
@@ -12,15 +12,16 @@ export function viewerKey(userId: number | undefined, clientAddress: string | un
  * The upsert only matches an old enough marker; when a fresh marker exists the upsert tries to insert the
  * same `_id` and fails on the unique key, so two simultaneous first views count once.
  */
-export async function countView(models: RecordsModels, recordId: number, viewer: string, now: Date): Promise<boolean> {
+export async function countView(ctx: RecordsContext, recordId: number, viewer: string): Promise<boolean> {
+  const now = ctx.now();
   try {
-    await models.views
+    await ctx.models.views
       .updateOne({ _id: `${recordId}|${viewer}`, countedAt: { $lte: new Date(now.getTime() - DAY_MS) } }, { $set: { countedAt: now } }, { upsert: true })
       .exec();
   } catch (err) {
     if (isDuplicateKeyError(err)) return false;
     throw err;
   }
-  await models.records.updateOne({ _id: recordId }, { $inc: { hits: 1 } }).exec();
+  await ctx.models.records.updateOne({ _id: recordId }, { $inc: { hits: 1 } }).exec();
   return true;
 }

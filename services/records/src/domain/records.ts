@@ -1,9 +1,19 @@
 import { AppError, buildPage, isAdmin, nextId, pageWindow, toMonthDayYear, type AuthClaims, type PageObject, type PageRequest } from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import type { CommentDoc, RecordDoc, ReviewDoc } from '../models';
-import { HOT_COUNT, HOT_WINDOW_MS, categoryFitsType, type Category, type ListType, type Part, type RecordType, type ReviewerStatus } from './catalog';
+import {
+  HOT_COUNT,
+  HOT_WINDOW_MS,
+  categoryFitsType,
+  type Category,
+  type ListType,
+  type Part,
+  type RecordType,
+  type ReviewStatus,
+  type ReviewerStatus,
+} from './catalog';
 import type { RecordsContext } from './context';
-import { countView } from './hits';
+import { countView, viewerKey } from './hits';
 import { nickNames, renderListItems, type RecordListItem } from './render';
 import { APPROVED, liveRecord, readableRecord } from './visibility';
 
@@ -13,6 +23,62 @@ export interface NewRecord {
   part: Part;
   type: RecordType;
   category: Category;
+}
+
+/** A page of records as every record list answers it. */
+export interface RecordPage {
+  records: PageObject<RecordListItem>;
+}
+
+export interface HotRecords {
+  records: Array<{ record_id: number; title: string }>;
+}
+
+export interface RecordCommentItem {
+  comment_id: number;
+  level: number;
+  content: string;
+  nick_name: string;
+  create_at: string;
+}
+
+export interface RecordDetail {
+  record_id: number;
+  title: string;
+  content: string;
+  hits: number;
+  part: Part;
+  type: RecordType;
+  category: Category;
+  nick_name: string;
+  create_at: string;
+  comments: PageObject<RecordCommentItem>;
+}
+
+export interface ReviewItem {
+  review_id: number;
+  content: string;
+  status: ReviewStatus;
+  nick_name: string;
+  create_at: string;
+}
+
+export interface ReviewerItem {
+  status: ReviewerStatus;
+  nick_name: string;
+}
+
+/** The review view: the record without type and category, with its reviews and reviewers. */
+export interface ReviewDetail {
+  record_id: number;
+  title: string;
+  content: string;
+  hits: number;
+  part: Part;
+  nick_name: string;
+  create_at: string;
+  reviews: ReviewItem[];
+  reviewers: ReviewerItem[];
 }
 
 /**
@@ -27,7 +93,7 @@ export async function createRecord(ctx: RecordsContext, author: AuthClaims, inpu
     .lean()
     .exec();
   const now = ctx.now();
-  const id = await nextId(ctx.models.connection, 'record');
+  const id = await nextId(ctx.models.records.db, 'record');
   await ctx.models.records.create({
     _id: id,
     ...input,
@@ -44,12 +110,13 @@ export async function createRecord(ctx: RecordsContext, author: AuthClaims, inpu
 }
 
 async function ownRecord(ctx: RecordsContext, caller: AuthClaims, recordId: number): Promise<RecordDoc> {
-  const record = await liveRecord(ctx.models, recordId);
+  const record = await liveRecord(ctx, recordId);
   if (record.authorId !== caller.userId) throw AppError.forbidden();
   return record;
 }
 
-export async function updateRecord(ctx: RecordsContext, caller: AuthClaims, recordId: number, input: { title: string; content: string }): Promise<number> {
+export async function updateRecord(ctx: RecordsContext, caller: AuthClaims, input: { recordId: number; title: string; content: string }): Promise<number> {
+  const { recordId } = input;
   await ownRecord(ctx, caller, recordId);
   const result = await ctx.models.records
     .updateOne({ _id: recordId, deletedAt: null }, { $set: { title: input.title, content: input.content, updatedAt: ctx.now() } })
@@ -59,16 +126,16 @@ export async function updateRecord(ctx: RecordsContext, caller: AuthClaims, reco
 }
 
 /** Soft delete: the record, its reviews and comments vanish from every read. */
-export async function deleteRecord(ctx: RecordsContext, caller: AuthClaims, recordId: number): Promise<void> {
-  await ownRecord(ctx, caller, recordId);
-  const result = await ctx.models.records.updateOne({ _id: recordId, deletedAt: null }, { $set: { deletedAt: ctx.now() } }).exec();
+export async function deleteRecord(ctx: RecordsContext, caller: AuthClaims, input: { recordId: number }): Promise<void> {
+  await ownRecord(ctx, caller, input.recordId);
+  const result = await ctx.models.records.updateOne({ _id: input.recordId, deletedAt: null }, { $set: { deletedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
 }
 
 const HOT_SORT = { hits: -1, createdAt: -1, _id: -1 } as const;
 
 /** Up to three approved records of the last 7 days by hits (newest first on ties), filled with older ones. */
-export async function hotRecords(ctx: RecordsContext): Promise<{ records: { record_id: number; title: string }[] }> {
+export async function hotRecords(ctx: RecordsContext): Promise<HotRecords> {
   const since = new Date(ctx.now().getTime() - HOT_WINDOW_MS);
   const project = { _id: 1, title: 1 };
   const recent = await ctx.models.records
@@ -91,21 +158,18 @@ export async function hotRecords(ctx: RecordsContext): Promise<{ records: { reco
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 
-async function recordPage(ctx: RecordsContext, filter: FilterQuery<RecordDoc>, request: PageRequest): Promise<{ records: PageObject<RecordListItem> }> {
+async function recordPage(ctx: RecordsContext, filter: FilterQuery<RecordDoc>, request: PageRequest): Promise<RecordPage> {
   const { skip, limit } = pageWindow(request);
   const [records, total] = await Promise.all([
     ctx.models.records.find(filter).sort(NEWEST_FIRST).skip(skip).limit(limit).lean<RecordDoc[]>().exec(),
     ctx.models.records.countDocuments(filter).exec(),
   ]);
-  const items = await renderListItems(ctx.models, records);
+  const items = await renderListItems(ctx, records);
   return { records: buildPage(items, request, total, { withPageable: true }) };
 }
 
 /** Public list: approved records; `all` as part or type means no filter on it. */
-export async function listRecords(
-  ctx: RecordsContext,
-  query: { part: Part; type: ListType; category?: Category } & PageRequest,
-): Promise<{ records: PageObject<RecordListItem> }> {
+export async function listRecords(ctx: RecordsContext, query: { part: Part; type: ListType; category?: Category } & PageRequest): Promise<RecordPage> {
   const filter: FilterQuery<RecordDoc> = { ...APPROVED };
   if (query.part !== 'all') filter.part = query.part;
   if (query.type !== 'all') {
@@ -118,7 +182,7 @@ export async function listRecords(
 }
 
 /** The caller's own records in a review state (any state when none is given). */
-export async function revieweeRecords(ctx: RecordsContext, caller: AuthClaims, query: { status?: ReviewerStatus } & PageRequest) {
+export async function revieweeRecords(ctx: RecordsContext, caller: AuthClaims, query: { status?: ReviewerStatus } & PageRequest): Promise<RecordPage> {
   const filter: FilterQuery<RecordDoc> = { authorId: caller.userId, deletedAt: null };
   if (query.status === 'approve') filter.notApproved = 0;
   if (query.status === 'reject') filter.rejected = { $gt: 0 };
@@ -127,7 +191,7 @@ export async function revieweeRecords(ctx: RecordsContext, caller: AuthClaims, q
 }
 
 /** Records the caller reviews, by the caller's own verdict (`wait` = not reviewed yet). */
-export async function reviewerRecords(ctx: RecordsContext, caller: AuthClaims, query: { status?: ReviewerStatus } & PageRequest) {
+export async function reviewerRecords(ctx: RecordsContext, caller: AuthClaims, query: { status?: ReviewerStatus } & PageRequest): Promise<RecordPage> {
   const filter: FilterQuery<RecordDoc> = {
     deletedAt: null,
     reviewers: query.status ? { $elemMatch: { userId: caller.userId, status: query.status } } : { $elemMatch: { userId: caller.userId } },
@@ -135,25 +199,26 @@ export async function reviewerRecords(ctx: RecordsContext, caller: AuthClaims, q
   return recordPage(ctx, filter, query);
 }
 
-export interface RecordCommentItem {
-  comment_id: number;
-  level: number;
-  content: string;
-  nick_name: string;
-  create_at: string;
-}
-
-/** Detail with a threaded comment page; the view counts as a hit once per viewer per 24 h. */
-export async function recordDetail(ctx: RecordsContext, caller: AuthClaims | undefined, viewer: string, recordId: number, commentPage: PageRequest) {
-  await readableRecord(ctx.models, recordId, caller);
-  await countView(ctx.models, recordId, viewer, ctx.now());
-  const record = await readableRecord(ctx.models, recordId, caller);
+/**
+ * Detail with a threaded comment page; the view counts as a hit once per viewer (the signed-in caller, else
+ * the client address) per 24 h, before the record is read so the answer includes it.
+ */
+export async function recordDetail(
+  ctx: RecordsContext,
+  caller: AuthClaims | undefined,
+  input: { recordId: number; clientAddress: string | undefined } & PageRequest,
+): Promise<RecordDetail> {
+  const { recordId } = input;
+  await readableRecord(ctx, recordId, caller);
+  await countView(ctx, recordId, viewerKey(caller?.userId, input.clientAddress));
+  const record = await readableRecord(ctx, recordId, caller);
+  const commentPage = { page: input.page, size: input.size };
   const { skip, limit } = pageWindow(commentPage);
   const [comments, total] = await Promise.all([
     ctx.models.comments.find({ recordId }, { pendingEvents: 0 }).sort({ path: 1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
     ctx.models.comments.countDocuments({ recordId }).exec(),
   ]);
-  const nick = await nickNames(ctx.models, [record.authorId, ...comments.map((c) => c.authorId)]);
+  const nick = await nickNames(ctx, [record.authorId, ...comments.map((c) => c.authorId)]);
   const items: RecordCommentItem[] = comments.map((c) => ({
     comment_id: c._id,
     level: c.level,
@@ -176,11 +241,11 @@ export async function recordDetail(ctx: RecordsContext, caller: AuthClaims | und
 }
 
 /** The review view for the team: the record (without type and category), its reviews and reviewers. */
-export async function reviewDetail(ctx: RecordsContext, caller: AuthClaims, recordId: number) {
+export async function reviewDetail(ctx: RecordsContext, caller: AuthClaims, input: { recordId: number }): Promise<ReviewDetail> {
   if (!isAdmin(caller)) throw new AppError('J0006');
-  const record = await liveRecord(ctx.models, recordId);
-  const reviews = await ctx.models.reviews.find({ recordId }).sort({ createdAt: 1, _id: 1 }).lean<ReviewDoc[]>().exec();
-  const nick = await nickNames(ctx.models, [record.authorId, ...reviews.map((r) => r.authorId), ...record.reviewers.map((r) => r.userId)]);
+  const record = await liveRecord(ctx, input.recordId);
+  const reviews = await ctx.models.reviews.find({ recordId: record._id }).sort({ createdAt: 1, _id: 1 }).lean<ReviewDoc[]>().exec();
+  const nick = await nickNames(ctx, [record.authorId, ...reviews.map((r) => r.authorId), ...record.reviewers.map((r) => r.userId)]);
   return {
     record_id: record._id,
     title: record.title,

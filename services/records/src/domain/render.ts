@@ -1,22 +1,17 @@
-import { UNKNOWN_NICKNAME, nickNamesOf, toMonthDayYear } from '@binzip/shared';
-import type { RecordsModels } from '../models';
+import { nickNameIn, nickNamesOf, toMonthDayYear } from '@binzip/shared';
 import type { RecordDoc } from '../models';
-import { LIMITS, type ReviewerStatus } from './catalog';
+import { LIMITS, type Part } from './catalog';
+import type { RecordsContext } from './context';
 
-export async function nickNames(models: RecordsModels, ids: Iterable<number>): Promise<(id: number) => string> {
-  const names = await nickNamesOf(models.users, ids);
-  return (id) => names.get(id) ?? UNKNOWN_NICKNAME;
+/** Nicknames of `ids` from the user projection, as a lookup that falls back to the unknown-user name. */
+export async function nickNames(ctx: RecordsContext, ids: Iterable<number>): Promise<(id: number) => string> {
+  const names = await nickNamesOf(ctx.models.users, ids);
+  return (id) => nickNameIn(names, id);
 }
 
 /** The list excerpt: the first characters of the text, counted in code points so no emoji is cut in half. */
 export function excerpt(text: string, length: number = LIMITS.listExcerpt): string {
   return Array.from(text).slice(0, length).join('');
-}
-
-export function recordStatus(record: Pick<RecordDoc, 'notApproved' | 'rejected'>): ReviewerStatus {
-  if (record.rejected > 0) return 'reject';
-  if (record.notApproved === 0) return 'approve';
-  return 'wait';
 }
 
 export interface RecordListItem {
@@ -25,12 +20,12 @@ export interface RecordListItem {
   content: string;
   nick_name: string;
   create_at: string;
-  part: string;
+  part: Part;
 }
 
-export async function renderListItems(models: RecordsModels, records: RecordDoc[]): Promise<RecordListItem[]> {
+export async function renderListItems(ctx: RecordsContext, records: RecordDoc[]): Promise<RecordListItem[]> {
   const nick = await nickNames(
-    models,
+    ctx,
     records.map((r) => r.authorId),
   );
   return records.map((r) => ({

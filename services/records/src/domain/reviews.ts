@@ -60,7 +60,7 @@ async function claimReviewWrite(
 ): Promise<{ record: RecordDoc; role: Role }> {
   // Same reviewer, same record, racing with himself or herself on every try: C0004 (shared `retryOnConflict`).
   return retryOnConflict(async () => {
-    const record = await liveRecord(ctx.models, recordId);
+    const record = await liveRecord(ctx, recordId);
     const role = roleIn(record, caller.userId);
     assertReviewOpen(record, role);
     const next = await plan(role);
@@ -82,7 +82,7 @@ export async function createReview(
 ): Promise<number> {
   const { record } = await claimReviewWrite(ctx, caller, input.record_id, (role) => verdictOf(role, input.status));
   const now = ctx.now();
-  const id = await nextId(ctx.models.connection, 'record_review');
+  const id = await nextId(ctx.models.reviews.db, 'record_review');
   await ctx.models.reviews.create({
     _id: id,
     recordId: record._id,
@@ -99,7 +99,7 @@ export async function createReview(
 async function ownReview(ctx: RecordsContext, caller: AuthClaims, reviewId: number): Promise<ReviewDoc> {
   const review = await ctx.models.reviews.findOne({ _id: reviewId }).lean<ReviewDoc>().exec();
   if (!review) throw AppError.notFound();
-  await liveRecord(ctx.models, review.recordId);
+  await liveRecord(ctx, review.recordId);
   if (review.authorId !== caller.userId) throw AppError.forbidden();
   return review;
 }
@@ -107,9 +107,9 @@ async function ownReview(ctx: RecordsContext, caller: AuthClaims, reviewId: numb
 export async function updateReview(
   ctx: RecordsContext,
   caller: AuthClaims,
-  reviewId: number,
-  input: { content: string; status: ReviewStatus },
+  input: { reviewId: number; content: string; status: ReviewStatus },
 ): Promise<number> {
+  const { reviewId } = input;
   const review = await ownReview(ctx, caller, reviewId);
   // The edited review becomes the reviewer's latest word.
   await claimReviewWrite(ctx, caller, review.recordId, (role) => verdictOf(role, input.status));
@@ -118,7 +118,8 @@ export async function updateReview(
   return reviewId;
 }
 
-export async function deleteReview(ctx: RecordsContext, caller: AuthClaims, reviewId: number): Promise<void> {
+export async function deleteReview(ctx: RecordsContext, caller: AuthClaims, input: { reviewId: number }): Promise<void> {
+  const { reviewId } = input;
   const review = await ownReview(ctx, caller, reviewId);
   // Without this review the reviewer's word is his or her latest remaining review, or none yet.
   await claimReviewWrite(ctx, caller, review.recordId, async () => {

@@ -1,12 +1,13 @@
 import { AppError, isAdmin, type AuthClaims } from '@binzip/shared';
-import type { RecordDoc, RecordsModels } from '../models';
+import type { RecordDoc } from '../models';
+import type { RecordsContext } from './context';
 
 /** Not deleted and fully approved: what the public lists and hot show. */
 export const APPROVED = { deletedAt: null, notApproved: 0 } as const;
 
 /** A live record or C0001. */
-export async function liveRecord(models: RecordsModels, recordId: number): Promise<RecordDoc> {
-  const record = await models.records.findOne({ _id: recordId, deletedAt: null }).lean<RecordDoc>().exec();
+export async function liveRecord(ctx: RecordsContext, recordId: number): Promise<RecordDoc> {
+  const record = await ctx.models.records.findOne({ _id: recordId, deletedAt: null }).lean<RecordDoc>().exec();
   if (!record) throw AppError.notFound();
   return record;
 }
@@ -15,8 +16,8 @@ export async function liveRecord(models: RecordsModels, recordId: number): Promi
  * A record the caller may read: approved records are public; one still in review (or rejected) exists
  * only for administrators, the team that reviews it.
  */
-export async function readableRecord(models: RecordsModels, recordId: number, caller: AuthClaims | undefined): Promise<RecordDoc> {
-  const record = await liveRecord(models, recordId);
+export async function readableRecord(ctx: RecordsContext, recordId: number, caller: AuthClaims | undefined): Promise<RecordDoc> {
+  const record = await liveRecord(ctx, recordId);
   if (record.notApproved !== 0 && !isAdmin(caller)) throw AppError.notFound();
   return record;
 }

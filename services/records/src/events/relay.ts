@@ -1,14 +1,22 @@
-import { startOutboxRelay, type EventBus, type Logger, type OutboxRelay } from '@binzip/shared';
-import type { Connection } from 'mongoose';
-import { commentModel } from '../models/comment';
+import { startOutboxRelay, type EventBus, type OutboxRelay } from '@binzip/shared';
+import type { RecordsContext } from '../domain/context';
 
-/** Publishes the comment events stored with each comment. */
-export function startCommentRelay(options: { bus: EventBus; connection: Connection; logger: Logger; intervalMs?: number }): Promise<OutboxRelay> {
+export interface CommentRelayOptions {
+  bus: EventBus;
+  /** How often pending events are retried without a kick (NATS was down when they were written). */
+  intervalMs?: number;
+}
+
+/**
+ * Publishes the `records.comment.created` events stored with each comment (the domain kicks it through
+ * `ctx.eventsPending` after a write; the timer picks up what could not be published then).
+ */
+export function startCommentRelay(ctx: RecordsContext, options: CommentRelayOptions): Promise<OutboxRelay> {
   return startOutboxRelay({
     stream: 'RECORDS',
     bus: options.bus,
-    models: [commentModel(options.connection)],
-    logger: options.logger,
+    models: [ctx.models.comments],
+    logger: ctx.logger,
     intervalMs: options.intervalMs,
   });
 }

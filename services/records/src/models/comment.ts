@@ -1,4 +1,4 @@
-import { addOutbox, type OutboxEvent } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -41,6 +41,4 @@ commentSchema.index({ recordId: 1, path: 1 }, { unique: true });
 export const PATH_ID_WIDTH = 15;
 export const pathSegment = (id: number): string => String(id).padStart(PATH_ID_WIDTH, '0');
 
-export function commentModel(connection: Connection): Model<CommentDoc> {
-  return (connection.models.RecordComment as Model<CommentDoc>) ?? connection.model<CommentDoc>('RecordComment', commentSchema);
-}
+export const commentModel = (connection: Connection): Model<CommentDoc> => registerModel(connection, 'RecordComment', commentSchema);

@@ -1,24 +1,21 @@
-import { projectedUserModel, type ProjectedUser } from '@binzip/shared';
-import type { Connection, Model } from 'mongoose';
-import { commentModel, type CommentDoc } from './comment';
-import { recordModel, type RecordDoc } from './record';
-import { reviewModel, type ReviewDoc } from './review';
-import { templateModel, type TemplateDoc } from './template';
-import { viewModel, type ViewDoc } from './view';
+import { projectedUserModel } from '@binzip/shared';
+import type { Connection } from 'mongoose';
+import { commentModel } from './comment';
+import { recordModel } from './record';
+import { reviewModel } from './review';
+import { templateModel } from './template';
+import { viewModel } from './view';
 
-export interface RecordsModels {
-  connection: Connection;
-  records: Model<RecordDoc>;
-  reviews: Model<ReviewDoc>;
-  comments: Model<CommentDoc>;
-  views: Model<ViewDoc>;
-  templates: Model<TemplateDoc>;
-  users: Model<ProjectedUser>;
-}
+export * from './comment';
+export * from './record';
+export * from './review';
+export * from './template';
+export * from './view';
 
-export function recordsModels(connection: Connection): RecordsModels {
+export type RecordsModels = ReturnType<typeof recordsModels>;
+
+export function recordsModels(connection: Connection) {
   return {
-    connection,
     records: recordModel(connection),
     reviews: reviewModel(connection),
     comments: commentModel(connection),
@@ -28,9 +25,7 @@ export function recordsModels(connection: Connection): RecordsModels {
   };
 }
 
-/** Builds the indexes the rules rely on (unique comment paths) before traffic arrives. */
+/** Builds the indexes the rules rely on (unique comment paths, the views' unique key) before traffic arrives. */
 export async function initModels(models: RecordsModels): Promise<void> {
   await Promise.all([models.records.init(), models.reviews.init(), models.comments.init(), models.views.init(), models.templates.init(), models.users.init()]);
 }
-
-export type { CommentDoc, RecordDoc, ReviewDoc, TemplateDoc, ViewDoc };

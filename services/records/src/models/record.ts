@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Category, Part, RecordType, ReviewerStatus } from '../domain/catalog';
 
@@ -54,6 +55,4 @@ recordSchema.index({ deletedAt: 1, notApproved: 1, createdAt: -1, hits: -1 });
 recordSchema.index({ authorId: 1, createdAt: -1 });
 recordSchema.index({ 'reviewers.userId': 1, createdAt: -1 });
 
-export function recordModel(connection: Connection): Model<RecordDoc> {
-  return (connection.models.Record as Model<RecordDoc>) ?? connection.model<RecordDoc>('Record', recordSchema);
-}
+export const recordModel = (connection: Connection): Model<RecordDoc> => registerModel(connection, 'Record', recordSchema);

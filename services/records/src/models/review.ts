@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { ReviewStatus } from '../domain/catalog';
 
@@ -26,6 +27,4 @@ const reviewSchema = new Schema<ReviewDoc>(
 reviewSchema.index({ recordId: 1, createdAt: 1 });
 reviewSchema.index({ recordId: 1, authorId: 1, updatedAt: -1 });
 
-export function reviewModel(connection: Connection): Model<ReviewDoc> {
-  return (connection.models.RecordReview as Model<ReviewDoc>) ?? connection.model<ReviewDoc>('RecordReview', reviewSchema);
-}
+export const reviewModel = (connection: Connection): Model<ReviewDoc> => registerModel(connection, 'RecordReview', reviewSchema);

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Category } from '../domain/catalog';
 
@@ -19,6 +20,4 @@ const templateSchema = new Schema<TemplateDoc>(
   { versionKey: false, collection: 'templates' },
 );
 
-export function templateModel(connection: Connection): Model<TemplateDoc> {
-  return (connection.models.RecordTemplate as Model<TemplateDoc>) ?? connection.model<TemplateDoc>('RecordTemplate', templateSchema);
-}
+export const templateModel = (connection: Connection): Model<TemplateDoc> => registerModel(connection, 'RecordTemplate', templateSchema);

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -16,6 +17,4 @@ const viewSchema = new Schema<ViewDoc>(
 // A marker older than the window no longer blocks anything, so MongoDB may drop it (dev-mongo keeps it, harmlessly).
 viewSchema.index({ countedAt: 1 }, { expireAfterSeconds: 2 * 24 * 60 * 60 });
 
-export function viewModel(connection: Connection): Model<ViewDoc> {
-  return (connection.models.RecordView as Model<ViewDoc>) ?? connection.model<ViewDoc>('RecordView', viewSchema);
-}
+export const viewModel = (connection: Connection): Model<ViewDoc> => registerModel(connection, 'RecordView', viewSchema);

@@ -1,39 +1,26 @@
-import { currentUser, handle, idParams, parseBody, parseParams, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, requireUser } from '@binzip/shared';
 import { Router } from 'express';
-import { z } from 'zod';
-import { LIMITS } from '../domain/catalog';
 import { createComment, deleteComment, updateComment } from '../domain/comments';
 import type { RecordsContext } from '../domain/context';
-import { bodyId, nonBlankText } from './schemas';
+import { commentIdParams, createCommentBody, updateCommentBody } from './schemas';
 
-const createBody = z.strictObject({
-  record_id: bodyId,
-  // A top-level comment sends null; leaving the member out means the same.
-  parent_id: bodyId
-    .nullable()
-    .optional()
-    .transform((v) => v ?? null),
-  content: nonBlankText(LIMITS.commentContent),
-});
-const updateBody = z.strictObject({ content: nonBlankText(LIMITS.commentContent) });
-const commentIdParams = idParams('commentId');
-
+/** Mounted on `/api/v1/record_comment`. */
 export function commentRoutes(ctx: RecordsContext): Router {
   const router = Router();
   router.post(
-    '/api/v1/record_comment',
+    '/',
     requireUser,
-    handle((req) => createComment(ctx, currentUser(req), parseBody(req, createBody))),
+    handle((req) => createComment(ctx, currentUser(req), parseBody(req, createCommentBody))),
   );
   router.put(
-    '/api/v1/record_comment/:commentId',
+    '/:commentId',
     requireUser,
-    handle((req) => updateComment(ctx, currentUser(req), parseParams(req, commentIdParams).commentId, parseBody(req, updateBody).content)),
+    handle((req) => updateComment(ctx, currentUser(req), { ...parseParams(req, commentIdParams), ...parseBody(req, updateCommentBody) })),
   );
   router.delete(
-    '/api/v1/record_comment/:commentId',
+    '/:commentId',
     requireUser,
-    handle((req) => deleteComment(ctx, currentUser(req), parseParams(req, commentIdParams).commentId)),
+    handle((req) => deleteComment(ctx, currentUser(req), parseParams(req, commentIdParams))),
   );
   return router;
 }

@@ -1,31 +1,26 @@
-import { currentUser, handle, idParams, parseBody, parseParams, requireAdmin } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, requireAdmin } from '@binzip/shared';
 import { Router } from 'express';
-import { z } from 'zod';
-import { LIMITS, REVIEW_STATUSES } from '../domain/catalog';
 import type { RecordsContext } from '../domain/context';
 import { createReview, deleteReview, updateReview } from '../domain/reviews';
-import { bodyId, nonBlankText } from './schemas';
+import { createReviewBody, reviewIdParams, updateReviewBody } from './schemas';
 
-const createBody = z.strictObject({ record_id: bodyId, content: nonBlankText(LIMITS.reviewContent), status: z.enum(REVIEW_STATUSES) });
-const updateBody = z.strictObject({ content: nonBlankText(LIMITS.reviewContent), status: z.enum(REVIEW_STATUSES) });
-const reviewIdParams = idParams('reviewId');
-
+/** Mounted on `/api/v1/record_review`. */
 export function reviewRoutes(ctx: RecordsContext): Router {
   const router = Router();
   router.post(
-    '/api/v1/record_review',
+    '/',
     requireAdmin,
-    handle((req) => createReview(ctx, currentUser(req), parseBody(req, createBody))),
+    handle((req) => createReview(ctx, currentUser(req), parseBody(req, createReviewBody))),
   );
   router.put(
-    '/api/v1/record_review/:reviewId',
+    '/:reviewId',
     requireAdmin,
-    handle((req) => updateReview(ctx, currentUser(req), parseParams(req, reviewIdParams).reviewId, parseBody(req, updateBody))),
+    handle((req) => updateReview(ctx, currentUser(req), { ...parseParams(req, reviewIdParams), ...parseBody(req, updateReviewBody) })),
   );
   router.delete(
-    '/api/v1/record_review/:reviewId',
+    '/:reviewId',
     requireAdmin,
-    handle((req) => deleteReview(ctx, currentUser(req), parseParams(req, reviewIdParams).reviewId)),
+    handle((req) => deleteReview(ctx, currentUser(req), parseParams(req, reviewIdParams))),
   );
   return router;
 }

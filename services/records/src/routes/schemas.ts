@@ -1,11 +1,138 @@
+import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum } from '@binzip/shared';
 import { z } from 'zod';
+import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/catalog';
+import type { HotRecords, RecordCommentItem, RecordDetail, RecordPage, ReviewDetail, ReviewItem, ReviewerItem } from '../domain/records';
+import type { RecordListItem } from '../domain/render';
+import type { CategoryTemplate } from '../domain/templates';
 
-/** Text that must say something: not blank, bounded so huge bodies are refused early. */
-export const nonBlankText = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((s) => s.trim().length > 0);
+// Requests: records
 
-/** An id in a JSON body: a positive safe integer (never a string or a float). */
-export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const recordIdParams = idParams('recordId');
+
+export const createRecordBody = z.strictObject({
+  title: nonBlankText(LIMITS.title),
+  content: nonBlankText(LIMITS.content),
+  part: z.enum(PARTS),
+  category: z.enum(CATEGORIES),
+  type: z.enum(RECORD_TYPES),
+});
+
+/** Type and category are fixed at creation: only the texts change. */
+export const updateRecordBody = z.strictObject({ title: nonBlankText(LIMITS.title), content: nonBlankText(LIMITS.content) });
+
+export const recordListParams = z.object({ part: z.enum(PARTS), type: z.enum(LIST_TYPES) });
+export const recordListQuery = z.object({
+  category: queryEnum(CATEGORIES).meta({ description: 'type이 all이 아니면 필수이며 type에 맞아야 함' }),
+  ...pageQuery(PAGE_SIZES.list, PAGE_SIZES.max),
+});
+
+/** Reviewee: the record's outcome; reviewer: the caller's own verdict. Absent: all. */
+export const myRecordsQuery = z.object({ status: queryEnum(REVIEWER_STATUSES), ...pageQuery(PAGE_SIZES.mine, PAGE_SIZES.max) });
+
+/** The comment page of the record detail. */
+export const recordDetailQuery = z.object(pageQuery(PAGE_SIZES.comments, PAGE_SIZES.max));
+
+// Requests: reviews
+
+export const reviewIdParams = idParams('reviewId');
+export const createReviewBody = z.strictObject({ record_id: bodyId, content: nonBlankText(LIMITS.reviewContent), status: z.enum(REVIEW_STATUSES) });
+export const updateReviewBody = z.strictObject({ content: nonBlankText(LIMITS.reviewContent), status: z.enum(REVIEW_STATUSES) });
+
+// Requests: comments
+
+export const commentIdParams = idParams('commentId');
+export const createCommentBody = z.strictObject({
+  record_id: bodyId,
+  // A top-level comment sends null; leaving the member out means the same.
+  parent_id: bodyId
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null),
+  content: nonBlankText(LIMITS.commentContent),
+});
+export const updateCommentBody = z.strictObject({ content: nonBlankText(LIMITS.commentContent) });
+
+// Requests: templates
+
+export const saveTemplateBody = z.strictObject({ template: z.string().max(LIMITS.template), category: z.enum(CATEGORIES) });
+export const templateParams = z.object({ category: z.enum(CATEGORIES) });
+
+// Responses (`satisfies` keeps them in step with what the domain returns)
+
+const recordDate = monthDayYearSchema.meta({ description: 'MM.DD.YYYY (한국 시간)' });
+
+export const recordListItemSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string().meta({ description: '본문의 앞 50자' }),
+    nick_name: z.string(),
+    create_at: recordDate,
+    part: z.enum(PARTS),
+  })
+  .meta({ id: 'RecordListItem' }) satisfies z.ZodType<RecordListItem>;
+
+export const recordPageSchema = z
+  .object({ records: pageSchema(recordListItemSchema, { totals: true, pageable: true }) })
+  .meta({ id: 'RecordPage' }) satisfies z.ZodType<RecordPage>;
+
+export const hotRecordsSchema = z
+  .object({ records: z.array(z.object({ record_id: z.number().int(), title: z.string() })).max(3) })
+  .meta({ id: 'RecordHot' }) satisfies z.ZodType<HotRecords>;
+
+export const recordCommentItemSchema = z
+  .object({
+    comment_id: z.number().int(),
+    level: z.number().int().min(1),
+    content: z.string(),
+    nick_name: z.string(),
+    create_at: recordDate,
+  })
+  .meta({ id: 'RecordCommentItem' }) satisfies z.ZodType<RecordCommentItem>;
+
+export const recordDetailSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string(),
+    hits: z.number().int().min(0),
+    part: z.enum(PARTS),
+    type: z.enum(RECORD_TYPES),
+    category: z.enum(CATEGORIES),
+    nick_name: z.string(),
+    create_at: recordDate,
+    comments: pageSchema(recordCommentItemSchema, { totals: true, pageable: true }),
+  })
+  .meta({ id: 'RecordDetail' }) satisfies z.ZodType<RecordDetail>;
+
+export const recordReviewItemSchema = z
+  .object({
+    review_id: z.number().int(),
+    content: z.string(),
+    status: z.enum(REVIEW_STATUSES),
+    nick_name: z.string(),
+    create_at: recordDate,
+  })
+  .meta({ id: 'RecordReviewItem' }) satisfies z.ZodType<ReviewItem>;
+
+export const recordReviewerSchema = z
+  .object({ status: z.enum(REVIEWER_STATUSES), nick_name: z.string() })
+  .meta({ id: 'RecordReviewer' }) satisfies z.ZodType<ReviewerItem>;
+
+export const recordReviewDetailSchema = z
+  .object({
+    record_id: z.number().int(),
+    title: z.string(),
+    content: z.string(),
+    hits: z.number().int().min(0),
+    part: z.enum(PARTS),
+    nick_name: z.string(),
+    create_at: recordDate,
+    reviews: z.array(recordReviewItemSchema),
+    reviewers: z.array(recordReviewerSchema),
+  })
+  .meta({ id: 'RecordReviewDetail' }) satisfies z.ZodType<ReviewDetail>;
+
+export const categoryTemplateSchema = z
+  .object({ template: z.string(), category: z.enum(CATEGORIES) })
+  .meta({ id: 'RecordCategoryTemplate' }) satisfies z.ZodType<CategoryTemplate>;

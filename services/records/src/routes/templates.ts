@@ -1,27 +1,24 @@
 import { currentUser, handle, parseBody, parseParams, requireAdmin } from '@binzip/shared';
 import { Router } from 'express';
-import { z } from 'zod';
-import { CATEGORIES, LIMITS } from '../domain/catalog';
 import type { RecordsContext } from '../domain/context';
 import { readTemplate, saveTemplate } from '../domain/templates';
+import { saveTemplateBody, templateParams } from './schemas';
 
-const saveBody = z.strictObject({ template: z.string().max(LIMITS.template), category: z.enum(CATEGORIES) });
-const categoryParams = z.object({ category: z.enum(CATEGORIES) });
-
+/** Mounted on `/api/v1/record_category`. */
 export function templateRoutes(ctx: RecordsContext): Router {
   const router = Router();
   router.post(
-    '/api/v1/record_category/template',
+    '/template',
     requireAdmin,
     handle(async (req) => {
-      await saveTemplate(ctx, currentUser(req), parseBody(req, saveBody));
+      await saveTemplate(ctx, currentUser(req), parseBody(req, saveTemplateBody));
       return undefined;
     }),
   );
   router.get(
-    '/api/v1/record_category/template/:category',
+    '/template/:category',
     requireAdmin,
-    handle((req) => readTemplate(ctx, parseParams(req, categoryParams).category)),
+    handle((req) => readTemplate(ctx, parseParams(req, templateParams))),
   );
   return router;
 }

@@ -54,6 +54,12 @@ function fieldUse(value: unknown): FieldUse {
 }
 
 /** Flattens `$and` and splits `$or` into branches, each combined with the rest of the filter. */
+/** `{$elemMatch: {field: …}}` over subdocuments (not `{$elemMatch: {$gt: …}}` over scalars). */
+function isElemMatchOfFields(value: unknown): boolean {
+  const elemMatch = value && typeof value === 'object' && !(value instanceof RegExp) ? (value as Record<string, unknown>).$elemMatch : undefined;
+  return !!elemMatch && typeof elemMatch === 'object' && Object.keys(elemMatch).every((k) => !k.startsWith('$'));
+}
+
 export function filterBranches(filter: Filter = {}): Array<Record<string, FieldUse>> {
   const base: Record<string, FieldUse> = {};
   let branches: Array<Record<string, FieldUse>> = [{}];
@@ -63,6 +69,9 @@ export function filterBranches(filter: Filter = {}): Array<Record<string, FieldU
       else if (key === '$or' && Array.isArray(value)) {
         const alternatives = value.flatMap((sub) => filterBranches(sub as Filter));
         branches = branches.flatMap((branch) => alternatives.map((alt) => ({ ...branch, ...alt })));
+      } else if (!key.startsWith('$') && isElemMatchOfFields(value)) {
+        // `{reviewers: {$elemMatch: {userId: 3}}}` is served by an index on `reviewers.userId`.
+        visit(Object.fromEntries(Object.entries((value as { $elemMatch: Filter }).$elemMatch).map(([sub, v]) => [`${key}.${sub}`, v])));
       } else if (!key.startsWith('$')) {
         const use = fieldUse(value);
         // A field both matched exactly and bounded is as good as its best use.

@@ -23,6 +23,10 @@ test('filters become equality, range and residual fields; $or splits into branch
     { deleted: 'eq', y: 'eq' },
   ]);
   expect(shapeOf({ aggregate: 'c', pipeline: [{ $match: { a: 1 } }, { $sort: { b: -1 } }] })).toMatchObject({ branches: [{ a: 'eq' }], sort: [['b', -1]] });
+  // An $elemMatch over subdocuments matches the members' fields.
+  expect(shapeOf({ find: 'c', filter: { deletedAt: null, reviewers: { $elemMatch: { userId: 3, status: 'wait' } } } })).toMatchObject({
+    branches: [{ deletedAt: 'eq', 'reviewers.userId': 'eq', 'reviewers.status': 'eq' }],
+  });
   // The driver sends a find's sort as a Map, in key order.
   const sort = new Map<string, number>([
     ['createdAt', -1],

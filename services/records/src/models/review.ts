@@ -24,7 +24,7 @@ const reviewSchema = new Schema<ReviewDoc>(
   },
   { versionKey: false, collection: 'reviews' },
 );
-reviewSchema.index({ recordId: 1, createdAt: 1 });
-reviewSchema.index({ recordId: 1, authorId: 1, updatedAt: -1 });
+reviewSchema.index({ recordId: 1, createdAt: 1, _id: 1 });
+reviewSchema.index({ recordId: 1, authorId: 1, updatedAt: -1, _id: -1 });
 
 export const reviewModel = (connection: Connection): Model<ReviewDoc> => registerModel(connection, 'RecordReview', reviewSchema);

@@ -1,6 +1,7 @@
 import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { communityModels } from './models';
+import { apiDocument } from './openapi';
 import { adminBoardRoutes } from './routes/admin';
 import { boardRoutes } from './routes/boards';
 import { commentRoutes } from './routes/comments';
@@ -17,6 +18,7 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
       app.use('/api/v1/boards', boardRoutes(ctx));
       app.use('/api/v1/comments', commentRoutes(ctx));

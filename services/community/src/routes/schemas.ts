@@ -1,6 +1,19 @@
-import { blankToUndefined, bodyId, idParams, nonBlankText, pageQuery, queryEnum, queryInt, requiredQueryEnum } from '@binzip/shared';
+import {
+  blankToUndefined,
+  bodyId,
+  idParams,
+  isoTimestampSchema,
+  nonBlankText,
+  pageQuery,
+  pageSchema,
+  queryEnum,
+  queryInt,
+  requiredQueryEnum,
+} from '@binzip/shared';
 import { z } from 'zod';
 import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/categories';
+import type { OwnCommentItem } from '../domain/comments';
+import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/views';
 
 /** Limits the spec leaves open (README: Choices). */
 export const Limits = {
@@ -71,3 +84,88 @@ export const commentBody = z.strictObject({
 });
 
 export const pinBody = z.strictObject({ fixed: z.boolean() });
+
+// Responses (`satisfies` keeps them in step with what the domain returns; ids prefixed with the area)
+
+const boardId = z.number().int().meta({ description: '게시글 id' });
+const category = z.enum(AllCategories);
+const prefixCategory = z.enum(BoardPrefixes);
+
+export const boardIdData = boardId;
+export const commentIdData = z.number().int().meta({ description: '댓글 id' });
+
+export const boardItemSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    code: z.string().meta({ description: '본문 HTML (저장할 때 정화됨)' }),
+    oneLineContent: z.string(),
+    nickName: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrl: z.string().nullable().meta({ description: '첫 이미지, 없으면 null' }),
+    commentCount: z.number().int(),
+    category,
+    prefixCategory,
+    fixed: z.boolean(),
+  })
+  .meta({ id: 'CommunityBoardItem' }) satisfies z.ZodType<BoardItem>;
+
+export const boardPageSchema = pageSchema(boardItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityBoardPage' });
+
+export const commentItemSchema = z
+  .object({
+    commentId: z.number().int(),
+    nickName: z.string(),
+    content: z.string(),
+    createdAt: isoTimestampSchema,
+  })
+  .meta({ id: 'CommunityComment' }) satisfies z.ZodType<CommentItem>;
+
+export const boardDetailSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    code: z.string(),
+    nickName: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrls: z.array(z.string()),
+    loveCount: z.number().int(),
+    category,
+    prefixCategory,
+    commentCount: z.number().int(),
+    comments: z.array(commentItemSchema),
+  })
+  .meta({ id: 'CommunityBoardDetail' }) satisfies z.ZodType<BoardDetail>;
+
+export const boardCategorySchema = z
+  .object({
+    code: z.string().meta({ description: '한국어 이름' }),
+    name: category,
+  })
+  .meta({ id: 'CommunityBoardCategory' }) satisfies z.ZodType<BoardCategory>;
+
+export const ownBoardItemSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    oneLineContent: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrl: z.string().nullable(),
+    category,
+    prefixCategory,
+    commentCnt: z.number().int(),
+  })
+  .meta({ id: 'CommunityOwnBoardItem' }) satisfies z.ZodType<OwnBoardItem>;
+
+export const ownBoardPageSchema = pageSchema(ownBoardItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityOwnBoardPage' });
+
+export const ownCommentItemSchema = z
+  .object({
+    commentId: z.number().int(),
+    boardId,
+    title: z.string(),
+    commentContent: z.string(),
+  })
+  .meta({ id: 'CommunityOwnCommentItem' }) satisfies z.ZodType<OwnCommentItem>;
+
+export const ownCommentPageSchema = pageSchema(ownCommentItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityOwnCommentPage' });

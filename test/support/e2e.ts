@@ -100,9 +100,17 @@ async function checkAgainstDocument(method: string, path: string, status: number
 }
 
 let prefixes: string[] | undefined;
-/** `/api/v1/notifications` and the like: the first three segments of every documented path. */
+/**
+ * `/api/v1/notifications` and the like: the first three segments of every documented path. The admin API is
+ * shared out by resource (`/api/v1/admin/boards` is community's, `/api/v1/admin/users` accounts'), so there
+ * the resource is part of the prefix: one service's admin document must not claim the others' answers.
+ */
 function documentedPrefixes(contract: ApiContract): string[] {
-  return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map((p) => p.split('/').slice(0, 4).join('/')))]);
+  const prefixOf = (path: string) => {
+    const segments = path.split('/');
+    return segments.slice(0, segments[3] === 'admin' ? 5 : 4).join('/');
+  };
+  return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map(prefixOf))]);
 }
 
 function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp: () => Promise<void> } {

@@ -1,19 +1,27 @@
-import { runService } from '@binzip/shared';
+import { runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
-import { startCommentRelay } from './events/outbox';
-import { prepareStore } from './models';
+import { startCommentRelay } from './events/comment-relay';
+import { communityModels, initModels } from './models';
 
 runService({
   name: 'community',
   readConfig,
   userProjection: true,
   start: async ({ config, logger, connection, bus }) => {
-    const models = await prepareStore(connection);
-    await sanitizeStoredBoards(models, logger);
-    const relay = await startCommentRelay({ bus, models, logger, intervalMs: config.OUTBOX_INTERVAL_MS });
-    const app = buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, relay, trustProxy: config.TRUST_PROXY });
-    return { app, closers: [() => relay.stop()] };
+    const models = communityModels(connection);
+    await initModels(models);
+    const ctx = serviceContext(models, { logger });
+    await sanitizeStoredBoards(ctx);
+    const relay = await startCommentRelay(ctx, { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
+    // Publishing is not the request's business: a pass that fails is retried by the relay's timer.
+    const eventsPending = (): void => {
+      relay.kick().catch((err: Error) => logger.warn('outbox kick failed', { error: err.message }));
+    };
+    return {
+      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, eventsPending }),
+      closers: [() => relay.stop()],
+    };
   },
 });

@@ -1,61 +1,66 @@
 import request from 'supertest';
-import { addUser, asAdmin, asUser, postBoard, setUp, type TestContext } from './helpers';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
+import { buildApp } from '../src/app';
+import { communityModels, initModels, type CommunityModels } from '../src/models';
+import { postBoard } from './helpers';
 
-let ctx: TestContext;
-const ADMIN = 9001;
-const MEMBER = 9002;
+let h: ServiceHarness<CommunityModels>;
+let admin: TestPerson;
+let member: TestPerson;
 
 beforeAll(async () => {
-  ctx = await setUp('communitybackoffice');
-  await addUser(ctx, ADMIN, '운영자');
-  await addUser(ctx, MEMBER, '회원');
+  h = await startServiceHarness('communitybackoffice', { models: communityModels, initModels, buildApp });
+  admin = await addAdmin(h.connection, '운영자');
+  member = await addMember(h.connection, '회원');
 });
-afterAll(() => ctx.close());
+afterAll(() => h.close());
 
-const pin = (boardId: number | string, body: unknown, auth: string | null = asAdmin(ADMIN)) => {
-  const test = request(ctx.app).put(`/api/v1/admin/boards/${boardId}/fixed`);
+const pin = (boardId: number | string, body: unknown, auth: string | null = admin.token) => {
+  const test = request(h.app).put(`/api/v1/admin/boards/${boardId}/fixed`);
   return (auth ? test.set('Authorization', auth) : test).send(body as object);
 };
-const expectError = (res: request.Response, status: number, code: string) => {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(res.body.message).toMatch(/[가-힣]/);
-};
-const advertisement = () => postBoard(ctx, MEMBER, { prefixCategory: 'ADVERTISEMENT', category: null });
+const HANGUL = /[가-힣]/;
+const advertisement = () => postBoard(h.app, member, { prefixCategory: 'ADVERTISEMENT', category: null });
 
 describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
   it('401 without a token, 403 J0006 for a member, C0002 for bad input, C0001 for no board', async () => {
     const id = await advertisement();
-    expectError(await pin(id, { fixed: true }, null), 401, 'J0000');
-    expectError(await pin(id, { fixed: true }, asUser(MEMBER)), 403, 'J0006');
-    for (const body of [{}, { fixed: 'yes' }, { fixed: true, extra: 1 }]) expectError(await pin(id, body), 400, 'C0002');
-    expectError(await pin('abc', { fixed: true }), 400, 'C0002');
-    expectError(await pin(999999, { fixed: true }), 404, 'C0001');
+    const expectKoreanError = (res: request.Response, status: number, code: string) => {
+      expectError(res, status, code);
+      expect(res.body.message).toMatch(HANGUL);
+    };
+    expectKoreanError(await pin(id, { fixed: true }, null), 401, 'J0000');
+    expectKoreanError(await pin(id, { fixed: true }, member.token), 403, 'J0006');
+    for (const body of [{}, { fixed: 'yes' }, { fixed: true, extra: 1 }]) expectKoreanError(await pin(id, body), 400, 'C0002');
+    expectKoreanError(await pin('abc', { fixed: true }), 400, 'C0002');
+    expectKoreanError(await pin(999999, { fixed: true }), 404, 'C0001');
   });
 
   it('pins and unpins promotion posts only; the pinned post leads the list', async () => {
-    const other = await postBoard(ctx, MEMBER, { prefixCategory: 'DEFAULT' });
+    const other = await postBoard(h.app, member, { prefixCategory: 'DEFAULT' });
     expectError(await pin(other, { fixed: true }), 400, 'C0002');
     const id = await advertisement();
     await advertisement();
     expect((await pin(id, { fixed: true }).expect(200)).body.data).toBe(id);
-    const list = await request(ctx.app).get('/api/v1/boards?prefix=ADVERTISEMENT').expect(200);
+    const list = await request(h.app).get('/api/v1/boards?prefix=ADVERTISEMENT').expect(200);
     expect(list.body.data.content[0]).toMatchObject({ boardId: id, fixed: true });
     await pin(id, { fixed: false }).expect(200);
-    expect((await ctx.models.Board.findById(id).lean().exec())?.fixed).toBe(false);
+    expect((await h.models.boards.findById(id).lean().exec())?.fixed).toBe(false);
   });
 
   it('at most 10 pinned at once: the 11th is 400 B0001; re-pinning a pinned one and unpinning work', async () => {
-    await ctx.models.Board.updateMany({}, { $set: { fixed: false } }).exec();
+    await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
     const ids: number[] = [];
     for (let i = 0; i < 11; i++) ids.push(await advertisement());
     for (const id of ids.slice(0, 10)) await pin(id, { fixed: true }).expect(200);
     const res = await pin(ids[10], { fixed: true });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'B0001', message: '고정할 수 있는 게시글 수를 초과했습니다.' });
-    expect(await ctx.models.Board.countDocuments({ fixed: true, deleted: false })).toBe(10);
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
     await pin(ids[0], { fixed: true }).expect(200);
     await pin(ids[0], { fixed: false }).expect(200);
     await pin(ids[10], { fixed: true }).expect(200);
-    expect(await ctx.models.Board.countDocuments({ fixed: true, deleted: false })).toBe(10);
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
   });
 });

@@ -1,29 +1,35 @@
 import { UNKNOWN_NICKNAME } from '@binzip/shared';
 import request from 'supertest';
-import { addUser, asAdmin, asUser, boardPayload, type BoardPayload, expectError, ISO_OFFSET, postBoard, postComment, setUp, type TestContext } from './helpers';
+import { bearer, expectError } from '../../../test/support';
+import { addAdmin, addMember, addPerson, startServiceHarness, updatePerson, type ServiceHarness, type TestPerson } from '../../../test/support/service';
+import { buildApp } from '../src/app';
+import { communityModels, initModels, type CommunityModels } from '../src/models';
+import { boardPayload, type BoardPayload, ISO_OFFSET, postBoard, postComment } from './helpers';
 
 const PREVIEW_KEYS = ['boardId', 'title', 'code', 'oneLineContent', 'nickName', 'createdAt', 'imageUrl', 'commentCount', 'category', 'prefixCategory', 'fixed'];
 const DETAIL_KEYS = ['boardId', 'title', 'code', 'nickName', 'createdAt', 'imageUrls', 'loveCount', 'category', 'prefixCategory', 'commentCount', 'comments'];
 const OWN_KEYS = ['boardId', 'title', 'oneLineContent', 'createdAt', 'imageUrl', 'category', 'prefixCategory', 'commentCnt'];
 const PAGE_KEYS = ['content', 'size', 'totalElements', 'totalPages', 'last', 'first', 'number', 'numberOfElements', 'empty', 'sort'].sort();
 
-const AUTHOR = 1;
-const OTHER = 2;
-const ADMIN = 9;
+const startCommunity = (label: string) => startServiceHarness(label, { models: communityModels, initModels, buildApp });
 
 describe('boards: write, read, update, delete', () => {
-  let ctx: TestContext;
+  let h: ServiceHarness<CommunityModels>;
+  let author: TestPerson;
+  let other: TestPerson;
+  let admin: TestPerson;
   beforeAll(async () => {
-    ctx = await setUp('cboards');
-    await addUser(ctx, AUTHOR, '작성자');
-    await addUser(ctx, OTHER, '다른사람');
+    h = await startCommunity('cboards');
+    author = await addMember(h.connection, '작성자');
+    other = await addMember(h.connection, '다른사람');
+    admin = await addAdmin(h.connection, '관리자');
   });
-  afterAll(() => ctx.close());
+  afterAll(() => h.close());
 
   test('create returns an integer id; detail has exactly the spec fields', async () => {
-    const res = await request(ctx.app)
+    const res = await request(h.app)
       .post('/api/v1/boards')
-      .set('Authorization', asUser(AUTHOR))
+      .set('Authorization', author.token)
       .send(
         boardPayload({
           title: '  첫 글  ',
@@ -38,7 +44,7 @@ describe('boards: write, read, update, delete', () => {
     const id = res.body.data as number;
     expect(Number.isInteger(id)).toBe(true);
 
-    const detail = await request(ctx.app).get(`/api/v1/boards/${id}`);
+    const detail = await request(h.app).get(`/api/v1/boards/${id}`);
     expect(detail.status).toBe(200);
     expect(Object.keys(detail.body.data)).toEqual(DETAIL_KEYS);
     expect(detail.body.data).toEqual({
@@ -57,41 +63,43 @@ describe('boards: write, read, update, delete', () => {
   });
 
   test('a null or absent category is stored as EMPTY; imageUrls and fixed may be left out', async () => {
-    const withNull = await postBoard(ctx, AUTHOR, { category: null });
-    const absent = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).send({ title: 't', code: 'c', prefixCategory: 'INTRO' });
+    const withNull = await postBoard(h.app, author, { category: null });
+    const absent = await request(h.app).post('/api/v1/boards').set('Authorization', author.token).send({ title: 't', code: 'c', prefixCategory: 'INTRO' });
     expect(absent.status).toBe(200);
     for (const id of [withNull, absent.body.data]) {
-      const detail = await request(ctx.app).get(`/api/v1/boards/${id}`);
+      const detail = await request(h.app).get(`/api/v1/boards/${id}`);
       expect(detail.body.data.category).toBe('EMPTY');
     }
-    const detail = await request(ctx.app).get(`/api/v1/boards/${absent.body.data}`);
+    const detail = await request(h.app).get(`/api/v1/boards/${absent.body.data}`);
     expect(detail.body.data.imageUrls).toEqual([]);
   });
 
   test('only an admin pins, and only promotion posts', async () => {
-    const byUser = await postBoard(ctx, AUTHOR, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true });
-    const byAdmin = await postBoard(ctx, ADMIN, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true }, asAdmin(ADMIN));
-    const adminFree = await postBoard(ctx, ADMIN, { prefixCategory: 'DEFAULT', fixed: true }, asAdmin(ADMIN));
-    const stored = await ctx.models.Board.find({ _id: { $in: [byUser, byAdmin, adminFree] } })
+    const byUser = await postBoard(h.app, author, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true });
+    const byAdmin = await postBoard(h.app, admin, { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR', fixed: true });
+    const adminFree = await postBoard(h.app, admin, { prefixCategory: 'DEFAULT', fixed: true });
+    const stored = await h.models.boards
+      .find({ _id: { $in: [byUser, byAdmin, adminFree] } })
       .sort({ _id: 1 })
       .lean();
     expect(stored.map((b) => b.fixed)).toEqual([false, true, false]);
   });
 
   test('an author unknown to the projection renders as the unknown nickname; a nickname change shows without touching the post', async () => {
-    const id = await postBoard(ctx, 77);
-    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe(UNKNOWN_NICKNAME);
-    await addUser(ctx, 77, '새로온');
-    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('새로온');
-    await addUser(ctx, 77, '이름바꿈', 2);
-    await addUser(ctx, 77, '옛이름', 1); // an older snapshot arriving late changes nothing
-    expect((await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('이름바꿈');
+    const newcomerId = 77;
+    const id = await postBoard(h.app, { token: bearer({ userId: newcomerId }) });
+    expect((await request(h.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe(UNKNOWN_NICKNAME);
+    const newcomer = await addPerson(h.connection, '새로온', { id: newcomerId, snapshot: { version: 1 } });
+    expect((await request(h.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('새로온');
+    await updatePerson(h.connection, newcomer, { nick_name: '이름바꿈', version: 2 });
+    await updatePerson(h.connection, newcomer, { nick_name: '옛이름', version: 1 }); // an older snapshot arriving late changes nothing
+    expect((await request(h.app).get(`/api/v1/boards/${id}`)).body.data.nickName).toBe('이름바꿈');
   });
 
   test('create needs a token; a bad token is 401', async () => {
-    expectError(await request(ctx.app).post('/api/v1/boards').send(boardPayload()), 401, 'J0000');
-    expectError(await request(ctx.app).post('/api/v1/boards').set('Authorization', 'Bearer nonsense').send(boardPayload()), 401, 'J0004');
-    expectError(await request(ctx.app).post('/api/v1/boards').set('Authorization', 'Token abc').send(boardPayload()), 401, 'J0004');
+    expectError(await request(h.app).post('/api/v1/boards').send(boardPayload()), 401, 'J0000');
+    expectError(await request(h.app).post('/api/v1/boards').set('Authorization', 'Bearer nonsense').send(boardPayload()), 401, 'J0004');
+    expectError(await request(h.app).post('/api/v1/boards').set('Authorization', 'Token abc').send(boardPayload()), 401, 'J0004');
   });
 
   test.each([
@@ -112,11 +120,11 @@ describe('boards: write, read, update, delete', () => {
     ['unknown field', { authorId: 5 }, 'authorId 필드는 허용되지 않습니다.'],
     ['operator-looking field', { $set: { deleted: true } }, '$set 필드는 허용되지 않습니다.'],
   ])('create rejects %s with C0002 and stores nothing', async (_name, over, message) => {
-    const before = await ctx.models.Board.countDocuments();
-    const res = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).send(boardPayload(over));
+    const before = await h.models.boards.countDocuments();
+    const res = await request(h.app).post('/api/v1/boards').set('Authorization', author.token).send(boardPayload(over));
     expectError(res, 400, 'C0002');
     expect(res.body.message).toBe(message);
-    expect(await ctx.models.Board.countDocuments()).toBe(before);
+    expect(await h.models.boards.countDocuments()).toBe(before);
   });
 
   test.each([
@@ -125,14 +133,14 @@ describe('boards: write, read, update, delete', () => {
     ['a JSON string', '"title"', 'application/json'],
     ['form data', 'title=x&code=y', 'application/x-www-form-urlencoded'],
   ])('create answers %s with 400 C0002', async (_name, body, type) => {
-    const res = await request(ctx.app).post('/api/v1/boards').set('Authorization', asUser(AUTHOR)).set('Content-Type', type).send(body);
+    const res = await request(h.app).post('/api/v1/boards').set('Authorization', author.token).set('Content-Type', type).send(body);
     expectError(res, 400, 'C0002');
   });
 
   test('a body over the size limit is a 4xx envelope, not a crash', async () => {
-    const res = await request(ctx.app)
+    const res = await request(h.app)
       .post('/api/v1/boards')
-      .set('Authorization', asUser(AUTHOR))
+      .set('Authorization', author.token)
       .send(boardPayload({ code: 'x'.repeat(1_100_000) }));
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('C0002');
@@ -140,8 +148,8 @@ describe('boards: write, read, update, delete', () => {
 
   test('deeply nested or odd markup is stored and summarised without failing', async () => {
     const code = '<div>'.repeat(4_000) + '깊은 글' + '</div>'.repeat(4_000);
-    const id = await postBoard(ctx, AUTHOR, { code: code + '<<<>>> &amp; 끝' });
-    const board = await ctx.models.Board.findById(id).lean();
+    const id = await postBoard(h.app, author, { code: code + '<<<>>> &amp; 끝' });
+    const board = await h.models.boards.findById(id).lean();
     // Stored sanitized: the same markup, the stray brackets as the entities they are shown as.
     expect(board?.code).toBe(code + '&lt;&lt;&lt;&gt;&gt;&gt; &amp; 끝');
     expect(board?.oneLineContent.length).toBeLessThanOrEqual(200);
@@ -155,86 +163,86 @@ describe('boards: write, read, update, delete', () => {
       '<p><br></p><hr>': '<p><br /></p><hr />',
     };
     for (const code of Object.keys(stored)) {
-      const res = await request(ctx.app)
+      const res = await request(h.app)
         .post('/api/v1/boards')
-        .set('Authorization', asUser(AUTHOR))
+        .set('Authorization', author.token)
         .send(boardPayload({ code, imageUrls: ['https://img/only.png'] }));
       expect(res.status).toBe(200);
-      const mine = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR));
+      const mine = await request(h.app).get('/api/v1/boards/my').set('Authorization', author.token);
       expect(mine.body.data.content[0]).toMatchObject({ boardId: res.body.data, oneLineContent: '', imageUrl: 'https://img/only.png' });
-      expect((await request(ctx.app).get(`/api/v1/boards/${res.body.data}`)).body.data.code).toBe(stored[code]);
+      expect((await request(h.app).get(`/api/v1/boards/${res.body.data}`)).body.data.code).toBe(stored[code]);
     }
-    const withText = await postBoard(ctx, AUTHOR, { code: '<p>글</p>' });
-    const update = await request(ctx.app)
+    const withText = await postBoard(h.app, author, { code: '<p>글</p>' });
+    const update = await request(h.app)
       .put(`/api/v1/boards/${withText}`)
-      .set('Authorization', asUser(AUTHOR))
+      .set('Authorization', author.token)
       .send(boardPayload({ code: '<img src="a.png">' }));
     expect(update.status).toBe(200);
-    expect((await ctx.models.Board.findById(withText).lean())?.oneLineContent).toBe('');
+    expect((await h.models.boards.findById(withText).lean())?.oneLineContent).toBe('');
   });
 
   test("oneLineContent is the body's text only: no list bullets, quote marks or rules, table cells kept apart", async () => {
-    const id = await postBoard(ctx, AUTHOR, {
+    const id = await postBoard(h.app, author, {
       code:
         '<ul><li>사과</li><li>배</li></ul><ol><li>하나</li><li>둘</li></ol><blockquote>인용</blockquote><hr>' +
         '<table><tr><th>Head</th><th>H2</th></tr><tr><td>cell</td><td>c2</td></tr></table>',
     });
-    const board = await ctx.models.Board.findById(id).lean();
+    const board = await h.models.boards.findById(id).lean();
     expect(board?.oneLineContent).toBe('사과 배 하나 둘 인용 Head H2 cell c2');
     expect(board?.plainText).toBe('사과 배 하나 둘 인용 Head H2 cell c2');
   });
 
   test.each(['abc', '0', '-1', '1.5', '99999999999999999999', '1e3'])('a bad board id %s is C0002; a missing one C0001', async (id) => {
-    expectError(await request(ctx.app).get(`/api/v1/boards/${id}`), 400, 'C0002');
-    expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)).send(boardPayload()), 400, 'C0002');
-    expectError(await request(ctx.app).delete(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)), 400, 'C0002');
+    expectError(await request(h.app).get(`/api/v1/boards/${id}`), 400, 'C0002');
+    expectError(await request(h.app).put(`/api/v1/boards/${id}`).set('Authorization', author.token).send(boardPayload()), 400, 'C0002');
+    expectError(await request(h.app).delete(`/api/v1/boards/${id}`).set('Authorization', author.token), 400, 'C0002');
   });
 
   test('unknown board and unknown route are 404 C0001', async () => {
-    expectError(await request(ctx.app).get('/api/v1/boards/987654'), 404, 'C0001');
-    expectError(await request(ctx.app).get('/api/v1/nothing'), 404, 'C0001');
+    expectError(await request(h.app).get('/api/v1/boards/987654'), 404, 'C0001');
+    expectError(await request(h.app).get('/api/v1/nothing'), 404, 'C0001');
   });
 
   test('update: author only; replaces the content; EMPTY keeps no category; returns the id', async () => {
-    const id = await postBoard(ctx, AUTHOR, { category: 'QUESTION', imageUrls: ['a'] });
-    const put = (userId: number, over: BoardPayload, auth = asUser(userId)) =>
-      request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', auth).send(boardPayload(over));
+    const id = await postBoard(h.app, author, { category: 'QUESTION', imageUrls: ['a'] });
+    const put = (person: TestPerson, over: BoardPayload) =>
+      request(h.app).put(`/api/v1/boards/${id}`).set('Authorization', person.token).send(boardPayload(over));
 
-    expectError(await put(OTHER, { title: '가로채기' }), 403, 'C0003');
-    expectError(await put(ADMIN, { title: '관리자' }, asAdmin(ADMIN)), 403, 'C0003');
-    expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).send(boardPayload()), 401, 'J0000');
-    expectError(await put(AUTHOR, { category: 'TREND' }), 400, 'C0002');
-    expect((await ctx.models.Board.findById(id).lean())?.title).toBe('제목');
+    expectError(await put(other, { title: '가로채기' }), 403, 'C0003');
+    expectError(await put(admin, { title: '관리자' }), 403, 'C0003');
+    expectError(await request(h.app).put(`/api/v1/boards/${id}`).send(boardPayload()), 401, 'J0000');
+    expectError(await put(author, { category: 'TREND' }), 400, 'C0002');
+    expect((await h.models.boards.findById(id).lean())?.title).toBe('제목');
 
-    const ok = await put(AUTHOR, { title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'] });
+    const ok = await put(author, { title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'] });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toBe(id);
-    const detail = (await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data;
+    const detail = (await request(h.app).get(`/api/v1/boards/${id}`)).body.data;
     expect(detail).toMatchObject({ title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'], prefixCategory: 'DEFAULT' });
 
-    expectError(await request(ctx.app).put('/api/v1/boards/987654').set('Authorization', asUser(AUTHOR)).send(boardPayload()), 404, 'C0001');
+    expectError(await request(h.app).put('/api/v1/boards/987654').set('Authorization', author.token).send(boardPayload()), 404, 'C0001');
   });
 
   test('delete: not by others; by the author or an admin; a deleted board vanishes everywhere', async () => {
-    const mine = await postBoard(ctx, AUTHOR, { title: '지울 글' });
-    const another = await postBoard(ctx, AUTHOR, { title: '관리자가 지울 글' });
-    expectError(await request(ctx.app).delete(`/api/v1/boards/${mine}`).set('Authorization', asUser(OTHER)), 403, 'C0003');
-    expectError(await request(ctx.app).delete(`/api/v1/boards/${mine}`), 401, 'J0000');
+    const mine = await postBoard(h.app, author, { title: '지울 글' });
+    const another = await postBoard(h.app, author, { title: '관리자가 지울 글' });
+    expectError(await request(h.app).delete(`/api/v1/boards/${mine}`).set('Authorization', other.token), 403, 'C0003');
+    expectError(await request(h.app).delete(`/api/v1/boards/${mine}`), 401, 'J0000');
 
-    const byAuthor = await request(ctx.app).delete(`/api/v1/boards/${mine}`).set('Authorization', asUser(AUTHOR));
+    const byAuthor = await request(h.app).delete(`/api/v1/boards/${mine}`).set('Authorization', author.token);
     expect(byAuthor.status).toBe(200);
     expect(byAuthor.body).toEqual({ code: 'SUCCESS', message: '성공' });
-    expect((await request(ctx.app).delete(`/api/v1/boards/${another}`).set('Authorization', asAdmin(ADMIN))).status).toBe(200);
+    expect((await request(h.app).delete(`/api/v1/boards/${another}`).set('Authorization', admin.token)).status).toBe(200);
 
     for (const id of [mine, another]) {
-      expectError(await request(ctx.app).get(`/api/v1/boards/${id}`), 404, 'C0001');
-      expectError(await request(ctx.app).get(`/api/v1/comments/${id}`), 404, 'C0001');
-      expectError(await request(ctx.app).put(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)).send(boardPayload()), 404, 'C0001');
-      expectError(await request(ctx.app).delete(`/api/v1/boards/${id}`).set('Authorization', asUser(AUTHOR)), 404, 'C0001');
+      expectError(await request(h.app).get(`/api/v1/boards/${id}`), 404, 'C0001');
+      expectError(await request(h.app).get(`/api/v1/comments/${id}`), 404, 'C0001');
+      expectError(await request(h.app).put(`/api/v1/boards/${id}`).set('Authorization', author.token).send(boardPayload()), 404, 'C0001');
+      expectError(await request(h.app).delete(`/api/v1/boards/${id}`).set('Authorization', author.token), 404, 'C0001');
     }
-    const list = await request(ctx.app).get('/api/v1/boards').query({ prefix: 'DEFAULT', size: 50 });
-    const my = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR)).query({ size: 50 });
-    const preview = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 50 });
+    const list = await request(h.app).get('/api/v1/boards').query({ prefix: 'DEFAULT', size: 50 });
+    const my = await request(h.app).get('/api/v1/boards/my').set('Authorization', author.token).query({ size: 50 });
+    const preview = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 50 });
     for (const items of [list.body.data.content, my.body.data.content, preview.body.data]) {
       const ids = (items as Array<{ boardId: number }>).map((b) => b.boardId);
       expect(ids.length).toBeGreaterThan(0);
@@ -242,46 +250,49 @@ describe('boards: write, read, update, delete', () => {
       expect(ids).not.toContain(another);
     }
     // soft: the rows are still there
-    expect(await ctx.models.Board.countDocuments({ _id: { $in: [mine, another] }, deleted: true })).toBe(2);
+    expect(await h.models.boards.countDocuments({ _id: { $in: [mine, another] }, deleted: true })).toBe(2);
   });
 });
 
 describe('boards: lists, preview, categories, own posts', () => {
-  let ctx: TestContext;
+  let h: ServiceHarness<CommunityModels>;
+  let author: TestPerson;
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
-    ctx = await setUp('cboardlists');
-    await addUser(ctx, AUTHOR, '작성자');
-    await addUser(ctx, OTHER, '다른사람');
-    // created in this order: later ones are newer
-    ids.q1 = await postBoard(ctx, AUTHOR, { title: '감자 질문', code: '<p>Hello <span>World</span></p>', category: 'QUESTION' });
-    ids.d1 = await postBoard(ctx, OTHER, { title: '일상 이야기', code: '<p>오늘의 (감자) 요리 a+b</p>', category: 'DAILY', imageUrls: ['t1.png', 't2.png'] });
-    ids.s1 = await postBoard(ctx, AUTHOR, { title: '나눔합니다', code: '<p>의자 나눔</p>', category: 'SHARING' });
-    ids.e1 = await postBoard(ctx, OTHER, { title: '빈 분류', code: '<p>분류 없음</p>', category: null });
-    ids.ad = await postBoard(ctx, AUTHOR, { title: '인테리어 홍보', code: '<p>홍보</p>', prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR' });
-    ids.pin = await postBoard(
-      ctx,
-      ADMIN,
-      { title: '공지', code: '<p>고정</p>', prefixCategory: 'ADVERTISEMENT', category: 'REAL_ESTATE', fixed: true },
-      asAdmin(ADMIN),
-    );
-    ids.in1 = await postBoard(ctx, AUTHOR, { title: '요즘 트렌드', code: '<p>트렌드</p>', prefixCategory: 'INTRO', category: 'TREND' });
-    ids.in2 = await postBoard(ctx, OTHER, { title: '후기 남김', code: '<p>후기</p>', prefixCategory: 'INTRO', category: 'REVIEW' });
+    h = await startCommunity('cboardlists');
+    author = await addMember(h.connection, '작성자');
+    const other = await addMember(h.connection, '다른사람');
+    const admin = await addAdmin(h.connection, '관리자');
+    // created in this order, a minute apart: later ones are newer
+    const post = async (by: TestPerson, over: BoardPayload) => {
+      h.clock.advance(60_000);
+      return postBoard(h.app, by, over);
+    };
+    ids.q1 = await post(author, { title: '감자 질문', code: '<p>Hello <span>World</span></p>', category: 'QUESTION' });
+    ids.d1 = await post(other, { title: '일상 이야기', code: '<p>오늘의 (감자) 요리 a+b</p>', category: 'DAILY', imageUrls: ['t1.png', 't2.png'] });
+    ids.s1 = await post(author, { title: '나눔합니다', code: '<p>의자 나눔</p>', category: 'SHARING' });
+    ids.e1 = await post(other, { title: '빈 분류', code: '<p>분류 없음</p>', category: null });
+    ids.ad = await post(author, { title: '인테리어 홍보', code: '<p>홍보</p>', prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR' });
+    ids.pin = await post(admin, { title: '공지', code: '<p>고정</p>', prefixCategory: 'ADVERTISEMENT', category: 'REAL_ESTATE', fixed: true });
+    ids.in1 = await post(author, { title: '요즘 트렌드', code: '<p>트렌드</p>', prefixCategory: 'INTRO', category: 'TREND' });
+    ids.in2 = await post(other, { title: '후기 남김', code: '<p>후기</p>', prefixCategory: 'INTRO', category: 'REVIEW' });
     // loves: d1 twice, s1 once, ad three times
-    for (const [board, users] of [
-      [ids.d1, [11, 12]],
-      [ids.s1, [11]],
-      [ids.ad, [11, 12, 13]],
-    ] as Array<[number, number[]]>) {
-      for (const user of users) expect((await request(ctx.app).put(`/api/v1/loves/${board}`).set('Authorization', asUser(user))).status).toBe(200);
+    const lovers = await Promise.all(['하나', '둘', '셋'].map((name) => addMember(h.connection, name)));
+    for (const [board, count] of [
+      [ids.d1, 2],
+      [ids.s1, 1],
+      [ids.ad, 3],
+    ] as Array<[number, number]>) {
+      for (const lover of lovers.slice(0, count))
+        expect((await request(h.app).put(`/api/v1/loves/${board}`).set('Authorization', lover.token)).status).toBe(200);
     }
-    await postComment(ctx, OTHER, ids.q1, '첫 댓글');
-    await postComment(ctx, AUTHOR, ids.q1, '둘째 댓글');
+    await postComment(h.app, other, ids.q1, '첫 댓글');
+    await postComment(h.app, author, ids.q1, '둘째 댓글');
   });
-  afterAll(() => ctx.close());
+  afterAll(() => h.close());
 
-  const list = (query: Record<string, unknown>) => request(ctx.app).get('/api/v1/boards').query(query);
+  const list = (query: Record<string, unknown>) => request(h.app).get('/api/v1/boards').query(query);
   const boardIds = (res: request.Response): number[] => res.body.data.content.map((b: { boardId: number }) => b.boardId);
 
   test('RECENT is the default: newest first, with the full page object and the list item fields', async () => {
@@ -369,20 +380,20 @@ describe('boards: lists, preview, categories, own posts', () => {
   });
 
   test('preview: COMMUNITY spans promotion and free boards; pinned, then most loved; plain array of list items', async () => {
-    const res = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY' });
+    const res = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY' });
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body.data)).toBe(true);
     expect(res.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.pin, ids.ad, ids.d1, ids.s1, ids.e1]);
     expect(Object.keys(res.body.data[0])).toEqual(PREVIEW_KEYS);
     expect(res.body.data[0].fixed).toBe(true);
 
-    const blankCategory = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', category: '' });
+    const blankCategory = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', category: '' });
     expect(blankCategory.body.data).toEqual(res.body.data);
-    const two = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 2 });
+    const two = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 2 });
     expect(two.body.data).toHaveLength(2);
-    const intro = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO' });
+    const intro = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO' });
     expect(intro.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.in2, ids.in1]);
-    const review = await request(ctx.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO', category: 'REVIEW' });
+    const review = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO', category: 'REVIEW' });
     expect(review.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.in2]);
   });
 
@@ -397,12 +408,12 @@ describe('boards: lists, preview, categories, own posts', () => {
     { prefix: 'INTRO', limit: 51 },
     { prefix: 'INTRO', limit: 'many' },
   ])('preview rejects %j with C0002', async (query) => {
-    expectError(await request(ctx.app).get('/api/v1/boards/preview').query(query), 400, 'C0002');
+    expectError(await request(h.app).get('/api/v1/boards/preview').query(query), 400, 'C0002');
   });
 
   test('category endpoint: Korean label and enum name per board type; unknown type is empty', async () => {
     const get = (name?: string) =>
-      request(ctx.app)
+      request(h.app)
         .get('/api/v1/boards/category')
         .query(name === undefined ? {} : { name });
     expect((await get('ADVERTISEMENT')).body).toEqual({
@@ -428,7 +439,7 @@ describe('boards: lists, preview, categories, own posts', () => {
   });
 
   test('my posts: only the caller, newest first, commentCnt, page size 10', async () => {
-    const res = await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR));
+    const res = await request(h.app).get('/api/v1/boards/my').set('Authorization', author.token);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(PAGE_KEYS);
     expect(res.body.data).toMatchObject({ size: 10, number: 0, totalElements: 4 });
@@ -445,7 +456,7 @@ describe('boards: lists, preview, categories, own posts', () => {
       prefixCategory: 'DEFAULT',
       commentCnt: 2,
     });
-    expectError(await request(ctx.app).get('/api/v1/boards/my'), 401, 'J0000');
-    expectError(await request(ctx.app).get('/api/v1/boards/my').set('Authorization', asUser(AUTHOR)).query({ page: 'first' }), 400, 'C0002');
+    expectError(await request(h.app).get('/api/v1/boards/my'), 401, 'J0000');
+    expectError(await request(h.app).get('/api/v1/boards/my').set('Authorization', author.token).query({ page: 'first' }), 400, 'C0002');
   });
 });

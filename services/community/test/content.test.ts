@@ -1,9 +1,10 @@
-import { createLogger } from '@binzip/shared';
 import request from 'supertest';
+import { expectError } from '../../../test/support';
+import { addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
+import { buildApp } from '../src/app';
 import { sanitizeStoredBoards } from '../src/domain/boards';
-import { addUser, asUser, boardPayload, expectError, postBoard, setUp, type TestContext } from './helpers';
-
-const AUTHOR = 1;
+import { communityModels, initModels, type CommunityModels } from '../src/models';
+import { boardPayload, postBoard } from './helpers';
 
 const HOSTILE =
   '<p onclick="steal()">안녕 <b>세상</b></p>' +
@@ -19,22 +20,23 @@ function expectSafe(html: string): void {
 }
 
 describe('board bodies are sanitized on every write', () => {
-  let ctx: TestContext;
+  let h: ServiceHarness<CommunityModels>;
+  let author: TestPerson;
   beforeAll(async () => {
-    ctx = await setUp('ccontent');
-    await addUser(ctx, AUTHOR, '작성자');
+    h = await startServiceHarness('ccontent', { models: communityModels, initModels, buildApp });
+    author = await addMember(h.connection, '작성자');
   });
-  afterAll(() => ctx.close());
+  afterAll(() => h.close());
 
-  const detail = async (id: number) => (await request(ctx.app).get(`/api/v1/boards/${id}`)).body.data as { code: string };
+  const detail = async (id: number) => (await request(h.app).get(`/api/v1/boards/${id}`)).body.data as { code: string };
 
   test('create: scripts, handlers, javascript: links and frames are removed, the text stays', async () => {
-    const id = await postBoard(ctx, AUTHOR, { code: HOSTILE });
+    const id = await postBoard(h.app, author, { code: HOSTILE });
     const { code } = await detail(id);
     expectSafe(code);
     expect(code).toBe('<p>안녕 <b>세상</b></p><img src="https://img.example.com/a.png" /><a>나쁜 링크</a>프레임 대체 글<div>덮기</div>');
     // The derived summary comes from the clean body: no script text in it.
-    const stored = await ctx.models.Board.findById(id).lean();
+    const stored = await h.models.boards.findById(id).lean();
     expect(stored?.oneLineContent).toBe('안녕 세상 나쁜 링크프레임 대체 글 덮기');
     expect(stored?.plainText).not.toContain('cookie');
   });
@@ -46,15 +48,15 @@ describe('board bodies are sanitized on every write', () => {
       '<table><thead><tr><th>머리</th></tr></thead><tbody><tr><td>칸</td></tr></tbody></table>' +
       '<p><a href="https://example.com/page">링크</a> <a href="mailto:a@example.com">메일</a></p>' +
       '<img src="https://img.example.com/b.png" alt="사진" />';
-    const id = await postBoard(ctx, AUTHOR, { code: body });
+    const id = await postBoard(h.app, author, { code: body });
     expect((await detail(id)).code).toBe(body);
   });
 
   test('edit is sanitized too', async () => {
-    const id = await postBoard(ctx, AUTHOR);
-    const res = await request(ctx.app)
+    const id = await postBoard(h.app, author);
+    const res = await request(h.app)
       .put(`/api/v1/boards/${id}`)
-      .set('Authorization', asUser(AUTHOR))
+      .set('Authorization', author.token)
       .send(boardPayload({ code: '<p>고침</p><img src="x" onerror="alert(1)"><a href="JaVaScRiPt:alert(1)">x</a>' }));
     expect(res.status).toBe(200);
     const { code } = await detail(id);
@@ -63,20 +65,20 @@ describe('board bodies are sanitized on every write', () => {
   });
 
   test('a body with nothing left once cleaned is refused with 400 C0002, nothing stored', async () => {
-    const before = await ctx.models.Board.countDocuments();
-    const res = await request(ctx.app)
+    const before = await h.models.boards.countDocuments();
+    const res = await request(h.app)
       .post('/api/v1/boards')
-      .set('Authorization', asUser(AUTHOR))
+      .set('Authorization', author.token)
       .send(boardPayload({ code: '<script>alert(1)</script>' }));
     expectError(res, 400, 'C0002');
     expect(res.body.message).toBe('code 값이 올바르지 않습니다.');
-    expect(await ctx.models.Board.countDocuments()).toBe(before);
+    expect(await h.models.boards.countDocuments()).toBe(before);
   });
 
   test('boards stored unsafe before sanitizing existed are cleaned at start, text kept, and only once', async () => {
-    const now = new Date();
+    const now = h.clock.now();
     const raw = {
-      authorId: AUTHOR,
+      authorId: author.id,
       title: '옛 글',
       category: 'EMPTY',
       prefixCategory: 'DEFAULT',
@@ -90,14 +92,14 @@ describe('board bodies are sanitized on every write', () => {
     };
     const unsafe = '<p>옛 본문</p><script>alert(1)</script><a href="javascript:alert(2)" onmouseover="x()">옛 링크</a>';
     // Written around the app, as an older version stored it.
-    await ctx.models.Board.collection.insertOne({
+    await h.models.boards.collection.insertOne({
       _id: 90_001,
       ...raw,
       code: unsafe,
       plainText: '옛 본문 alert(1) 옛 링크',
       oneLineContent: '옛 본문 alert(1) 옛 링크',
     } as never);
-    await ctx.models.Board.collection.insertOne({
+    await h.models.boards.collection.insertOne({
       _id: 90_002,
       ...raw,
       code: '<p>이미 안전</p>',
@@ -105,18 +107,18 @@ describe('board bodies are sanitized on every write', () => {
       oneLineContent: '이미 안전',
     } as never);
 
-    await sanitizeStoredBoards(ctx.models, createLogger('test', 'silent'));
+    await sanitizeStoredBoards(h.ctx);
 
-    const cleaned = await ctx.models.Board.findById(90_001).lean();
+    const cleaned = await h.models.boards.findById(90_001).lean();
     expect(cleaned?.code).toBe('<p>옛 본문</p><a>옛 링크</a>');
     expect(cleaned?.oneLineContent).toBe('옛 본문 옛 링크');
-    expect((await ctx.models.Board.findById(90_002).lean())?.code).toBe('<p>이미 안전</p>');
+    expect((await h.models.boards.findById(90_002).lean())?.code).toBe('<p>이미 안전</p>');
     expectSafe((await detail(90_001)).code);
 
     // Done once per database: a later start does not scan again (an unsafe body written around the app after
     // the migration stays as it is, which shows the marker was honoured).
-    await ctx.models.Board.collection.insertOne({ _id: 90_003, ...raw, code: '<script>x</script><p>t</p>', plainText: 't', oneLineContent: 't' } as never);
-    await sanitizeStoredBoards(ctx.models, createLogger('test', 'silent'));
-    expect((await ctx.models.Board.findById(90_003).lean())?.code).toBe('<script>x</script><p>t</p>');
+    await h.models.boards.collection.insertOne({ _id: 90_003, ...raw, code: '<script>x</script><p>t</p>', plainText: 't', oneLineContent: 't' } as never);
+    await sanitizeStoredBoards(h.ctx);
+    expect((await h.models.boards.findById(90_003).lean())?.code).toBe('<script>x</script><p>t</p>');
   });
 });

@@ -9,21 +9,21 @@ import {
   sanitizeBody,
   sanitizeStoredBodies,
   type AuthClaims,
-  type Logger,
   type PageObject,
   type PageRequest,
 } from '@binzip/shared';
 import type { FilterQuery, SortOrder } from 'mongoose';
-import type { BoardDoc, CommunityModels } from '../models';
-import { CategoriesByPrefix, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
+import type { BoardDoc } from '../models';
+import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
+import type { CommunityContext } from './context';
 import { oneLineOf, plainTextOf } from './text';
-import { boardItem, commentItem, ownBoardItem, type BoardDetail, type BoardItem, type OwnBoardItem } from './views';
+import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './views';
 
 export interface BoardInput {
   title: string;
   code: string;
-  /** Already normalised: null/absent became EMPTY. */
-  category: string;
+  /** null or absent: no category (stored as EMPTY). */
+  category?: string | null;
   imageUrls: string[];
   prefixCategory: BoardPrefix;
   fixed: boolean;
@@ -43,17 +43,23 @@ const SORTS: Record<BoardOrder | 'PREVIEW', Record<string, SortOrder>> = {
 const OWN_SORT: Record<string, SortOrder> = { createdAt: -1, _id: -1 };
 
 /** A board that exists and is not deleted, or C0001. */
-export async function liveBoard(models: CommunityModels, boardId: number): Promise<BoardDoc> {
-  const board = await models.Board.findOne({ _id: boardId, ...LIVE })
+export async function liveBoard(ctx: CommunityContext, boardId: number): Promise<BoardDoc> {
+  const board = await ctx.models.boards
+    .findOne({ _id: boardId, ...LIVE })
     .lean<BoardDoc>()
     .exec();
   if (!board) throw AppError.notFound();
   return board;
 }
 
-/** Only administrators pin, and only promotion posts. */
+/** Only administrators pin, and only promotion posts (anyone else's `fixed` is quietly ignored). */
 function pinned(user: AuthClaims, input: BoardInput): boolean {
   return input.fixed && input.prefixCategory === 'ADVERTISEMENT' && isAdmin(user);
+}
+
+/** A category filter or a post's category that can never match the board type is a client mistake. */
+function assertCategoryFits(category: string | undefined, prefixes: readonly BoardPrefix[]): void {
+  if (category !== undefined && !categoryFits(category, prefixes)) throw AppError.invalid('category 값이 게시판 종류에 맞지 않습니다.');
 }
 
 /** What is stored for a body: the sanitized HTML and the summaries derived from it (never from what was sent). */
@@ -66,11 +72,18 @@ export function bodyFields(code: string): { code: string; plainText: string; one
  * Boards stored before bodies were sanitized are cleaned once at start (decisions-local.md): a migration rather
  * than cleaning on read, so lists, search and every reader see the same safe body at no per-request cost.
  */
-export async function sanitizeStoredBoards(models: CommunityModels, logger: Logger): Promise<void> {
-  await sanitizeStoredBodies<BoardDoc>({ model: models.Board, field: 'code', derive: (clean) => bodyFields(clean), logger });
+export async function sanitizeStoredBoards(ctx: CommunityContext): Promise<void> {
+  await sanitizeStoredBodies<BoardDoc>({ model: ctx.models.boards, field: 'code', derive: (clean) => bodyFields(clean), logger: ctx.logger });
 }
 
-function contentFields(user: AuthClaims, input: BoardInput) {
+/** A post's category: none is EMPTY (fits every board type); any other must belong to the post's board type. */
+function checkedCategory(input: BoardInput): string {
+  const category = categoryOrEmpty(input.category);
+  assertCategoryFits(category, [input.prefixCategory]);
+  return category;
+}
+
+function contentFields(user: AuthClaims, input: BoardInput, category: string) {
   // The length limit applied to what was sent (route schema); a body with nothing left once cleaned is no body.
   const code = sanitizeBody(input.code);
   if (code.trim() === '') throw AppError.invalid('code 값이 올바르지 않습니다.');
@@ -78,18 +91,19 @@ function contentFields(user: AuthClaims, input: BoardInput) {
     title: input.title,
     ...bodyFields(code),
     imageUrls: input.imageUrls,
-    category: input.category,
+    category,
     prefixCategory: input.prefixCategory,
     fixed: pinned(user, input),
   };
 }
 
-export async function createBoard(models: CommunityModels, user: AuthClaims, input: BoardInput): Promise<number> {
-  const id = await nextId(models.connection, 'board');
-  const now = new Date();
-  await models.Board.create({
+export async function createBoard(ctx: CommunityContext, user: AuthClaims, input: BoardInput): Promise<number> {
+  const content = contentFields(user, input, checkedCategory(input));
+  const id = await nextId(ctx.models.boards.db, 'board');
+  const now = ctx.now();
+  await ctx.models.boards.create({
     _id: id,
-    ...contentFields(user, input),
+    ...content,
     authorId: user.userId,
     loveCount: 0,
     commentCount: 0,
@@ -100,46 +114,59 @@ export async function createBoard(models: CommunityModels, user: AuthClaims, inp
   return id;
 }
 
-export async function updateBoard(models: CommunityModels, user: AuthClaims, boardId: number, input: BoardInput): Promise<number> {
-  const board = await liveBoard(models, boardId);
+export async function updateBoard(ctx: CommunityContext, user: AuthClaims, input: BoardInput & { boardId: number }): Promise<number> {
+  const { boardId } = input;
+  const category = checkedCategory(input);
+  const board = await liveBoard(ctx, boardId);
   if (board.authorId !== user.userId) throw AppError.forbidden();
-  const result = await models.Board.updateOne({ _id: boardId, ...LIVE }, { $set: { ...contentFields(user, input), updatedAt: new Date() } }).exec();
+  const content = contentFields(user, input, category);
+  const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { ...content, updatedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
   return boardId;
 }
 
-export async function deleteBoard(models: CommunityModels, user: AuthClaims, boardId: number): Promise<void> {
-  const board = await liveBoard(models, boardId);
+export async function deleteBoard(ctx: CommunityContext, user: AuthClaims, input: { boardId: number }): Promise<void> {
+  const { boardId } = input;
+  const board = await liveBoard(ctx, boardId);
   if (board.authorId !== user.userId && !isAdmin(user)) throw AppError.forbidden();
-  const result = await models.Board.updateOne({ _id: boardId, ...LIVE }, { $set: { deleted: true, updatedAt: new Date() } }).exec();
+  const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { deleted: true, updatedAt: ctx.now() } }).exec();
   if (result.modifiedCount === 0) throw AppError.notFound();
-  await hideFromOwnLists(models, [boardId]);
+  await hideFromOwnLists(ctx, [boardId]);
 }
 
 /** Marks comments and loves of deleted boards so the callers' own lists skip them. */
-export async function hideFromOwnLists(models: CommunityModels, boardIds: number[]): Promise<void> {
+export async function hideFromOwnLists(ctx: CommunityContext, boardIds: number[]): Promise<void> {
   if (boardIds.length === 0) return;
   const filter = { boardId: { $in: boardIds } };
   await Promise.all([
-    models.Comment.updateMany(filter, { $set: { boardDeleted: true } }).exec(),
-    models.Love.updateMany(filter, { $set: { boardDeleted: true } }).exec(),
+    ctx.models.comments.updateMany(filter, { $set: { boardDeleted: true } }).exec(),
+    ctx.models.loves.updateMany(filter, { $set: { boardDeleted: true } }).exec(),
   ]);
 }
 
-async function withNickNames(models: CommunityModels, boards: BoardDoc[]): Promise<BoardItem[]> {
+async function withNickNames(ctx: CommunityContext, boards: BoardDoc[]): Promise<BoardItem[]> {
   const nickNames = await nickNamesOf(
-    models.User,
+    ctx.models.users,
     boards.map((b) => b.authorId),
   );
   return boards.map((board) => boardItem(board, nickNames));
 }
 
-export async function previewBoards(models: CommunityModels, query: { prefix: PreviewPrefix; limit: number; category?: string }): Promise<BoardItem[]> {
+export interface PreviewQuery {
+  prefix: PreviewPrefix;
+  limit: number;
+  category?: string;
+}
+
+export async function previewBoards(ctx: CommunityContext, query: PreviewQuery): Promise<BoardItem[]> {
+  // The spec takes `category` only with the INTRO preview; elsewhere it would silently change the result.
+  if (query.category !== undefined && query.prefix !== 'INTRO') throw AppError.invalid('category 값은 prefix가 INTRO일 때만 사용할 수 있습니다.');
   const prefixes = prefixesOf(query.prefix);
+  assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };
   if (query.category !== undefined) filter.category = query.category;
-  const boards = await models.Board.find(filter).sort(SORTS.PREVIEW).limit(query.limit).lean<BoardDoc[]>().exec();
-  return withNickNames(models, boards);
+  const boards = await ctx.models.boards.find(filter).sort(SORTS.PREVIEW).limit(query.limit).lean<BoardDoc[]>().exec();
+  return withNickNames(ctx, boards);
 }
 
 export interface BoardListQuery extends PageRequest {
@@ -149,7 +176,8 @@ export interface BoardListQuery extends PageRequest {
   order: BoardOrder;
 }
 
-export async function listBoards(models: CommunityModels, query: BoardListQuery): Promise<PageObject<BoardItem>> {
+export async function listBoards(ctx: CommunityContext, query: BoardListQuery): Promise<PageObject<BoardItem>> {
+  assertCategoryFits(query.category, [query.prefix]);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: query.prefix };
   if (query.category !== undefined) filter.category = query.category;
   if (query.search !== undefined) {
@@ -158,16 +186,17 @@ export async function listBoards(models: CommunityModels, query: BoardListQuery)
   }
   const { skip, limit } = pageWindow(query);
   const [boards, total] = await Promise.all([
-    models.Board.find(filter).sort(SORTS[query.order]).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
-    models.Board.countDocuments(filter).exec(),
+    ctx.models.boards.find(filter).sort(SORTS[query.order]).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
+    ctx.models.boards.countDocuments(filter).exec(),
   ]);
-  return buildPage(await withNickNames(models, boards), query, total);
+  return buildPage(await withNickNames(ctx, boards), query, total);
 }
 
-export async function boardDetail(models: CommunityModels, boardId: number): Promise<BoardDetail> {
-  const board = await liveBoard(models, boardId);
-  const comments = await models.Comment.find({ boardId, deleted: false }, { pendingEvents: 0 }).sort({ _id: 1 }).lean().exec();
-  const nickNames = await nickNamesOf(models.User, [board.authorId, ...comments.map((c) => c.authorId)]);
+export async function boardDetail(ctx: CommunityContext, input: { boardId: number }): Promise<BoardDetail> {
+  const { boardId } = input;
+  const board = await liveBoard(ctx, boardId);
+  const comments = await ctx.models.comments.find({ boardId, deleted: false }, { pendingEvents: 0 }).sort({ _id: 1 }).lean().exec();
+  const nickNames = await nickNamesOf(ctx.models.users, [board.authorId, ...comments.map((c) => c.authorId)]);
   const item = boardItem(board, nickNames);
   return {
     boardId: item.boardId,
@@ -185,16 +214,17 @@ export async function boardDetail(models: CommunityModels, boardId: number): Pro
 }
 
 /** Categories of a board type; an unknown type has none. */
-export function categoriesOf(name: string): Array<{ code: string; name: string }> {
+export function categoriesOf(input: { name: string }): BoardCategory[] {
+  const { name } = input;
   return isBoardPrefix(name) ? CategoriesByPrefix[name].map((c) => ({ code: c.code, name: c.name })) : [];
 }
 
-export async function myBoards(models: CommunityModels, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
+export async function myBoards(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
   const filter = { authorId: user.userId, ...LIVE };
   const { skip, limit } = pageWindow(request);
   const [boards, total] = await Promise.all([
-    models.Board.find(filter).sort(OWN_SORT).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
-    models.Board.countDocuments(filter).exec(),
+    ctx.models.boards.find(filter).sort(OWN_SORT).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
+    ctx.models.boards.countDocuments(filter).exec(),
   ]);
   return buildPage(boards.map(ownBoardItem), request, total);
 }
@@ -203,29 +233,30 @@ export async function myBoards(models: CommunityModels, user: AuthClaims, reques
  * Live boards by id. A board found deleted here although a comment or love still pointed at it as live
  * (the delete stopped between its two writes) is repaired on the spot.
  */
-export async function liveBoardsById(models: CommunityModels, ids: number[]): Promise<Map<number, BoardDoc>> {
+export async function liveBoardsById(ctx: CommunityContext, ids: number[]): Promise<Map<number, BoardDoc>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const boards = await models.Board.find({ _id: { $in: unique }, ...LIVE })
+  const boards = await ctx.models.boards
+    .find({ _id: { $in: unique }, ...LIVE })
     .lean<BoardDoc[]>()
     .exec();
   const byId = new Map(boards.map((b) => [b._id, b]));
   await hideFromOwnLists(
-    models,
+    ctx,
     unique.filter((id) => !byId.has(id)),
   );
   return byId;
 }
 
-export async function myLovedBoards(models: CommunityModels, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
+export async function myLovedBoards(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
   const filter = { userId: user.userId, boardDeleted: false };
   const { skip, limit } = pageWindow(request);
   const [loves, total] = await Promise.all([
-    models.Love.find(filter).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean().exec(),
-    models.Love.countDocuments(filter).exec(),
+    ctx.models.loves.find(filter).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean().exec(),
+    ctx.models.loves.countDocuments(filter).exec(),
   ]);
   const boards = await liveBoardsById(
-    models,
+    ctx,
     loves.map((l) => l.boardId),
   );
   const items = loves.flatMap((love) => {

@@ -40,3 +40,6 @@ export function categoryFits(category: string, prefixes: readonly BoardPrefix[])
 export function isBoardPrefix(name: string): name is BoardPrefix {
   return (BoardPrefixes as readonly string[]).includes(name);
 }
+
+/** What a post without a category stores: a null or absent category is EMPTY. */
+export const categoryOrEmpty = (category: string | null | undefined): string => category ?? EMPTY_CATEGORY;

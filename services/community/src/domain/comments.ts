@@ -6,15 +6,17 @@ import {
   isAdmin,
   newOutboxEvent,
   nextId,
+  nickNameIn,
   nickNamesOf,
   pageWindow,
   type AuthClaims,
   type PageObject,
   type PageRequest,
 } from '@binzip/shared';
-import type { CommentDoc, CommunityModels } from '../models';
+import type { CommentDoc } from '../models';
 import { liveBoard, liveBoardsById } from './boards';
-import { commentItem, nickNameIn, type CommentItem } from './views';
+import type { CommunityContext } from './context';
+import { commentItem, type CommentItem } from './views';
 
 export interface CommentInput {
   boardId: number;
@@ -30,11 +32,12 @@ export interface OwnCommentItem {
 
 const NO_OUTBOX = { pendingEvents: 0 } as const;
 
-export async function commentsOf(models: CommunityModels, boardId: number): Promise<CommentItem[]> {
-  await liveBoard(models, boardId);
-  const comments = await models.Comment.find({ boardId, deleted: false }, NO_OUTBOX).sort({ _id: 1 }).lean<CommentDoc[]>().exec();
+export async function commentsOf(ctx: CommunityContext, input: { boardId: number }): Promise<CommentItem[]> {
+  const { boardId } = input;
+  await liveBoard(ctx, boardId);
+  const comments = await ctx.models.comments.find({ boardId, deleted: false }, NO_OUTBOX).sort({ _id: 1 }).lean<CommentDoc[]>().exec();
   const nickNames = await nickNamesOf(
-    models.User,
+    ctx.models.users,
     comments.map((c) => c.authorId),
   );
   return comments.map((comment) => commentItem(comment, nickNames));
@@ -44,11 +47,13 @@ export async function commentsOf(models: CommunityModels, boardId: number): Prom
  * Saves the comment and its community.comment.created event in one document write (the outbox), then
  * counts it on the board. The count only moves after the insert succeeded, and only on a live board: if
  * the board was deleted in between, the comment is withdrawn (with its event) and the caller gets C0001.
+ * A saved comment kicks the relay, which publishes at once instead of at its next tick.
  */
-export async function createComment(models: CommunityModels, user: AuthClaims, input: CommentInput): Promise<number> {
-  const board = await liveBoard(models, input.boardId);
-  const [id, nickNames] = await Promise.all([nextId(models.connection, 'comment'), nickNamesOf(models.User, [user.userId])]);
-  const now = new Date();
+export async function createComment(ctx: CommunityContext, user: AuthClaims, input: CommentInput): Promise<number> {
+  const { models } = ctx;
+  const board = await liveBoard(ctx, input.boardId);
+  const [id, nickNames] = await Promise.all([nextId(models.comments.db, 'comment'), nickNamesOf(models.users, [user.userId])]);
+  const now = ctx.now();
   const event = newOutboxEvent(COMMUNITY_COMMENT_CREATED, (eventId) =>
     communityCommentCreatedV1.parse({
       v: 1,
@@ -63,7 +68,7 @@ export async function createComment(models: CommunityModels, user: AuthClaims, i
       occurredAt: now.toISOString(),
     }),
   );
-  await models.Comment.create({
+  await models.comments.create({
     _id: id,
     boardId: board._id,
     authorId: user.userId,
@@ -74,50 +79,53 @@ export async function createComment(models: CommunityModels, user: AuthClaims, i
     updatedAt: now,
     pendingEvents: [event],
   });
-  const counted = await models.Board.updateOne({ _id: board._id, deleted: false }, { $inc: { commentCount: 1 } }).exec();
+  const counted = await models.boards.updateOne({ _id: board._id, deleted: false }, { $inc: { commentCount: 1 } }).exec();
   if (counted.matchedCount === 0) {
-    await models.Comment.updateOne({ _id: id }, { $set: { deleted: true, boardDeleted: true, pendingEvents: [] } }).exec();
+    await models.comments.updateOne({ _id: id }, { $set: { deleted: true, boardDeleted: true, pendingEvents: [] } }).exec();
     throw AppError.notFound();
   }
+  ctx.eventsPending();
   return id;
 }
 
 /** A comment that is not deleted and whose board is live; C0001 otherwise. */
-async function liveComment(models: CommunityModels, commentId: number): Promise<CommentDoc> {
-  const comment = await models.Comment.findOne({ _id: commentId, deleted: false }, NO_OUTBOX).lean<CommentDoc>().exec();
+async function liveComment(ctx: CommunityContext, commentId: number): Promise<CommentDoc> {
+  const comment = await ctx.models.comments.findOne({ _id: commentId, deleted: false }, NO_OUTBOX).lean<CommentDoc>().exec();
   if (!comment) throw AppError.notFound();
-  await liveBoard(models, comment.boardId);
+  await liveBoard(ctx, comment.boardId);
   return comment;
 }
 
-export async function updateComment(models: CommunityModels, user: AuthClaims, commentId: number, input: CommentInput): Promise<number> {
-  const comment = await liveComment(models, commentId);
+export async function updateComment(ctx: CommunityContext, user: AuthClaims, input: CommentInput & { commentId: number }): Promise<number> {
+  const { commentId } = input;
+  const comment = await liveComment(ctx, commentId);
   // The body names the board: a comment id paired with another board's id does not exist there.
   if (comment.boardId !== input.boardId) throw AppError.notFound();
   if (comment.authorId !== user.userId) throw AppError.forbidden();
-  const result = await models.Comment.updateOne({ _id: commentId, deleted: false }, { $set: { content: input.content, updatedAt: new Date() } }).exec();
+  const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { content: input.content, updatedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
   return commentId;
 }
 
-export async function deleteComment(models: CommunityModels, user: AuthClaims, commentId: number): Promise<void> {
-  const comment = await liveComment(models, commentId);
+export async function deleteComment(ctx: CommunityContext, user: AuthClaims, input: { commentId: number }): Promise<void> {
+  const { commentId } = input;
+  const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== user.userId && !isAdmin(user)) throw AppError.forbidden();
-  const result = await models.Comment.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: new Date() } }).exec();
+  const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: ctx.now() } }).exec();
   // Two deletes racing: only the one that flipped the flag moves the count.
   if (result.modifiedCount === 0) throw AppError.notFound();
-  await models.Board.updateOne({ _id: comment.boardId }, { $inc: { commentCount: -1 } }).exec();
+  await ctx.models.boards.updateOne({ _id: comment.boardId }, { $inc: { commentCount: -1 } }).exec();
 }
 
-export async function myComments(models: CommunityModels, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnCommentItem>> {
+export async function myComments(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnCommentItem>> {
   const filter = { authorId: user.userId, deleted: false, boardDeleted: false };
   const { skip, limit } = pageWindow(request);
   const [comments, total] = await Promise.all([
-    models.Comment.find(filter, NO_OUTBOX).sort({ _id: -1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
-    models.Comment.countDocuments(filter).exec(),
+    ctx.models.comments.find(filter, NO_OUTBOX).sort({ _id: -1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
+    ctx.models.comments.countDocuments(filter).exec(),
   ]);
   const boards = await liveBoardsById(
-    models,
+    ctx,
     comments.map((c) => c.boardId),
   );
   const items = comments.flatMap((comment) => {

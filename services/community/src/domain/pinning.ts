@@ -1,5 +1,5 @@
-import { AppError } from '@binzip/shared';
-import type { CommunityModels } from '../models';
+import { AppError, type AuthClaims } from '@binzip/shared';
+import type { CommunityContext } from './context';
 
 /** backoffice.md: at most this many promotion posts are pinned at once. */
 export const MAX_PINNED_BOARDS = 10;
@@ -11,19 +11,21 @@ const PINNED = { fixed: true, deleted: false };
  * set back and answered B0001. Two racing pins of the 10th slot may both be refused (never both kept), so the
  * limit holds without a lock; pinning an already pinned post is a no-op.
  */
-export async function setPinned(models: CommunityModels, boardId: number, fixed: boolean): Promise<number> {
-  const board = await models.Board.findOne({ _id: boardId, deleted: false }, { prefixCategory: 1, fixed: 1 }).lean().exec();
+export async function setPinned(ctx: CommunityContext, _admin: AuthClaims, input: { boardId: number; fixed: boolean }): Promise<number> {
+  const { models } = ctx;
+  const { boardId, fixed } = input;
+  const board = await models.boards.findOne({ _id: boardId, deleted: false }, { prefixCategory: 1, fixed: 1 }).lean().exec();
   if (!board) throw AppError.notFound();
   if (board.prefixCategory !== 'ADVERTISEMENT') throw AppError.invalid('홍보 게시글만 고정할 수 있습니다.');
   if (!fixed) {
-    await models.Board.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
+    await models.boards.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
     return boardId;
   }
   if (board.fixed) return boardId;
-  if ((await models.Board.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
-  const pinned = await models.Board.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec();
-  if (pinned.modifiedCount === 1 && (await models.Board.countDocuments(PINNED).exec()) > MAX_PINNED_BOARDS) {
-    await models.Board.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
+  if ((await models.boards.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
+  const pinned = await models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec();
+  if (pinned.modifiedCount === 1 && (await models.boards.countDocuments(PINNED).exec()) > MAX_PINNED_BOARDS) {
+    await models.boards.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
     throw new AppError('B0001');
   }
   return boardId;

@@ -1,4 +1,4 @@
-import { toIsoOffset, UNKNOWN_NICKNAME } from '@binzip/shared';
+import { nickNameIn, toIsoOffset } from '@binzip/shared';
 import type { BoardDoc, CommentDoc } from '../models';
 
 /** Shapes of the spec's board and comment responses (field names and order as the spec lists them). */
@@ -27,6 +27,12 @@ export interface OwnBoardItem {
   commentCnt: number;
 }
 
+/** A category of a board type: the Korean label (`code`) and the enum name. */
+export interface BoardCategory {
+  code: string;
+  name: string;
+}
+
 export interface CommentItem {
   commentId: number;
   nickName: string;
@@ -47,8 +53,6 @@ export interface BoardDetail {
   commentCount: number;
   comments: CommentItem[];
 }
-
-export const nickNameIn = (nickNames: Map<number, string>, userId: number): string => nickNames.get(userId) ?? UNKNOWN_NICKNAME;
 
 const thumbnail = (board: BoardDoc): string | null => board.imageUrls[0] ?? null;
 

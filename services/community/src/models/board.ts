@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface BoardDoc {
@@ -51,6 +52,4 @@ boardSchema.index({ authorId: 1, deleted: 1, createdAt: -1, _id: -1 });
 
 export type BoardModel = Model<BoardDoc>;
 
-export function boardModel(connection: Connection): BoardModel {
-  return (connection.models.Board as BoardModel) ?? connection.model<BoardDoc>('Board', boardSchema);
-}
+export const boardModel = (connection: Connection): BoardModel => registerModel(connection, 'Board', boardSchema);

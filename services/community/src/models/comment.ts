@@ -1,4 +1,4 @@
-import { addOutbox, type OutboxEvent } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface CommentDoc {
@@ -39,6 +39,4 @@ commentSchema.index({ authorId: 1, deleted: 1, boardDeleted: 1, _id: -1 });
 
 export type CommentModel = Model<CommentDoc>;
 
-export function commentModel(connection: Connection): CommentModel {
-  return (connection.models.Comment as CommentModel) ?? connection.model<CommentDoc>('Comment', commentSchema);
-}
+export const commentModel = (connection: Connection): CommentModel => registerModel(connection, 'Comment', commentSchema);

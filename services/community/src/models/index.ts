@@ -1,28 +1,20 @@
-import { projectedUserModel, type ProjectedUser } from '@binzip/shared';
-import type { Connection, Model } from 'mongoose';
-import { boardModel, type BoardModel } from './board';
-import { commentModel, type CommentModel } from './comment';
-import { loveModel, type LoveModel } from './love';
+import { projectedUserModel } from '@binzip/shared';
+import type { Connection } from 'mongoose';
+import { boardModel } from './board';
+import { commentModel } from './comment';
+import { loveModel } from './love';
 
 export * from './board';
 export * from './comment';
 export * from './love';
 
-export interface CommunityModels {
-  connection: Connection;
-  Board: BoardModel;
-  Comment: CommentModel;
-  Love: LoveModel;
-  User: Model<ProjectedUser>;
-}
+export type CommunityModels = ReturnType<typeof communityModels>;
 
-export function communityModels(connection: Connection): CommunityModels {
-  return { connection, Board: boardModel(connection), Comment: commentModel(connection), Love: loveModel(connection), User: projectedUserModel(connection) };
+export function communityModels(connection: Connection) {
+  return { boards: boardModel(connection), comments: commentModel(connection), loves: loveModel(connection), users: projectedUserModel(connection) };
 }
 
 /** Builds every index before the service takes requests: the love rule depends on its unique index. */
-export async function prepareStore(connection: Connection): Promise<CommunityModels> {
-  const models = communityModels(connection);
-  await Promise.all([models.Board.init(), models.Comment.init(), models.Love.init(), models.User.init()]);
-  return models;
+export async function initModels(models: CommunityModels): Promise<void> {
+  await Promise.all([models.boards.init(), models.comments.init(), models.loves.init(), models.users.init()]);
 }

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
 
 export interface LoveDoc {
@@ -26,6 +27,4 @@ loveSchema.index({ boardId: 1 });
 
 export type LoveModel = Model<LoveDoc>;
 
-export function loveModel(connection: Connection): LoveModel {
-  return (connection.models.Love as LoveModel) ?? connection.model<LoveDoc>('Love', loveSchema);
-}
+export const loveModel = (connection: Connection): LoveModel => registerModel(connection, 'Love', loveSchema);

@@ -1,18 +1,16 @@
-import { handle, idParams, parseBody, parseParams, requireAdmin } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, requireAdmin } from '@binzip/shared';
 import { Router } from 'express';
-import { z } from 'zod';
+import type { CommunityContext } from '../domain/context';
 import { setPinned } from '../domain/pinning';
-import type { CommunityModels } from '../models';
-
-const pinBody = z.strictObject({ fixed: z.boolean() });
+import { boardParams, pinBody } from './schemas';
 
 /** /api/v1/admin/boards: administrators only. */
-export function adminRoutes(models: CommunityModels): Router {
+export function adminBoardRoutes(ctx: CommunityContext): Router {
   const router = Router();
   router.use(requireAdmin);
   router.put(
-    '/boards/:boardId/fixed',
-    handle((req) => setPinned(models, parseParams(req, idParams('boardId')).boardId, parseBody(req, pinBody).fixed)),
+    '/:boardId/fixed',
+    handle((req) => setPinned(ctx, currentUser(req), { ...parseParams(req, boardParams), ...parseBody(req, pinBody) })),
   );
   return router;
 }

@@ -1,46 +1,35 @@
-import { currentUser, handle, idParams, parseBody, parseParams, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, requireUser } from '@binzip/shared';
 import { Router } from 'express';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
-import type { CommunityModels } from '../models';
-import { commentBody } from './schemas';
+import type { CommunityContext } from '../domain/context';
+import { boardParams, commentBody, commentParams } from './schemas';
 
-const boardIdParams = idParams('boardId');
-const commentIdParams = idParams('commentId');
-
-/** `onCommentSaved` lets the outbox relay publish at once instead of at its next tick. */
-export function commentRoutes(models: CommunityModels, onCommentSaved: () => void): Router {
+/** /api/v1/comments */
+export function commentRoutes(ctx: CommunityContext): Router {
   const router = Router();
 
   router.get(
     '/:boardId',
-    handle((req) => commentsOf(models, parseParams(req, boardIdParams).boardId)),
+    handle((req) => commentsOf(ctx, parseParams(req, boardParams))),
   );
 
   router.post(
     '/',
     requireUser,
-    handle(async (req) => {
-      const commentId = await createComment(models, currentUser(req), parseBody(req, commentBody));
-      onCommentSaved();
-      return commentId;
-    }),
+    handle((req) => createComment(ctx, currentUser(req), parseBody(req, commentBody))),
   );
 
   router.put(
     '/:commentId',
     requireUser,
-    handle((req) => {
-      const { commentId } = parseParams(req, commentIdParams);
-      return updateComment(models, currentUser(req), commentId, parseBody(req, commentBody));
-    }),
+    handle((req) => updateComment(ctx, currentUser(req), { ...parseParams(req, commentParams), ...parseBody(req, commentBody) })),
   );
 
   router.delete(
     '/:commentId',
     requireUser,
     handle(async (req) => {
-      const { commentId } = parseParams(req, commentIdParams);
-      await deleteComment(models, currentUser(req), commentId);
+      await deleteComment(ctx, currentUser(req), parseParams(req, commentParams));
       return undefined;
     }),
   );

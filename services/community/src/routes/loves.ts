@@ -1,23 +1,24 @@
-import { currentUser, handle, idParams, parseParams, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseParams, requireUser } from '@binzip/shared';
 import { Router } from 'express';
+import type { CommunityContext } from '../domain/context';
 import { love, loves, unlove } from '../domain/loves';
-import type { CommunityModels } from '../models';
+import { boardParams } from './schemas';
 
-const boardIdParams = idParams('boardId');
-
-export function loveRoutes(models: CommunityModels): Router {
+/** /api/v1/loves */
+export function loveRoutes(ctx: CommunityContext): Router {
   const router = Router();
+
   router.put(
     '/:boardId',
     requireUser,
-    handle((req) => love(models, currentUser(req), parseParams(req, boardIdParams).boardId)),
+    handle((req) => love(ctx, currentUser(req), parseParams(req, boardParams))),
   );
 
   router.delete(
     '/:boardId',
     requireUser,
     handle(async (req) => {
-      await unlove(models, currentUser(req), parseParams(req, boardIdParams).boardId);
+      await unlove(ctx, currentUser(req), parseParams(req, boardParams));
       return undefined;
     }),
   );
@@ -25,7 +26,7 @@ export function loveRoutes(models: CommunityModels): Router {
   router.get(
     '/:boardId',
     requireUser,
-    handle((req) => loves(models, currentUser(req), parseParams(req, boardIdParams).boardId)),
+    handle((req) => loves(ctx, currentUser(req), parseParams(req, boardParams))),
   );
 
   return router;

@@ -1,6 +1,19 @@
-import { blankToUndefined, queryInt, requiredQueryEnum } from '@binzip/shared';
+import {
+  blankToUndefined,
+  bodyId,
+  idParams,
+  isoTimestampSchema,
+  nonBlankText,
+  pageQuery,
+  pageSchema,
+  queryEnum,
+  queryInt,
+  requiredQueryEnum,
+} from '@binzip/shared';
 import { z } from 'zod';
-import { AllCategories, BoardPrefixes, categoryFits, EMPTY_CATEGORY, PreviewPrefixes } from '../domain/categories';
+import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/categories';
+import type { OwnCommentItem } from '../domain/comments';
+import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/views';
 
 /** Limits the spec leaves open (README: Choices). */
 export const Limits = {
@@ -12,41 +25,30 @@ export const Limits = {
   search: 100,
 } as const;
 
-export { requiredQueryEnum };
+export const BOARD_PAGE_SIZE = 8;
+export const OWN_LIST_PAGE_SIZE = 10;
+export const PREVIEW_LIMIT = 5;
 
-const nonBlank = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((s) => s.trim().length > 0);
+// Requests. Whether a category fits its board type is a rule of the domain, not of these schemas.
 
-export const boardBody = z
-  .strictObject({
-    title: nonBlank(Limits.title).transform((s) => s.trim()),
-    code: nonBlank(Limits.body),
-    category: z.enum(AllCategories).nullish(),
-    imageUrls: z
-      .array(z.string().trim().min(1).max(Limits.imageUrl))
-      .max(Limits.images)
-      .nullish()
-      .transform((urls) => urls ?? []),
-    prefixCategory: z.enum(BoardPrefixes),
-    fixed: z
-      .boolean()
-      .nullish()
-      .transform((fixed) => fixed ?? false),
-  })
-  .transform((body) => ({ ...body, category: body.category ?? EMPTY_CATEGORY }))
-  .superRefine((body, ctx) => {
-    if (!categoryFits(body.category, [body.prefixCategory])) {
-      ctx.addIssue({ code: 'custom', path: ['category'], message: 'category 값이 게시판 종류에 맞지 않습니다.' });
-    }
-  });
+export const boardParams = idParams('boardId');
+export const commentParams = idParams('commentId');
 
-export const previewQuery = z.object({
-  prefix: requiredQueryEnum(PreviewPrefixes),
-  limit: queryInt(5, 1, 50),
-  category: z.preprocess(blankToUndefined, z.enum(AllCategories).optional()),
+export const boardBody = z.strictObject({
+  title: nonBlankText(Limits.title).transform((s) => s.trim()),
+  code: nonBlankText(Limits.body),
+  category: z.enum(AllCategories).nullish().meta({ description: '게시판 종류의 분류 또는 EMPTY; null이나 생략은 EMPTY' }),
+  imageUrls: z
+    .array(z.string().trim().min(1).max(Limits.imageUrl))
+    .max(Limits.images)
+    .nullish()
+    .transform((urls) => urls ?? []),
+  prefixCategory: z.enum(BoardPrefixes),
+  fixed: z
+    .boolean()
+    .nullish()
+    .transform((fixed) => fixed ?? false)
+    .meta({ description: '관리자의 홍보(ADVERTISEMENT) 글만 고정되고, 그 밖에는 무시됩니다' }),
 });
 
 export const searchText = z.preprocess(
@@ -58,7 +60,112 @@ export const searchText = z.preprocess(
     .optional(),
 );
 
-export const commentBody = z.strictObject({
-  boardId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  content: nonBlank(Limits.comment),
+export const listQuery = z.object({
+  prefix: requiredQueryEnum(BoardPrefixes),
+  category: queryEnum(AllCategories),
+  search: searchText.meta({ description: '제목과 본문 글자에서 찾는 글귀 (대소문자 무시)' }),
+  order: z.preprocess(blankToUndefined, z.enum(['RECENT', 'POPULAR']).default('RECENT')),
+  ...pageQuery(BOARD_PAGE_SIZE),
 });
+
+export const previewQuery = z.object({
+  prefix: requiredQueryEnum(PreviewPrefixes),
+  limit: queryInt(PREVIEW_LIMIT, 1, 50),
+  category: queryEnum(AllCategories).meta({ description: 'prefix가 INTRO일 때만' }),
+});
+
+export const ownListQuery = z.object(pageQuery(OWN_LIST_PAGE_SIZE));
+
+export const categoryQuery = z.object({ name: z.preprocess(blankToUndefined, z.string().max(50)) });
+
+export const commentBody = z.strictObject({
+  boardId: bodyId,
+  content: nonBlankText(Limits.comment),
+});
+
+export const pinBody = z.strictObject({ fixed: z.boolean() });
+
+// Responses (`satisfies` keeps them in step with what the domain returns; ids prefixed with the area)
+
+const boardId = z.number().int().meta({ description: '게시글 id' });
+const category = z.enum(AllCategories);
+const prefixCategory = z.enum(BoardPrefixes);
+
+export const boardIdData = boardId;
+export const commentIdData = z.number().int().meta({ description: '댓글 id' });
+
+export const boardItemSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    code: z.string().meta({ description: '본문 HTML (저장할 때 정화됨)' }),
+    oneLineContent: z.string(),
+    nickName: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrl: z.string().nullable().meta({ description: '첫 이미지, 없으면 null' }),
+    commentCount: z.number().int(),
+    category,
+    prefixCategory,
+    fixed: z.boolean(),
+  })
+  .meta({ id: 'CommunityBoardItem' }) satisfies z.ZodType<BoardItem>;
+
+export const boardPageSchema = pageSchema(boardItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityBoardPage' });
+
+export const commentItemSchema = z
+  .object({
+    commentId: z.number().int(),
+    nickName: z.string(),
+    content: z.string(),
+    createdAt: isoTimestampSchema,
+  })
+  .meta({ id: 'CommunityComment' }) satisfies z.ZodType<CommentItem>;
+
+export const boardDetailSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    code: z.string(),
+    nickName: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrls: z.array(z.string()),
+    loveCount: z.number().int(),
+    category,
+    prefixCategory,
+    commentCount: z.number().int(),
+    comments: z.array(commentItemSchema),
+  })
+  .meta({ id: 'CommunityBoardDetail' }) satisfies z.ZodType<BoardDetail>;
+
+export const boardCategorySchema = z
+  .object({
+    code: z.string().meta({ description: '한국어 이름' }),
+    name: category,
+  })
+  .meta({ id: 'CommunityBoardCategory' }) satisfies z.ZodType<BoardCategory>;
+
+export const ownBoardItemSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    oneLineContent: z.string(),
+    createdAt: isoTimestampSchema,
+    imageUrl: z.string().nullable(),
+    category,
+    prefixCategory,
+    commentCnt: z.number().int(),
+  })
+  .meta({ id: 'CommunityOwnBoardItem' }) satisfies z.ZodType<OwnBoardItem>;
+
+export const ownBoardPageSchema = pageSchema(ownBoardItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityOwnBoardPage' });
+
+export const ownCommentItemSchema = z
+  .object({
+    commentId: z.number().int(),
+    boardId,
+    title: z.string(),
+    commentContent: z.string(),
+  })
+  .meta({ id: 'CommunityOwnCommentItem' }) satisfies z.ZodType<OwnCommentItem>;
+
+export const ownCommentPageSchema = pageSchema(ownCommentItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityOwnCommentPage' });

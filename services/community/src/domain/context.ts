@@ -1,0 +1,4 @@
+import type { ServiceContext } from '@binzip/shared';
+import type { CommunityModels } from '../models';
+
+export type CommunityContext = ServiceContext<CommunityModels>;

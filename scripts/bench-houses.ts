@@ -14,7 +14,7 @@ import path from 'node:path';
 import { connectMongo, createLogger, generateDevKeyPair } from '@binzip/shared';
 import request from 'supertest';
 import { buildApp } from '../services/houses/src/app';
-import { houseModels } from '../services/houses/src/models';
+import { housesModels } from '../services/houses/src/models';
 import { startMongo } from './lib/mongo';
 import { SEED_AUTHOR_BASE_ID, seedHouses } from './seed-houses';
 
@@ -42,7 +42,7 @@ const numberOption = (name: string, fallback: number): number => {
   return value === undefined ? fallback : Number(value);
 };
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function main(): Promise<void> {
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const store = await startMongo({ persistent: false, dataDir: mkdtempSync(path.join(os.tmpdir(), 'bench-houses-')) });
   const connection = await connectMongo(store.uri, dbName);
   try {
-    const models = houseModels(connection);
+    const models = housesModels(connection);
     const existing = await models.houses.countDocuments({ authorId: { $gte: SEED_AUTHOR_BASE_ID } });
     if (existing >= count) {
       console.log(`reusing ${existing} listings in ${dbName}`);
@@ -82,11 +82,11 @@ async function main(): Promise<void> {
         const res = await agent.get(url);
         timings.push(Number(process.hrtime.bigint() - started) / 1e6);
         if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
-        total = res.body.data.totalElements as number;
+        total = (res.body as { data: { totalElements: number } }).data.totalElements;
       }
       timings.sort((a, b) => a - b);
       console.log(
-        `${name.padEnd(20)} ${percentile(timings, 50).toFixed(1).padStart(8)} ${percentile(timings, 95).toFixed(1).padStart(8)} ${timings[timings.length - 1]!.toFixed(1).padStart(8)} ${String(total).padStart(8)}`,
+        `${name.padEnd(20)} ${percentile(timings, 50).toFixed(1).padStart(8)} ${percentile(timings, 95).toFixed(1).padStart(8)} ${timings[timings.length - 1].toFixed(1).padStart(8)} ${String(total).padStart(8)}`,
       );
     }
     const memory = process.memoryUsage();

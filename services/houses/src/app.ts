@@ -1,6 +1,7 @@
 import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { housesModels } from './models';
+import { apiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
 import { houseRoutes } from './routes/houses';
 import { scrapRoutes } from './routes/scraps';
@@ -17,6 +18,7 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
       app.use('/api/v1/houses', houseRoutes(ctx));
       app.use('/api/v1/scraps', scrapRoutes(ctx));

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { connectMongo, createLogger, generateDevKeyPair } from '@binzip/shared';
 import request from 'supertest';
 import { buildApp } from '../services/houses/src/app';
-import { houseModels } from '../services/houses/src/models';
+import { housesModels } from '../services/houses/src/models';
 import { startMongo } from './lib/mongo';
 import { SEED_AUTHOR_BASE_ID, seedHouses } from './seed-houses';
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const store = await startMongo({ persistent: false, dataDir: mkdtempSync(path.join(os.tmpdir(), 'bench-houses-')) });
   const connection = await connectMongo(store.uri, dbName);
   try {
-    const models = houseModels(connection);
+    const models = housesModels(connection);
     const existing = await models.houses.countDocuments({ authorId: { $gte: SEED_AUTHOR_BASE_ID } });
     if (existing >= count) {
       console.log(`reusing ${existing} listings in ${dbName}`);

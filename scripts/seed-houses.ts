@@ -9,7 +9,7 @@
  */
 import { connectMongo } from '@binzip/shared';
 import type { Connection } from 'mongoose';
-import { ensureIndexes, houseModels, isListed, type DealState, type HouseDoc } from '../services/houses/src/models';
+import { housesModels, initModels, isListed, type DealState, type HouseDoc } from '../services/houses/src/models';
 import { RecommendedTags, RentalTypes } from '../services/houses/src/domain/vocabulary';
 
 export const SEED_AUTHOR_BASE_ID = 1_000_000;
@@ -58,8 +58,8 @@ export interface SeedOptions {
 }
 
 export async function seedHouses(connection: Connection, options: SeedOptions): Promise<{ inserted: number; firstId: number; lastId: number }> {
-  const models = houseModels(connection);
-  await ensureIndexes(models);
+  const models = housesModels(connection);
+  await initModels(models);
   const random = randomSource(options.seed ?? 42);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
   const authorCount = Math.max(1, options.authors ?? 50);

@@ -1,6 +1,7 @@
 import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
 import { API_INFO } from '../../services/gateway/src/routes/api-docs';
 import { apiDocument as communityDocument } from '../../services/community/src/openapi';
+import { apiDocument as housesDocument } from '../../services/houses/src/openapi';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
 import { apiDocument as recordsDocument } from '../../services/records/src/openapi';
 
@@ -10,6 +11,7 @@ import { apiDocument as recordsDocument } from '../../services/records/src/opena
  */
 export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
   community: communityDocument,
+  houses: housesDocument,
   notifications: notificationsDocument,
   records: recordsDocument,
 };

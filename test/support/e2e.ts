@@ -101,16 +101,19 @@ async function checkAgainstDocument(method: string, path: string, status: number
 
 let prefixes: string[] | undefined;
 /**
- * `/api/v1/notifications` and the like: the first three segments of every documented path. The admin API is
- * shared out by resource (`/api/v1/admin/boards` is community's, `/api/v1/admin/users` accounts'), so there
- * the resource is part of the prefix: one service's admin document must not claim the others' answers.
+ * `/api/v1/notifications` and the like: the first three segments of every documented path. `/api/v1/admin` is
+ * shared by several services, so there a prefix is the documented path up to its first parameter
+ * (`/api/v1/admin/reports`, `/api/v1/admin/stats/houses`): one service's document does not claim another's.
  */
 function documentedPrefixes(contract: ApiContract): string[] {
-  const prefixOf = (path: string) => {
-    const segments = path.split('/');
-    return segments.slice(0, segments[3] === 'admin' ? 5 : 4).join('/');
-  };
   return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map(prefixOf))]);
+}
+
+function prefixOf(template: string): string {
+  const segments = template.split('/');
+  if (segments[3] !== 'admin') return segments.slice(0, 4).join('/');
+  const firstParam = segments.findIndex((segment) => segment.startsWith('{'));
+  return segments.slice(0, firstParam === -1 ? segments.length : firstParam).join('/');
 }
 
 function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp: () => Promise<void> } {

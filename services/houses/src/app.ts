@@ -1,19 +1,16 @@
-import { createServiceApp, projectedSuspension, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
-import { houseUseCases } from './domain';
-import { houseModels } from './models';
-import { adminRouter } from './routes/admin';
-import { housesRouter } from './routes/houses';
-import { scrapsRouter } from './routes/scraps';
+import { housesModels } from './models';
+import { apiDocument } from './openapi';
+import { adminRoutes } from './routes/admin';
+import { houseRoutes } from './routes/houses';
+import { scrapRoutes } from './routes/scraps';
 
-export interface AppDeps extends ServiceAppDeps {
-  /** Kicks the outbox relay after a report stored its event; without one, events wait for the relay's timer. */
-  eventsPending?: () => void;
-}
+export type AppDeps = ServiceAppDeps;
 
+/** Stateless: everything lives in MongoDB, so operators run as many instances as they like. */
 export function buildApp(deps: AppDeps): Express {
-  const models = houseModels(deps.connection);
-  const useCases = houseUseCases(models, deps.eventsPending);
+  const ctx = serviceContext(housesModels(deps.connection), deps);
   return createServiceApp({
     service: 'houses',
     logger: deps.logger,
@@ -21,10 +18,11 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
+    apiDocument,
     routes: (app) => {
-      app.use('/api/v1/houses', housesRouter(useCases));
-      app.use('/api/v1/scraps', scrapsRouter(useCases));
-      app.use('/api/v1/admin', adminRouter(models));
+      app.use('/api/v1/houses', houseRoutes(ctx));
+      app.use('/api/v1/scraps', scrapRoutes(ctx));
+      app.use('/api/v1/admin', adminRoutes(ctx));
     },
   });
 }

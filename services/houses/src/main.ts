@@ -1,8 +1,9 @@
-import { runService, startOutboxRelay } from '@binzip/shared';
+import { runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredListings } from './domain/listings';
-import { ensureIndexes, houseModels } from './models';
+import { startReportPublisher } from './events/report-publisher';
+import { housesModels, initModels } from './models';
 
 // Author nicknames and types come from the shared projection of accounts' users (one durable consumer for all
 // instances, so each snapshot is applied once).
@@ -11,12 +12,19 @@ runService({
   readConfig,
   userProjection: true,
   start: async ({ config, logger, connection, bus }) => {
-    const models = houseModels(connection);
-    await ensureIndexes(models);
-    await sanitizeStoredListings(models, logger);
-    // Reports carry their `houses.report.created` event (the outbox); accounts keeps the authors' report counts.
-    const relay = await startOutboxRelay({ stream: 'HOUSES', bus, models: [models.reports], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
-    const app = buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, eventsPending: () => void relay.kick() });
-    return { app, closers: [() => relay.stop()] };
+    const models = housesModels(connection);
+    await initModels(models);
+    // The context of start-up work; requests get theirs from buildApp, whose kick reaches the publisher.
+    const ctx = serviceContext(models, { logger });
+    await sanitizeStoredListings(ctx);
+    const reports = await startReportPublisher(ctx, { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const app = buildApp({
+      connection,
+      logger,
+      publicKey: config.JWT_PUBLIC_KEY,
+      trustProxy: config.TRUST_PROXY,
+      eventsPending: () => void reports.kick(),
+    });
+    return { app, closers: [() => reports.stop()] };
   },
 });

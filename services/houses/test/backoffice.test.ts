@@ -1,27 +1,28 @@
-import { applyUserSnapshot, houseReportCreatedV1 } from '@binzip/shared';
-import { userSnapshot } from '../../../test/support';
-import { api, createListing, expectError, person, startHarness, type Harness, type Person } from './harness';
+import { houseReportCreatedV1 } from '@binzip/shared';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, startServiceHarness, updatePerson, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService } from './helpers';
 
-let h: Harness;
-let owner: Person;
-let fan: Person;
-let other: Person;
-let admin: Person;
+let h: HousesHarness;
+let owner: TestPerson;
+let fan: TestPerson;
+let other: TestPerson;
+let admin: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('housesbackoffice');
-  owner = await person(h, '집주인', 'AGENT');
-  fan = await person(h, '신고자하나');
-  other = await person(h, '신고자둘');
-  admin = await person(h, '운영자', 'WEB');
+  h = await startServiceHarness('housesbackoffice', housesService);
+  owner = await addMember(h.connection, '집주인', { userType: 'AGENT' });
+  fan = await addMember(h.connection, '신고자하나');
+  other = await addMember(h.connection, '신고자둘');
+  admin = await addAdmin(h.connection, '운영자');
 });
 afterAll(() => h.close());
 
-const adminGet = (path: string, who: Person | null = admin) => {
+const adminGet = (path: string, who: TestPerson | null = admin) => {
   const test = api(h).raw.get(path);
   return who ? test.set('Authorization', who.token) : test;
 };
-const decide = (houseId: number | string, body: unknown, who: Person = admin) =>
+const decide = (houseId: number | string, body: unknown, who: TestPerson = admin) =>
   api(h)
     .raw.put(`/api/v1/admin/reports/${houseId}`)
     .set('Authorization', who.token)
@@ -102,7 +103,7 @@ describe('reports', () => {
 
     // The same member cannot report twice; another member can, and hides it again.
     expectError(await api(h).report(fan, first, { reportType: 'ETC', reportReason: '또' }), 400, 'H0003');
-    const third = await person(h, '신고자셋');
+    const third = await addMember(h.connection, '신고자셋');
     await api(h).report(third, first, { reportType: 'ETC', reportReason: '다시 이상함' }).expect(200);
     expect(await listed(first)).toBe(false);
     const reopened = (await adminGet('/api/v1/admin/reports').expect(200)).body.data.content.find((i: { houseId: number }) => i.houseId === first);
@@ -122,12 +123,9 @@ describe('reports', () => {
   });
 
   it('shows a withdrawn author as 탈퇴한 사용자', async () => {
-    const leaving = await person(h, '떠날중개', 'AGENT');
+    const leaving = await addMember(h.connection, '떠날중개', { userType: 'AGENT' });
     const houseId = await createListing(h, leaving);
-    await applyUserSnapshot(
-      h.models.users,
-      userSnapshot(leaving.id, `withdrawn:${leaving.id}`, { userType: 'AGENT', status: 'WITHDRAWN', userName: `withdrawn:${leaving.id}`, version: 2 }),
-    );
+    await updatePerson(h.connection, leaving, { nick_name: `withdrawn:${leaving.id}`, status: 'WITHDRAWN', userName: `withdrawn:${leaving.id}` });
     expect((await api(h).detail(houseId)).body.data.nickName).toBe('탈퇴한 사용자');
   });
 });
@@ -135,7 +133,7 @@ describe('reports', () => {
 describe('GET /api/v1/admin/stats/houses', () => {
   it('counts saved listings by deal state, rental type and region word, and open reports', async () => {
     const before = (await adminGet('/api/v1/admin/stats/houses').expect(200)).body.data;
-    const general = await person(h, '일반회원');
+    const general = await addMember(h.connection, '일반회원');
     await createListing(h, general, { rentalType: 'JEONSE', city: '서울특별시 중구' });
     const reportedId = await createListing(h, owner, { rentalType: 'MONTHLYRENT', city: '제주특별자치도 제주시', monthlyPrice: 50 });
     await createListing(h, owner, { tmpYn: true });

@@ -1,13 +1,14 @@
-import { api, createListing, person, startHarness, validListing, type Harness, type Person } from './harness';
+import { addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
-let h: Harness;
-let agentUser: Person;
+let h: HousesHarness;
+let agentUser: TestPerson;
 let houseId: number;
 let snapshot: unknown;
 
 beforeAll(async () => {
-  h = await startHarness('housesbad');
-  agentUser = await person(h, '중개인', 'AGENT');
+  h = await startServiceHarness('housesbad', housesService);
+  agentUser = await addMember(h.connection, '중개인', { userType: 'AGENT' });
   houseId = await createListing(h, agentUser, { title: '멀쩡한 집' });
   snapshot = await h.models.houses.findById(houseId).lean();
 });

@@ -1,20 +1,22 @@
 import { isListed } from '../src/models';
-import { api, createListing, expectError, person, startHarness, validListing, type Harness, type Person } from './harness';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
 /** Many writes to one listing at once: every request gets an answer from the contract, never a 500. */
-let h: Harness;
-let agentUser: Person;
+let h: HousesHarness;
+let agentUser: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('housesrace');
-  agentUser = await person(h, '동시중개', 'AGENT');
+  h = await startServiceHarness('housesrace', housesService);
+  agentUser = await addMember(h.connection, '동시중개', { userType: 'AGENT' });
 });
 afterAll(() => h.close());
 
 test('many users reporting one listing at once: every report is stored and answered 200', async () => {
   const houseId = await createListing(h, agentUser, { title: '동시 신고' });
-  const reporters: Person[] = [];
-  for (let i = 0; i < 20; i++) reporters.push(await person(h, `신고자${i}`));
+  const reporters: TestPerson[] = [];
+  for (let i = 0; i < 20; i++) reporters.push(await addMember(h.connection, `신고자${i}`));
   const results = await Promise.all(reporters.map((r) => api(h).report(r, houseId, { reportType: 'ETC', reportReason: '동시' })));
   expect(results.map((r) => r.status)).toEqual(reporters.map(() => 200));
   expect(await h.models.reports.countDocuments({ houseId })).toBe(20);
@@ -50,7 +52,7 @@ test('a listing whose state keeps changing under the request: 429 C0004, nothing
 
 test('a repeated report hides a listing whose hiding was interrupted after the first report was stored', async () => {
   const houseId = await createListing(h, agentUser, { title: '중단된 신고' });
-  const reporter = await person(h, '재신고자');
+  const reporter = await addMember(h.connection, '재신고자');
   // The state a crash between storing the report and hiding the listing would leave behind.
   await h.models.reports.create({ houseId, userId: reporter.id, reportType: 'ETC', reportReason: '첫 신고', createdAt: new Date() });
   expect((await api(h).list('search=중단된 신고')).body.data.totalElements).toBe(1);
@@ -62,7 +64,7 @@ test('a repeated report hides a listing whose hiding was interrupted after the f
 
 test('a repeated report of an already hidden listing changes nothing', async () => {
   const houseId = await createListing(h, agentUser, { title: '이미 숨김' });
-  const reporter = await person(h, '두번신고');
+  const reporter = await addMember(h.connection, '두번신고');
   await api(h).report(reporter, houseId, { reportType: 'ETC', reportReason: '처음' }).expect(200);
   const before = await h.models.houses.findById(houseId).lean();
   expectError(await api(h).report(reporter, houseId, { reportType: 'ETC', reportReason: '두번째' }), 400, 'H0003');
@@ -70,9 +72,9 @@ test('a repeated report of an already hidden listing changes nothing', async () 
 });
 
 test('an edit racing an approval and a report: `listed` always agrees with the state the listing ends in', async () => {
-  const general = await person(h, '경합작성자');
-  const admin = await person(h, '경합관리자', 'WEB');
-  const reporter = await person(h, '경합신고자');
+  const general = await addMember(h.connection, '경합작성자');
+  const admin = await addAdmin(h.connection, '경합관리자');
+  const reporter = await addMember(h.connection, '경합신고자');
   for (let round = 0; round < 5; round++) {
     const houseId = await createListing(h, general, { title: `경합 ${round}` });
     await api(h).decide(admin, houseId, { approve: true }).expect(200);

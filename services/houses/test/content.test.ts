@@ -1,14 +1,15 @@
-import { createLogger } from '@binzip/shared';
 import { sanitizeStoredListings } from '../src/domain/listings';
 import { MAX_CODE_LENGTH } from '../src/domain/listing-input';
-import { api, createListing, expectError, person, startHarness, validListing, type Harness, type Person } from './harness';
+import { expectError } from '../../../test/support';
+import { addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
-let h: Harness;
-let agentUser: Person;
+let h: HousesHarness;
+let agentUser: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('housescontent');
-  agentUser = await person(h, '공인중개사박', 'AGENT');
+  h = await startServiceHarness('housescontent', housesService);
+  agentUser = await addMember(h.connection, '공인중개사박', { userType: 'AGENT' });
 });
 afterAll(() => h.close());
 
@@ -26,7 +27,7 @@ function expectSafe(html: string): void {
   expect(html).not.toMatch(/<script|<iframe|<form|<input|javascript:|\son\w+=/i);
 }
 
-const bodyOf = async (houseId: number, who: Person) => (await api(h).detail(houseId, who)).body.data.code as string;
+const bodyOf = async (houseId: number, who: TestPerson) => (await api(h).detail(houseId, who)).body.data.code as string;
 
 test('a saved listing with scripts, handlers, javascript: links, frames and forms comes back safe, text kept', async () => {
   const houseId = await createListing(h, agentUser, { code: HOSTILE });
@@ -79,7 +80,7 @@ test('listings stored unsafe before sanitizing existed are cleaned at start with
   await h.models.houses.collection.updateOne({ _id: houseId } as never, { $set: { code: HOSTILE } });
   const untouched = await h.models.houses.findById(houseId).lean();
 
-  await sanitizeStoredListings(h.models, createLogger('test', 'silent'));
+  await sanitizeStoredListings(h.ctx);
 
   const after = await h.models.houses.findById(houseId).lean();
   expect(after?.code).toBe(SAFE_FORM);

@@ -1,21 +1,23 @@
-import { api, createListing, expectError, person, startHarness, validListing, type Harness, type Person } from './harness';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
-let h: Harness;
-let owner: Person;
-let fan: Person;
-let agentUser: Person;
-let admin: Person;
-let general: Person;
+let h: HousesHarness;
+let owner: TestPerson;
+let fan: TestPerson;
+let agentUser: TestPerson;
+let admin: TestPerson;
+let general: TestPerson;
 
 const houseIds = (res: { body: { data: { content: Array<{ houseId: number }> } } }): number[] => res.body.data.content.map((i) => i.houseId);
 
 beforeAll(async () => {
-  h = await startHarness('housesinter');
-  owner = await person(h, '집주인중개', 'AGENT');
-  fan = await person(h, '구경꾼');
-  agentUser = await person(h, '다른중개', 'AGENT');
-  admin = await person(h, '관리자', 'SERVER');
-  general = await person(h, '일반작성자');
+  h = await startServiceHarness('housesinter', housesService);
+  owner = await addMember(h.connection, '집주인중개', { userType: 'AGENT' });
+  fan = await addMember(h.connection, '구경꾼');
+  agentUser = await addMember(h.connection, '다른중개', { userType: 'AGENT' });
+  admin = await addAdmin(h.connection, '관리자', { userType: 'SERVER' });
+  general = await addMember(h.connection, '일반작성자');
 });
 afterAll(() => h.close());
 
@@ -46,7 +48,7 @@ describe('scraps', () => {
   });
 
   test('scrap list: newest scrap first, deal state filter, pageable, gone listings left out', async () => {
-    const collector = await person(h, '수집가');
+    const collector = await addMember(h.connection, '수집가');
     const a = await createListing(h, owner, { title: '스크랩 A' });
     const b = await createListing(h, owner, { title: '스크랩 B' });
     const c = await createListing(h, agentUser, { title: '스크랩 C' });
@@ -76,7 +78,7 @@ describe('scraps', () => {
 describe('reports', () => {
   test('one report hides the listing; H0003 twice; H0001 own listing; others still C0001', async () => {
     const houseId = await createListing(h, owner, { title: '신고 대상' });
-    const witness = await person(h, '목격자');
+    const witness = await addMember(h.connection, '목격자');
     expectError(await api(h).report(owner, houseId, { reportType: 'ETC', reportReason: '자작극' }), 403, 'H0001');
 
     expect((await api(h).report(fan, houseId, { reportType: 'FAKE_SALE', reportReason: '없는 집입니다' })).body).toEqual({ code: 'SUCCESS', message: '성공' });
@@ -128,7 +130,7 @@ describe('reports', () => {
 
 describe('own lists', () => {
   test('agent list: own saved listings with state names and counts, search and isCompleted filters', async () => {
-    const seller = await person(h, '판매중개', 'AGENT');
+    const seller = await addMember(h.connection, '판매중개', { userType: 'AGENT' });
     const one = await createListing(h, seller, { title: '첫째 집' });
     const two = await createListing(h, seller, { title: '둘째 집' });
     const three = await createListing(h, seller, { title: '셋째 창고' });
@@ -158,7 +160,7 @@ describe('own lists', () => {
     expect(searched.body.data.count).toEqual({ all: 3, applying: 0, ongoing: 2, completed: 1 });
     expectError(await api(h).own(seller, 'isCompleted=maybe'), 400, 'C0002');
 
-    const waitingAuthor = await person(h, '대기작성자');
+    const waitingAuthor = await addMember(h.connection, '대기작성자');
     await createListing(h, waitingAuthor);
     const mine = await api(h).own(waitingAuthor);
     expect(mine.body.data.count).toEqual({ all: 1, applying: 1, ongoing: 0, completed: 0 });
@@ -166,11 +168,11 @@ describe('own lists', () => {
   });
 
   test('tmp-save list: own drafts, most recently updated first, deleted drafts gone', async () => {
-    const writer = await person(h, '작가');
+    const writer = await addMember(h.connection, '작가');
     const first = (await api(h).create(writer, { tmpYn: true, title: '초안 1' })).body.data as number;
     const second = (await api(h).create(writer, { tmpYn: true, title: '초안 2' })).body.data as number;
     const third = (await api(h).create(writer, { tmpYn: true, title: '초안 3' })).body.data as number;
-    await new Promise((r) => setTimeout(r, 5));
+    h.clock.advance(1_000);
     await api(h).update(writer, first, { tmpYn: true, title: '초안 1 수정' }).expect(200);
     await api(h).remove(writer, second).expect(200);
     const res = await api(h).drafts(writer);

@@ -1,17 +1,19 @@
-import { api, createListing, expectError, person, startHarness, validListing, type Harness, type Person } from './harness';
+import { expectError } from '../../../test/support';
+import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
-let h: Harness;
-let user: Person;
-let other: Person;
-let agentUser: Person;
-let admin: Person;
+let h: HousesHarness;
+let user: TestPerson;
+let other: TestPerson;
+let agentUser: TestPerson;
+let admin: TestPerson;
 
 beforeAll(async () => {
-  h = await startHarness('houseslist');
-  user = await person(h, '빈집러');
-  other = await person(h, '이웃');
-  agentUser = await person(h, '공인중개사김', 'AGENT');
-  admin = await person(h, '관리자', 'WEB');
+  h = await startServiceHarness('houseslist', housesService);
+  user = await addMember(h.connection, '빈집러');
+  other = await addMember(h.connection, '이웃');
+  agentUser = await addMember(h.connection, '공인중개사김', { userType: 'AGENT' });
+  admin = await addAdmin(h.connection, '관리자');
 });
 afterAll(() => h.close());
 
@@ -75,7 +77,7 @@ describe('create', () => {
   });
 
   test('the detail userType is NONE or AGENT (the spec): an administrator author is not an agent', async () => {
-    const teamAdmin = await person(h, '팀관리자', 'SERVER');
+    const teamAdmin = await addAdmin(h.connection, '팀관리자', { userType: 'SERVER' });
     const byAdmin = await createListing(h, teamAdmin);
     expect((await api(h).detail(byAdmin)).body.data).toMatchObject({ nickName: '팀관리자', userType: 'NONE' });
     const byUser = await createListing(h, user);

@@ -1,29 +1,29 @@
-import { EventBus, createLogger, startUserProjection } from '@binzip/shared';
-import { bearer, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
-import { api, createListing, startHarness, type Harness, type Person } from './harness';
+import { createLogger, startUserProjection, type AuthClaims, type EventBus } from '@binzip/shared';
+import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
+import { startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService } from './helpers';
 
 /** The author projection wired the way main.ts wires it, fed through the real NATS server. */
-let h: Harness;
+let h: HousesHarness;
 let bus: EventBus;
 let consumer: { stop(): Promise<void> };
 
 beforeAll(async () => {
-  h = await startHarness('housesproj');
-  const { natsPrefix } = isolatedNames('housesproj');
-  bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: natsPrefix, name: 'houses-test', logger: createLogger('test', 'silent') });
+  h = await startServiceHarness('housesproj', housesService);
+  bus = await h.bus();
   await bus.ensureStream('ACCOUNTS');
   consumer = await startUserProjection({ bus, connection: h.connection, service: 'houses', logger: createLogger('test', 'silent') });
 });
 afterAll(async () => {
   await consumer.stop();
-  await bus.deleteStreams();
-  await bus.close();
   await h.close();
 });
 
 test('accounts.user snapshots give nicknames and types; a nickname change is searchable', async () => {
   const id = 555_001;
-  const author: Person = { id, nickName: '', userType: 'AGENT', token: bearer({ userId: id, userType: 'AGENT' }) };
+  // Not in the projection yet: the snapshots below introduce the author.
+  const claims: AuthClaims = { userId: id, userName: `user${id}`, authority: 'USER', userType: 'AGENT' };
+  const author: TestPerson = { id, nickName: '', claims, token: bearer(claims) };
   const houseId = await createListing(h, author, { title: '프로젝션 집' });
 
   await publishUserSnapshot(bus, userSnapshot(id, '첫닉네임', { version: 1, userType: 'AGENT' }));

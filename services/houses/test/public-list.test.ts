@@ -1,11 +1,12 @@
-import { api, createListing, person, renamePerson, startHarness, type Harness, type Person } from './harness';
+import { addAdmin, addMember, updatePerson, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService } from './helpers';
 
 /** A known data set: nine public listings plus one of each kind that must never show. */
-let h: Harness;
-let sunAgent: Person;
-let seaAgent: Person;
-let admin: Person;
-let general: Person;
+let h: HousesHarness;
+let sunAgent: TestPerson;
+let seaAgent: TestPerson;
+let admin: TestPerson;
+let general: TestPerson;
 const ids: Record<string, number> = {};
 
 const ids_ = (names: string): number[] => names.split('').map((n) => ids[n]);
@@ -14,13 +15,13 @@ const houseIds = (res: { body: { data: { content: Array<{ houseId: number }> } }
 const newestFirst = (names: string): number[] => ids_(names).reverse();
 
 beforeAll(async () => {
-  h = await startHarness('houseslistq');
-  sunAgent = await person(h, '햇살중개', 'AGENT');
-  seaAgent = await person(h, '바다중개', 'AGENT');
-  admin = await person(h, '관리자', 'WEB');
-  general = await person(h, '일반인');
-  const reporter = await person(h, '신고자');
-  const data: Array<[string, Person, Record<string, unknown>]> = [
+  h = await startServiceHarness('houseslistq', housesService);
+  sunAgent = await addMember(h.connection, '햇살중개', { userType: 'AGENT' });
+  seaAgent = await addMember(h.connection, '바다중개', { userType: 'AGENT' });
+  admin = await addAdmin(h.connection, '관리자');
+  general = await addMember(h.connection, '일반인');
+  const reporter = await addMember(h.connection, '신고자');
+  const data: Array<[string, TestPerson, Record<string, unknown>]> = [
     ['A', sunAgent, { rentalType: 'SALE', city: '서울특별시 강남구 역삼동', title: '강남 아파트', recommendedTag: ['WANT_TO_FARM'] }],
     ['B', sunAgent, { rentalType: 'JEONSE', city: '경기도 수원시 팔달구', title: '수원 전세', recommendedTag: ['HAVE_CHILDREN'] }],
     [
@@ -196,12 +197,12 @@ test('region word lookup does not reach Object.prototype', async () => {
 });
 
 test('nickname search follows a nickname change', async () => {
-  await renamePerson(h, seaAgent, '산골중개', 5);
+  await updatePerson(h.connection, seaAgent, { nick_name: '산골중개' });
   expect(houseIds(await api(h).list('search=산골중개&size=50'))).toEqual(newestFirst('CDGI'));
   expect(houseIds(await api(h).list('search=바다중개&size=50'))).toEqual([]);
   expect((await api(h).list('search=해운대')).body.data.content[0].nickName).toBe('산골중개');
-  // An older snapshot arriving late changes nothing.
-  await renamePerson(h, seaAgent, '바다중개', 3);
+  // An older snapshot arriving late changes nothing (version 1 is older than any the kit has published).
+  await updatePerson(h.connection, seaAgent, { nick_name: '바다중개', version: 1 });
   expect((await api(h).list('search=해운대')).body.data.content[0].nickName).toBe('산골중개');
 });
 

@@ -1,14 +1,15 @@
 import { SEED_AUTHOR_BASE_ID, seedHouses } from '../../../scripts/seed-houses';
-import { api, createListing, person, startHarness, type Harness } from './harness';
+import { addMember, startServiceHarness } from '../../../test/support/service';
+import { api, createListing, type HousesHarness, housesService } from './helpers';
 
-let h: Harness;
+let h: HousesHarness;
 beforeAll(async () => {
-  h = await startHarness('housesseed');
+  h = await startServiceHarness('housesseed', housesService);
 });
 afterAll(() => h.close());
 
 test('the seed inserts public listings with real ids, projected authors, and advances the counter once', async () => {
-  const author = await person(h, '먼저쓴이', 'AGENT');
+  const author = await addMember(h.connection, '먼저쓴이', { userType: 'AGENT' });
   const before = await createListing(h, author);
   const result = await seedHouses(h.connection, { count: 120, authors: 7, batchSize: 50, seed: 7 });
   expect(result).toEqual({ inserted: 120, firstId: before + 1, lastId: before + 120 });

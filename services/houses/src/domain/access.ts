@@ -1,5 +1,6 @@
 import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims } from '@binzip/shared';
-import type { HouseDoc, HouseModels } from '../models';
+import type { HouseDoc } from '../models';
+import type { HousesContext } from './context';
 
 export const isAuthor = (house: HouseDoc, claims: AuthClaims | undefined): boolean => claims !== undefined && house.authorId === claims.userId;
 
@@ -18,12 +19,12 @@ export function canRead(house: HouseDoc, claims: AuthClaims | undefined): boolea
 /** Agents and administrators publish at once; general users wait for approval. */
 export const publishesAtOnce = (claims: AuthClaims): boolean => claims.userType === 'AGENT' || isAdmin(claims);
 
-export async function findHouse(models: HouseModels, houseId: number): Promise<HouseDoc | null> {
-  return models.houses.findById(houseId).lean<HouseDoc>().exec();
+export async function findHouse(ctx: HousesContext, houseId: number): Promise<HouseDoc | null> {
+  return ctx.models.houses.findById(houseId).lean<HouseDoc>().exec();
 }
 
-export async function readableHouse(models: HouseModels, houseId: number, claims: AuthClaims | undefined): Promise<HouseDoc> {
-  const house = await findHouse(models, houseId);
+export async function readableHouse(ctx: HousesContext, houseId: number, claims: AuthClaims | undefined): Promise<HouseDoc> {
+  const house = await findHouse(ctx, houseId);
   if (!house || !canRead(house, claims)) throw AppError.notFound();
   return house;
 }
@@ -41,12 +42,12 @@ const stateOf = (house: HouseDoc) => ({ tmpYn: house.tmpYn, dealState: house.dea
  * an AppError); a lost race re-reads and re-decides. A listing whose state keeps changing under the request
  * is answered with C0004 (429, try again shortly), never a 500 (shared `retryOnConflict`).
  */
-export async function changeHouse(models: HouseModels, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
+export async function changeHouse(ctx: HousesContext, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
   return retryOnConflict(async () => {
-    const house = await findHouse(models, houseId);
+    const house = await findHouse(ctx, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
-    const result = await models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
+    const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
     return result.matchedCount === 1 ? { ...house, ...fields, rev: house.rev + 1 } : CONFLICT;
   });
 }
@@ -56,6 +57,6 @@ export async function changeHouse(models: HouseModels, houseId: number, change: 
  * never listed, whatever else its state is; a racing `changeHouse` sees the state change and decides again.
  * An already reported listing is left untouched.
  */
-export async function hideReported(models: HouseModels, houseId: number): Promise<void> {
-  await models.houses.updateOne({ _id: houseId, reported: false }, { $set: { reported: true, listed: false }, $inc: { rev: 1 } }).exec();
+export async function hideReported(ctx: HousesContext, houseId: number): Promise<void> {
+  await ctx.models.houses.updateOne({ _id: houseId, reported: false }, { $set: { reported: true, listed: false }, $inc: { rev: 1 } }).exec();
 }

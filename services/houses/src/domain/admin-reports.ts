@@ -1,9 +1,9 @@
-import { AppError, buildPage, pageWindow, toIsoOffset, type PageObject, type PageRequest } from '@binzip/shared';
+import { AppError, buildPage, nickNameIn, nickNamesOf, pageWindow, toIsoOffset, type PageObject, type PageRequest } from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
-import { DealStates, isListed, type HouseDoc, type HouseModels, type ReportDoc, type ReportType } from '../models';
+import { DealStates, isListed, type HouseDoc, type ReportDoc, type ReportType } from '../models';
 import { changeHouse } from './access';
+import type { HousesContext } from './context';
 import { cityCondition, RegionWords } from './regions';
-import { authorsOf } from './render';
 import { RentalTypes } from './vocabulary';
 
 export const ReportTypeNames: Record<ReportType, string> = { FAKE_SALE: '허위매물', ADVERTISING_BOARD: '스팸게시글/광고', ETC: '기타' };
@@ -16,8 +16,8 @@ export type ReportAction = (typeof ReportActions)[number];
  * A new report opens the listing for the administrators. Needs no read: `$max` keeps the latest time, and the
  * state guard of `changeHouse` does not include these fields, so it neither races with nor is raced by it.
  */
-export async function markReportOpen(models: HouseModels, houseId: number, reportedAt: Date): Promise<void> {
-  await models.houses.updateOne({ _id: houseId }, { $set: { reportStatus: 'OPEN' }, $max: { lastReportedAt: reportedAt } }).exec();
+export async function markReportOpen(ctx: HousesContext, houseId: number, reportedAt: Date): Promise<void> {
+  await ctx.models.houses.updateOne({ _id: houseId }, { $set: { reportStatus: 'OPEN' }, $max: { lastReportedAt: reportedAt } }).exec();
 }
 
 export interface AdminReportItem {
@@ -31,8 +31,14 @@ export interface AdminReportItem {
   reports: Array<{ reportType: ReportType; reportTypeName: string; reportReason: string; reporterNickName: string; createdAt: string }>;
 }
 
+export interface ReportListQuery extends PageRequest {
+  status: ReportStatus;
+}
+
 /** One item per reported listing, most recent report first; OPEN shows the open reports, CLOSED the handled ones. */
-export async function listReports(models: HouseModels, status: ReportStatus, request: PageRequest): Promise<PageObject<AdminReportItem>> {
+export async function listReports(ctx: HousesContext, query: ReportListQuery): Promise<PageObject<AdminReportItem>> {
+  const { models } = ctx;
+  const { status, ...request } = query;
   const filter: FilterQuery<HouseDoc> = { reportStatus: status };
   const { skip, limit } = pageWindow(request);
   const [houses, total] = await Promise.all([
@@ -44,8 +50,8 @@ export async function listReports(models: HouseModels, status: ReportStatus, req
     .sort({ createdAt: -1, _id: -1 })
     .lean<ReportDoc[]>()
     .exec();
-  const people = await authorsOf(models.users, [...houses, ...reports.map((r) => ({ authorId: r.userId }))]);
-  const nickName = (id: number) => people.get(id)?.nickName ?? '알 수 없음';
+  const nickNames = await nickNamesOf(models.users, [...houses.map((h) => h.authorId), ...reports.map((r) => r.userId)]);
+  const nickName = (id: number) => nickNameIn(nickNames, id);
   const items = houses.map((house) => {
     const own = reports.filter((r) => r.houseId === house._id);
     return {
@@ -73,14 +79,15 @@ export async function listReports(models: HouseModels, status: ReportStatus, req
  * that arrive after the decision was read stay open (only those up to then are closed), so a new report by
  * another member hides the listing and opens it again.
  */
-export async function decideReport(models: HouseModels, houseId: number, action: ReportAction): Promise<number> {
-  const decidedAt = new Date();
-  await changeHouse(models, houseId, (house) => {
+export async function decideReport(ctx: HousesContext, input: { houseId: number; action: ReportAction }): Promise<number> {
+  const { houseId, action } = input;
+  const decidedAt = ctx.now();
+  await changeHouse(ctx, houseId, (house) => {
     if (!house || house.deleted || house.reportStatus !== 'OPEN') throw AppError.notFound();
     if (action === 'REMOVE') return { deleted: true, deletedAt: decidedAt, listed: false, reportStatus: 'CLOSED' };
     return { reported: false, listed: isListed({ ...house, reported: false }), reportStatus: 'CLOSED' };
   });
-  await models.reports.updateMany({ houseId, closedAt: null, createdAt: { $lte: decidedAt } }, { $set: { closedAt: decidedAt } }).exec();
+  await ctx.models.reports.updateMany({ houseId, closedAt: null, createdAt: { $lte: decidedAt } }, { $set: { closedAt: decidedAt } }).exec();
   return houseId;
 }
 
@@ -93,9 +100,9 @@ export interface HouseStats {
 }
 
 /** Saved (not draft), not deleted listings; one count per value (no aggregation stages: docs/dev-mongo.md). */
-export async function houseStats(models: HouseModels): Promise<HouseStats> {
+export async function houseStats(ctx: HousesContext): Promise<HouseStats> {
   const saved = { tmpYn: false, deleted: false };
-  const count = (filter: FilterQuery<HouseDoc>) => models.houses.countDocuments({ ...saved, ...filter }).exec();
+  const count = (filter: FilterQuery<HouseDoc>) => ctx.models.houses.countDocuments({ ...saved, ...filter }).exec();
   const regions = Object.keys(RegionWords);
   const [total, states, rentals, byRegion, reportedOpen] = await Promise.all([
     count({}),

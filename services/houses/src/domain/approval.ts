@@ -1,19 +1,23 @@
 import { AppError } from '@binzip/shared';
-import { isListed, type HouseModels } from '../models';
+import { isListed } from '../models';
 import { changeHouse } from './access';
+import type { HousesContext } from './context';
+
+export interface ApprovalDecision {
+  houseId: number;
+  approve: boolean;
+  reason?: string;
+}
 
 /** The administrator's decision on a waiting listing (decisions.md: approve -> ONGOING, reject -> REJECTED). */
-export class ApprovalUseCases {
-  constructor(private readonly models: HouseModels) {}
-
-  async decide(houseId: number, decision: { approve: boolean; reason?: string }): Promise<number> {
-    await changeHouse(this.models, houseId, (house) => {
-      if (!house || house.deleted || house.tmpYn) throw AppError.notFound();
-      if (house.dealState !== 'APPLYING') throw new AppError('H0004');
-      if (!decision.approve) return { dealState: 'REJECTED', rejectReason: decision.reason ?? '', listed: false };
-      // Approval puts the listing at the top of the newest-update-first public list.
-      return { dealState: 'ONGOING', rejectReason: null, listed: isListed({ ...house, dealState: 'ONGOING' }), updatedAt: new Date() };
-    });
-    return houseId;
-  }
+export async function decideApproval(ctx: HousesContext, decision: ApprovalDecision): Promise<number> {
+  const { houseId } = decision;
+  await changeHouse(ctx, houseId, (house) => {
+    if (!house || house.deleted || house.tmpYn) throw AppError.notFound();
+    if (house.dealState !== 'APPLYING') throw new AppError('H0004');
+    if (!decision.approve) return { dealState: 'REJECTED', rejectReason: decision.reason ?? '', listed: false };
+    // Approval puts the listing at the top of the newest-update-first public list.
+    return { dealState: 'ONGOING', rejectReason: null, listed: isListed({ ...house, dealState: 'ONGOING' }), updatedAt: ctx.now() };
+  });
+  return houseId;
 }

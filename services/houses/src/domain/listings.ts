@@ -1,88 +1,92 @@
-import { AppError, isAdmin, nextId, sanitizeStoredBodies, type AuthClaims, type Logger } from '@binzip/shared';
-import { isListed, type DealState, type HouseDoc, type HouseModels } from '../models';
+import { AppError, isAdmin, nextId, sanitizeStoredBodies, type AuthClaims } from '@binzip/shared';
+import { isListed, type DealState, type HouseDoc } from '../models';
 import { changeHouse, isAuthor, publishesAtOnce, readableHouse } from './access';
-import type { ListingInput } from './listing-input';
-import { authorsOf, toDetail } from './render';
+import type { HousesContext } from './context';
+import { listingInput, type ListingBody } from './listing-input';
+import { authorsOf, toDetail, type HouseDetail } from './render';
 
 /** Create, edit, delete, read, complete: the listing's own state machine. */
-export class ListingUseCases {
-  constructor(private readonly models: HouseModels) {}
 
-  async create(claims: AuthClaims, input: ListingInput): Promise<number> {
-    const now = new Date();
-    const houseId = await nextId(this.models.connection, 'house');
-    const dealState: DealState | null = input.tmpYn ? null : publishesAtOnce(claims) ? 'ONGOING' : 'APPLYING';
-    const state = { tmpYn: input.tmpYn, dealState, reported: false, deleted: false };
-    await this.models.houses.create({
-      _id: houseId,
-      authorId: claims.userId,
-      authorType: claims.userType,
-      ...input.content,
+export async function createListing(ctx: HousesContext, caller: AuthClaims, body: ListingBody): Promise<number> {
+  const input = listingInput(body);
+  const now = ctx.now();
+  const houseId = await nextId(ctx.models.houses.db, 'house');
+  const dealState: DealState | null = input.tmpYn ? null : publishesAtOnce(caller) ? 'ONGOING' : 'APPLYING';
+  const state = { tmpYn: input.tmpYn, dealState, reported: false, deleted: false };
+  await ctx.models.houses.create({
+    _id: houseId,
+    authorId: caller.userId,
+    authorType: caller.userType,
+    ...input.content,
+    ...state,
+    listed: isListed(state),
+    rejectReason: null,
+    rev: 0,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  });
+  return houseId;
+}
+
+export async function updateListing(ctx: HousesContext, caller: AuthClaims, input: { houseId: number; listing: ListingBody }): Promise<number> {
+  const { houseId } = input;
+  const listing = listingInput(input.listing);
+  await changeHouse(ctx, houseId, (house) => {
+    if (!house || house.deleted) throw AppError.notFound();
+    if (!isAuthor(house, caller)) throw AppError.forbidden();
+    if (listing.tmpYn && !house.tmpYn) throw AppError.invalid('저장된 게시글은 임시저장할 수 없습니다.');
+    const dealState = listing.tmpYn ? null : nextDealStateOnEdit(house, caller);
+    const state = { tmpYn: listing.tmpYn, dealState, reported: house.reported, deleted: false };
+    return {
+      ...listing.content,
       ...state,
       listed: isListed(state),
+      authorType: caller.userType,
       rejectReason: null,
-      rev: 0,
-      createdAt: now,
-      updatedAt: now,
-      deletedAt: null,
-    });
-    return houseId;
-  }
+      updatedAt: ctx.now(),
+    };
+  });
+  return houseId;
+}
 
-  async update(claims: AuthClaims, houseId: number, input: ListingInput): Promise<number> {
-    await changeHouse(this.models, houseId, (house) => {
-      if (!house || house.deleted) throw AppError.notFound();
-      if (!isAuthor(house, claims)) throw AppError.forbidden();
-      if (input.tmpYn && !house.tmpYn) throw AppError.invalid('저장된 게시글은 임시저장할 수 없습니다.');
-      const dealState = input.tmpYn ? null : nextDealStateOnEdit(house, claims);
-      const state = { tmpYn: input.tmpYn, dealState, reported: house.reported, deleted: false };
-      return {
-        ...input.content,
-        ...state,
-        listed: isListed(state),
-        authorType: claims.userType,
-        rejectReason: null,
-        updatedAt: new Date(),
-      };
-    });
-    return houseId;
-  }
+export async function removeListing(ctx: HousesContext, caller: AuthClaims, input: { houseId: number }): Promise<void> {
+  await changeHouse(ctx, input.houseId, (house) => {
+    if (!house || house.deleted) throw AppError.notFound();
+    if (!isAuthor(house, caller) && !isAdmin(caller)) throw AppError.forbidden();
+    return { deleted: true, deletedAt: ctx.now(), listed: false };
+  });
+}
 
-  async remove(claims: AuthClaims, houseId: number): Promise<void> {
-    await changeHouse(this.models, houseId, (house) => {
-      if (!house || house.deleted) throw AppError.notFound();
-      if (!isAuthor(house, claims) && !isAdmin(claims)) throw AppError.forbidden();
-      return { deleted: true, deletedAt: new Date(), listed: false };
-    });
-  }
+/** One listing by id; the caller is absent on the public detail (see `canRead` for who may read what). */
+export async function listingDetail(ctx: HousesContext, caller: AuthClaims | undefined, input: { houseId: number }): Promise<HouseDetail> {
+  const { houseId } = input;
+  const house = await readableHouse(ctx, houseId, caller);
+  const [authors, scrap] = await Promise.all([
+    authorsOf(ctx.models.users, [house]),
+    caller ? ctx.models.scraps.exists({ userId: caller.userId, houseId }).exec() : null,
+  ]);
+  return toDetail(house, authors, scrap !== null);
+}
 
-  async detail(claims: AuthClaims | undefined, houseId: number) {
-    const house = await readableHouse(this.models, houseId, claims);
-    const [authors, scrap] = await Promise.all([
-      authorsOf(this.models.users, [house]),
-      claims ? this.models.scraps.exists({ userId: claims.userId, houseId }).exec() : null,
-    ]);
-    return toDetail(house, authors, scrap !== null);
-  }
-
-  /** Deal completion (decisions.md): the author marks an ONGOING listing COMPLETED. */
-  async complete(claims: AuthClaims, houseId: number): Promise<number> {
-    await changeHouse(this.models, houseId, (house) => {
-      if (!house) throw AppError.notFound();
-      if (!isAuthor(house, claims)) throw AppError.forbidden();
-      if (house.deleted || house.tmpYn || house.reported || house.dealState !== 'ONGOING') throw new AppError('H0004');
-      return { dealState: 'COMPLETED', listed: isListed({ ...house, dealState: 'COMPLETED' }) };
-    });
-    return houseId;
-  }
+/** Deal completion (decisions.md): the author marks an ONGOING listing COMPLETED. */
+export async function completeDeal(ctx: HousesContext, caller: AuthClaims, input: { houseId: number }): Promise<number> {
+  const { houseId } = input;
+  await changeHouse(ctx, houseId, (house) => {
+    if (!house) throw AppError.notFound();
+    if (!isAuthor(house, caller)) throw AppError.forbidden();
+    if (house.deleted || house.tmpYn || house.reported || house.dealState !== 'ONGOING') throw new AppError('H0004');
+    return { dealState: 'COMPLETED', listed: isListed({ ...house, dealState: 'COMPLETED' }) };
+  });
+  return houseId;
 }
 
 /**
  * A general user's edit sends the listing back to waiting (whatever its state); an agent's or
  * administrator's keeps an approved listing's deal state and approves anything else at once.
  */
-function nextDealStateOnEdit(house: HouseDoc, claims: AuthClaims): DealState {
-  if (!publishesAtOnce(claims)) return 'APPLYING';
+function nextDealStateOnEdit(house: HouseDoc, caller: AuthClaims): DealState {
+  if (!publishesAtOnce(caller)) return 'APPLYING';
   return house.dealState === 'ONGOING' || house.dealState === 'COMPLETED' ? house.dealState : 'ONGOING';
 }
 
@@ -90,6 +94,6 @@ function nextDealStateOnEdit(house: HouseDoc, claims: AuthClaims): DealState {
  * Listings stored before bodies were sanitized are cleaned once at start (decisions-local.md): a migration
  * rather than cleaning on read, so every reader gets the same safe body at no per-request cost.
  */
-export async function sanitizeStoredListings(models: HouseModels, logger: Logger): Promise<void> {
-  await sanitizeStoredBodies<HouseDoc>({ model: models.houses, field: 'code', logger });
+export async function sanitizeStoredListings(ctx: HousesContext): Promise<void> {
+  await sanitizeStoredBodies<HouseDoc>({ model: ctx.models.houses, field: 'code', logger: ctx.logger });
 }

@@ -36,10 +36,6 @@ export const RegionWords: Record<string, readonly string[]> = {
   강원: ['강원도', '강원특별자치도'],
 };
 
-export function startsWithProvince(city: string): boolean {
-  return ProvinceNames.some((name) => city.startsWith(name));
-}
-
 /** The `city` condition: a region word matches listings whose city starts with one of its names; other text is a substring. */
 export function cityCondition(city: string): RegExp | { $in: RegExp[] } {
   // hasOwn: a query such as `city=constructor` must not reach Object.prototype.

@@ -1,6 +1,6 @@
 import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
 import type { Model } from 'mongoose';
-import type { HouseDoc } from '../models';
+import type { DealState, HouseDoc, ListingContent } from '../models';
 import { DealStateNames, tagNamesOf } from './vocabulary';
 
 /** What the renderers need to know about authors: nickname and type from the accounts projection. */
@@ -53,7 +53,19 @@ export function toListItem(house: HouseDoc, authors: Authors): HouseListItem {
 /** The spec's author type is `NONE` or `AGENT`: administrators (WEB, SERVER) are not agents. */
 const authorTypeOf = (userType: string): 'NONE' | 'AGENT' => (userType === 'AGENT' ? 'AGENT' : 'NONE');
 
-export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean) {
+/** The spec's listing detail. */
+export interface HouseDetail extends ListingContent {
+  houseId: number;
+  tmpYn: boolean;
+  recommendedTagName: string[];
+  nickName: string;
+  userType: 'NONE' | 'AGENT';
+  createdAt: string;
+  isCompleted: boolean;
+  isScraped: boolean;
+}
+
+export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean): HouseDetail {
   const author = authors.get(house.authorId);
   return {
     houseId: house._id,
@@ -83,7 +95,18 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean) 
   };
 }
 
-export function toAgentItem(house: HouseDoc) {
+/** An item of the author's own (agent) list. */
+export interface HouseAgentItem {
+  houseId: number;
+  rentalType: string;
+  city: string;
+  title: string;
+  imageUrl: string | null;
+  dealState: DealState;
+  dealStateName: (typeof DealStateNames)[DealState];
+}
+
+export function toAgentItem(house: HouseDoc): HouseAgentItem {
   const dealState = house.dealState ?? 'APPLYING';
   return {
     houseId: house._id,

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -100,15 +101,16 @@ houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
 // The author's own lists (tmp-save, agent) and the administrator's waiting list.
 houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ dealState: 1, tmpYn: 1, deleted: 1, updatedAt: 1, _id: 1 });
+// The administrators' statistics: counts of saved listings, in all and per rental type and region.
+houseSchema.index({ tmpYn: 1, deleted: 1, rentalType: 1 });
+houseSchema.index({ tmpYn: 1, deleted: 1, city: 1 });
 // The administrators' report list.
 houseSchema.index({ reportStatus: 1, lastReportedAt: -1, _id: -1 });
 // The administrators' statistics over saved, undeleted listings: counts by rental type and by region.
 houseSchema.index({ tmpYn: 1, deleted: 1, rentalType: 1 });
 houseSchema.index({ tmpYn: 1, deleted: 1, city: 1 });
 
-export function houseModel(connection: Connection): Model<HouseDoc> {
-  return (connection.models.House as Model<HouseDoc>) ?? connection.model<HouseDoc>('House', houseSchema);
-}
+export const houseModel = (connection: Connection): Model<HouseDoc> => registerModel(connection, 'House', houseSchema);
 
 /** The one rule for `listed`; every write that changes state sets it from this. */
 export function isListed(house: Pick<HouseDoc, 'tmpYn' | 'dealState' | 'reported' | 'deleted'>): boolean {

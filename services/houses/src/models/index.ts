@@ -1,20 +1,17 @@
-import { projectedUserModel, type ProjectedUser } from '@binzip/shared';
-import type { Connection, Model } from 'mongoose';
-import { houseModel, type HouseDoc } from './house';
-import { reportModel, type ReportDoc } from './report';
-import { scrapModel, type ScrapDoc } from './scrap';
+import { projectedUserModel } from '@binzip/shared';
+import type { Connection } from 'mongoose';
+import { houseModel } from './house';
+import { reportModel } from './report';
+import { scrapModel } from './scrap';
 
-export interface HouseModels {
-  connection: Connection;
-  houses: Model<HouseDoc>;
-  scraps: Model<ScrapDoc>;
-  reports: Model<ReportDoc>;
-  users: Model<ProjectedUser>;
-}
+export * from './house';
+export * from './report';
+export * from './scrap';
 
-export function houseModels(connection: Connection): HouseModels {
+export type HousesModels = ReturnType<typeof housesModels>;
+
+export function housesModels(connection: Connection) {
   return {
-    connection,
     houses: houseModel(connection),
     scraps: scrapModel(connection),
     reports: reportModel(connection),
@@ -23,10 +20,6 @@ export function houseModels(connection: Connection): HouseModels {
 }
 
 /** Builds the indexes; the unique ones (scrap and report per user) must exist before writes rely on them. */
-export async function ensureIndexes(models: HouseModels): Promise<void> {
+export async function initModels(models: HousesModels): Promise<void> {
   await Promise.all([models.houses.init(), models.scraps.init(), models.reports.init(), models.users.init()]);
 }
-
-export * from './house';
-export * from './report';
-export * from './scrap';

@@ -1,4 +1,4 @@
-import { addOutbox, type OutboxEvent } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export const ReportTypes = ['FAKE_SALE', 'ADVERTISING_BOARD', 'ETC'] as const;
@@ -34,6 +34,4 @@ reportSchema.index({ houseId: 1, createdAt: -1, _id: -1 });
 reportSchema.index({ houseId: 1, closedAt: 1, createdAt: -1, _id: -1 });
 addOutbox(reportSchema);
 
-export function reportModel(connection: Connection): Model<ReportDoc> {
-  return (connection.models.Report as Model<ReportDoc>) ?? connection.model<ReportDoc>('Report', reportSchema);
-}
+export const reportModel = (connection: Connection): Model<ReportDoc> => registerModel(connection, 'Report', reportSchema);

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface ScrapDoc {
@@ -16,8 +17,7 @@ const scrapSchema = new Schema<ScrapDoc>(
 );
 
 scrapSchema.index({ userId: 1, houseId: 1 }, { unique: true });
-scrapSchema.index({ userId: 1, createdAt: -1 });
+// A member's scraps, newest first (`_id` breaks ties, so it is in the index too).
+scrapSchema.index({ userId: 1, createdAt: -1, _id: -1 });
 
-export function scrapModel(connection: Connection): Model<ScrapDoc> {
-  return (connection.models.Scrap as Model<ScrapDoc>) ?? connection.model<ScrapDoc>('Scrap', scrapSchema);
-}
+export const scrapModel = (connection: Connection): Model<ScrapDoc> => registerModel(connection, 'Scrap', scrapSchema);

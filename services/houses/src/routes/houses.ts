@@ -1,60 +1,57 @@
-import { currentUser, handle, idParams, parseBody, parseParams, parseQuery, requireAdmin, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, requireUser } from '@binzip/shared';
 import { Router } from 'express';
-import { parseListingInput } from '../domain/listing-input';
-import type { HouseUseCases } from '../domain';
-import { decisionBody, ownDraftsQuery, ownListQuery, publicListQuery, reportBody, scrapListQuery, waitingListQuery } from './query';
-
-const houseIdParams = idParams('houseId');
+import { decideApproval } from '../domain/approval';
+import type { HousesContext } from '../domain/context';
+import { reportHouse } from '../domain/interactions';
+import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
+import { draftList, ownList, publicList, scrapList, waitingList } from '../domain/queries';
+import { approvalBody, houseParams, listingBody, ownDraftsQuery, ownListQuery, publicListQuery, reportBody, scrapListQuery, waitingListQuery } from './schemas';
 
 /** /api/v1/houses. The fixed paths come before `/:houseId` so it never swallows them. */
-export function housesRouter(useCases: HouseUseCases): Router {
+export function houseRoutes(ctx: HousesContext): Router {
   const router = Router();
 
   router.get(
     '/tmp-save',
     requireUser,
-    handle((req) => useCases.queries.drafts(currentUser(req), parseQuery(req, ownDraftsQuery))),
+    handle((req) => draftList(ctx, currentUser(req), parseQuery(req, ownDraftsQuery))),
   );
 
   router.get(
     '/scrap',
     requireUser,
-    handle((req) => {
-      const { filter, ...page } = parseQuery(req, scrapListQuery);
-      return useCases.queries.scraps(currentUser(req), filter, page);
-    }),
+    handle((req) => scrapList(ctx, currentUser(req), parseQuery(req, scrapListQuery))),
   );
 
   router.get(
     '/agent',
     requireUser,
-    handle((req) => useCases.queries.own(currentUser(req), parseQuery(req, ownListQuery))),
+    handle((req) => ownList(ctx, currentUser(req), parseQuery(req, ownListQuery))),
   );
 
   router.get(
     '/apply',
     requireAdmin,
-    handle((req) => useCases.queries.waiting(parseQuery(req, waitingListQuery))),
+    handle((req) => waitingList(ctx, parseQuery(req, waitingListQuery))),
   );
 
   router.put(
     '/apply/:houseId',
     requireAdmin,
-    handle((req) => useCases.approval.decide(parseParams(req, houseIdParams).houseId, parseBody(req, decisionBody))),
+    handle((req) => decideApproval(ctx, { ...parseParams(req, houseParams), ...parseBody(req, approvalBody) })),
   );
 
   router.get(
     '/user-scrap/:houseId',
     requireUser,
-    handle((req) => useCases.listings.detail(currentUser(req), parseParams(req, houseIdParams).houseId)),
+    handle((req) => listingDetail(ctx, currentUser(req), parseParams(req, houseParams))),
   );
 
   router.put(
     '/report/:houseId',
     requireUser,
     handle(async (req) => {
-      const { houseId } = parseParams(req, houseIdParams);
-      await useCases.interactions.report(currentUser(req), houseId, parseBody(req, reportBody));
+      await reportHouse(ctx, currentUser(req), { ...parseParams(req, houseParams), ...parseBody(req, reportBody) });
       return undefined;
     }),
   );
@@ -62,39 +59,36 @@ export function housesRouter(useCases: HouseUseCases): Router {
   router.put(
     '/status/:houseId',
     requireUser,
-    handle((req) => useCases.listings.complete(currentUser(req), parseParams(req, houseIdParams).houseId)),
+    handle((req) => completeDeal(ctx, currentUser(req), parseParams(req, houseParams))),
   );
 
   router.post(
     '/',
     requireUser,
-    handle((req) => useCases.listings.create(currentUser(req), parseListingInput(req.body))),
+    handle((req) => createListing(ctx, currentUser(req), parseBody(req, listingBody))),
   );
 
   router.get(
     '/',
-    handle((req) => useCases.queries.publicList(parseQuery(req, publicListQuery))),
+    handle((req) => publicList(ctx, parseQuery(req, publicListQuery))),
   );
 
   router.get(
     '/:houseId',
-    handle((req) => useCases.listings.detail(req.auth, parseParams(req, houseIdParams).houseId)),
+    handle((req) => listingDetail(ctx, req.auth, parseParams(req, houseParams))),
   );
 
   router.put(
     '/:houseId',
     requireUser,
-    handle((req) => {
-      const { houseId } = parseParams(req, houseIdParams);
-      return useCases.listings.update(currentUser(req), houseId, parseListingInput(req.body));
-    }),
+    handle((req) => updateListing(ctx, currentUser(req), { ...parseParams(req, houseParams), listing: parseBody(req, listingBody) })),
   );
 
   router.delete(
     '/:houseId',
     requireUser,
     handle(async (req) => {
-      await useCases.listings.remove(currentUser(req), parseParams(req, houseIdParams).houseId);
+      await removeListing(ctx, currentUser(req), parseParams(req, houseParams));
       return undefined;
     }),
   );

@@ -1,22 +1,22 @@
-import { currentUser, handle, idParams, parseParams, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseParams, requireUser } from '@binzip/shared';
 import { Router } from 'express';
-import type { HouseUseCases } from '../domain';
-
-const houseIdParams = idParams('houseId');
+import type { HousesContext } from '../domain/context';
+import { scrapHouse, unscrapHouse } from '../domain/interactions';
+import { houseParams } from './schemas';
 
 /** /api/v1/scraps */
-export function scrapsRouter(useCases: HouseUseCases): Router {
+export function scrapRoutes(ctx: HousesContext): Router {
   const router = Router();
   router.put(
     '/:houseId',
     requireUser,
-    handle((req) => useCases.interactions.scrap(currentUser(req), parseParams(req, houseIdParams).houseId)),
+    handle((req) => scrapHouse(ctx, currentUser(req), parseParams(req, houseParams))),
   );
   router.delete(
     '/:houseId',
     requireUser,
     handle(async (req) => {
-      await useCases.interactions.unscrap(currentUser(req), parseParams(req, houseIdParams).houseId);
+      await unscrapHouse(ctx, currentUser(req), parseParams(req, houseParams));
       return undefined;
     }),
   );

@@ -1,0 +1,251 @@
+import { idParams, isoTimestampSchema, pageQuery, pageSchema, queryBoolean, queryEnum, queryText } from '@binzip/shared';
+import { z } from 'zod';
+import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
+import { ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
+import type { ListingBody } from '../domain/listing-input';
+import type { OwnListPage } from '../domain/queries';
+import { ProvinceNames } from '../domain/regions';
+import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
+import { DealStateNames, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
+import { DealStates, ReportTypes } from '../models';
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+export const houseParams = idParams('houseId');
+
+/** Drafts are not validated, but are still bounded: room to trim a long body before saving it. */
+export const MAX_DRAFT_CODE_LENGTH = 20_000;
+export const MAX_IMAGES = 20;
+const MAX_URL = 2_048;
+const MAX_PRICE = 100_000_000;
+const MAX_MONTHLY_PRICE = 10_000_000;
+
+// Drafts: types are checked and sizes bounded; blank or null values are filled in by the domain.
+const draftText = (max: number) => z.string().max(max).nullish();
+const draftNumber = (max: number) => z.preprocess((value) => (value === '' ? null : value), z.number().finite().min(0).max(max).nullish());
+
+export const draftListingBody = z
+  .strictObject({
+    tmpYn: z.literal(true),
+    rentalType: z.union([z.literal(''), z.enum(RentalTypes)]).nullish(),
+    city: draftText(200),
+    detail: draftText(200),
+    zipCode: draftText(20),
+    size: draftText(20),
+    purpose: draftText(100),
+    floorNum: z.preprocess((value) => (value === '' ? null : value), z.number().int().min(-20).max(300).nullish()),
+    contact: draftText(20),
+    createdDate: draftText(10),
+    price: draftNumber(MAX_PRICE),
+    monthlyPrice: draftNumber(MAX_MONTHLY_PRICE),
+    agentName: draftText(50),
+    title: draftText(100),
+    code: draftText(MAX_DRAFT_CODE_LENGTH),
+    imageUrls: z.array(z.string().max(MAX_URL)).max(MAX_IMAGES).nullish(),
+    recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
+  })
+  .meta({ id: 'HouseDraftBody', description: '임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용' });
+
+const required = (max: number) => z.string().trim().min(1).max(max);
+const pattern = (regex: RegExp) => z.string().trim().regex(regex);
+/** A saved listing's `city` begins with a province-level name in full (the spec). */
+const provinceNames = new RegExp(`^(${ProvinceNames.join('|')})`);
+
+// Saved listings: every required field present and well-formed; the first failing field is named.
+export const savedListingBody = z
+  .strictObject({
+    tmpYn: z.literal(false),
+    rentalType: z.enum(RentalTypes),
+    city: required(200).regex(provinceNames, 'must begin with a province-level name in full'),
+    detail: required(200),
+    zipCode: pattern(/^\d{5,6}$/),
+    size: pattern(/^\d{1,7}(\.\d{1,2})?$/),
+    purpose: required(100),
+    floorNum: z.number().int().min(-20).max(300).nullable(),
+    contact: pattern(/^\d{9,11}$/),
+    createdDate: pattern(/^\d{4}$/),
+    price: z.number().finite().min(0).max(MAX_PRICE),
+    monthlyPrice: z.number().finite().min(0).max(MAX_MONTHLY_PRICE),
+    agentName: z.string().trim().max(50).nullish(),
+    title: required(100),
+    // Bounded far above the limit only so a huge value is refused cheaply; the limit itself (10000) is H0000.
+    code: z.string().trim().min(1).max(1_000_000).meta({ description: '본문 HTML, 10000자 이하 (넘으면 H0000); 허용 목록 밖의 마크업은 제거되어 저장' }),
+    imageUrls: z.array(z.string().trim().min(1).max(MAX_URL)).max(MAX_IMAGES),
+    recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
+  })
+  .meta({ id: 'HouseSavedBody', description: '저장 (tmpYn false): 모든 필수 항목 검사' });
+
+/** A create/update body: a draft (loosely checked) or a saved listing (strictly), told apart by `tmpYn`. */
+export const listingBody = z.discriminatedUnion('tmpYn', [draftListingBody, savedListingBody], {
+  error: (issue) =>
+    issue.code === 'invalid_union' && typeof issue.input === 'object' && issue.input !== null && (issue.input as { tmpYn?: unknown }).tmpYn === undefined
+      ? 'tmpYn 값이 누락되었습니다.'
+      : 'tmpYn 값이 올바르지 않습니다.',
+}) satisfies z.ZodType<ListingBody>;
+
+const trimmedText = (max: number) => z.preprocess((value) => (typeof value === 'string' ? value.trim() : value), queryText(max));
+
+/** `recommendedTag` may repeat (`?recommendedTag=A&recommendedTag=B`) and each value may be a comma list. */
+const tagList = z.preprocess(
+  (value) => {
+    if (value === undefined) return undefined;
+    const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] => (typeof v === 'string' ? v.split(',') : [v]));
+    const cleaned = parts.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
+    return cleaned.length === 0 ? undefined : cleaned;
+  },
+  z.array(z.enum(RecommendedTags)).max(20).optional(),
+);
+
+export const publicListQuery = z.object({
+  rentalType: queryEnum(RentalTypes),
+  city: trimmedText(100).meta({ description: '지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부' }),
+  search: trimmedText(100).meta({ description: '제목 또는 작성자 닉네임의 일부' }),
+  recommendedTag: tagList.meta({ description: '반복하거나 쉼표로 여러 값' }),
+  dealState: queryEnum(PublicDealStates),
+  ...pageQuery(8),
+});
+
+export const ownDraftsQuery = z.object({ ...pageQuery(10) });
+
+export const scrapListQuery = z.object({ filter: queryEnum(DealStates), ...pageQuery(10) });
+
+export const ownListQuery = z.object({ search: trimmedText(100), isCompleted: queryBoolean(), ...pageQuery(10) });
+
+export const waitingListQuery = z.object({ ...pageQuery(10) });
+
+export const reportBody = z.strictObject({
+  reportType: z.enum(ReportTypes),
+  reportReason: z.string().trim().min(1).max(100),
+});
+
+export const approvalBody = z.strictObject({
+  approve: z.boolean(),
+  reason: z
+    .string()
+    .trim()
+    .max(200)
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+export const reportListQuery = z.object({ status: queryEnum(ReportStatuses).transform((s) => s ?? 'OPEN'), ...pageQuery(20, 100) });
+
+export const reportDecisionBody = z.strictObject({ action: z.enum(ReportActions) });
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses (`satisfies` keeps them in step with what the domain returns)
+
+const rentalType = z.string().meta({ description: 'SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음)' });
+const recommendedTag = z.array(z.string()).meta({ description: `추천 태그: ${RecommendedTags.join(', ')}` });
+const recommendedTagName = z.array(z.enum(Object.values(RecommendedTagNames) as [string, ...string[]]));
+
+export const houseListItemSchema = z
+  .object({
+    houseId: z.number().int(),
+    rentalType,
+    city: z.string(),
+    price: z.number(),
+    monthlyPrice: z.number(),
+    nickName: z.string(),
+    createdAt: isoTimestampSchema,
+    isCompleted: z.boolean(),
+    imageUrl: z.string().nullable(),
+    title: z.string(),
+    recommendedTag,
+    recommendedTagName,
+  })
+  .meta({ id: 'HouseListItem' }) satisfies z.ZodType<HouseListItem>;
+
+/** The public list and the administrators' waiting list. */
+export const houseListPageSchema = pageSchema(houseListItemSchema, { totals: true, pageable: false }).meta({ id: 'HouseListPage' });
+/** The author's drafts and the caller's scraps (the spec shows `pageable` there). */
+export const houseListPageableSchema = pageSchema(houseListItemSchema, { totals: true, pageable: true }).meta({ id: 'HouseListPageWithPageable' });
+
+export const houseDetailSchema = z
+  .object({
+    houseId: z.number().int(),
+    rentalType,
+    city: z.string(),
+    detail: z.string(),
+    zipCode: z.string(),
+    size: z.string(),
+    purpose: z.string(),
+    floorNum: z.number().int(),
+    contact: z.string(),
+    createdDate: z.string(),
+    price: z.number(),
+    monthlyPrice: z.number(),
+    agentName: z.string().nullable(),
+    title: z.string(),
+    code: z.string(),
+    imageUrls: z.array(z.string()),
+    tmpYn: z.boolean(),
+    recommendedTag,
+    recommendedTagName,
+    nickName: z.string(),
+    userType: z.enum(['NONE', 'AGENT']),
+    createdAt: isoTimestampSchema,
+    isCompleted: z.boolean(),
+    isScraped: z.boolean(),
+  })
+  .meta({ id: 'HouseListingDetail' }) satisfies z.ZodType<HouseDetail>;
+
+export const houseAgentItemSchema = z
+  .object({
+    houseId: z.number().int(),
+    rentalType,
+    city: z.string(),
+    title: z.string(),
+    imageUrl: z.string().nullable(),
+    dealState: z.enum(DealStates),
+    dealStateName: z.enum(Object.values(DealStateNames) as [HouseAgentItem['dealStateName'], ...HouseAgentItem['dealStateName'][]]),
+  })
+  .meta({ id: 'HouseAgentItem' }) satisfies z.ZodType<HouseAgentItem>;
+
+const ownCountSchema = z.object({
+  all: z.number().int().min(0),
+  applying: z.number().int().min(0),
+  ongoing: z.number().int().min(0),
+  completed: z.number().int().min(0),
+});
+
+export const ownListPageSchema = z
+  .intersection(pageSchema(houseAgentItemSchema, { totals: true, pageable: false }), z.object({ count: ownCountSchema }))
+  .meta({ id: 'HouseAgentPage' }) satisfies z.ZodType<OwnListPage>;
+
+export const adminReportItemSchema = z
+  .object({
+    houseId: z.number().int(),
+    title: z.string(),
+    authorId: z.number().int(),
+    nickName: z.string(),
+    reportCount: z.number().int().min(0),
+    lastReportedAt: isoTimestampSchema.nullable(),
+    status: z.enum(ReportStatuses),
+    reports: z.array(
+      z.object({
+        reportType: z.enum(ReportTypes),
+        reportTypeName: z.enum(Object.values(ReportTypeNames) as [string, ...string[]]),
+        reportReason: z.string(),
+        reporterNickName: z.string(),
+        createdAt: isoTimestampSchema,
+      }),
+    ),
+  })
+  .meta({ id: 'HouseAdminReportItem' }) satisfies z.ZodType<AdminReportItem>;
+
+export const adminReportPageSchema = pageSchema(adminReportItemSchema, { totals: true, pageable: false }).meta({ id: 'HouseAdminReportPage' });
+
+const countsBy = <const T extends readonly [string, ...string[]]>(keys: T) =>
+  z.object(Object.fromEntries(keys.map((key) => [key, z.number().int().min(0)])) as Record<T[number], z.ZodNumber>);
+
+export const houseStatsSchema = z
+  .object({
+    total: z.number().int().min(0),
+    byDealState: countsBy(DealStates),
+    byRentalType: countsBy(RentalTypes),
+    byRegion: z.array(z.object({ region: z.string(), count: z.number().int().min(0) })),
+    reportedOpen: z.number().int().min(0),
+  })
+  .meta({ id: 'HouseStats' }) satisfies z.ZodType<HouseStats>;

@@ -118,7 +118,7 @@ it('shows a comment written through the gateway to the board author within 2 s, 
     comment_user: 'commenter',
     type: 'board',
   });
-  const id = (item).notification_id;
+  const id = item.notification_id;
 
   expect(await onBoard(COMMENTER, boardId)).toEqual([]);
   expect(await onBoard(OTHER, boardId)).toEqual([]);

@@ -5,15 +5,15 @@ import { EventBus, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@bi
 import { connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { bootstrapAdministrators, createAdministrator } from '../src/domain/users';
 import { accountsModels } from '../src/models';
-import { signedIn, startHarness, userBody, type Harness } from './helpers';
+import { signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 import request from 'supertest';
 
 const run = promisify(execFile);
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctadmin');
+  h = await startAccountsHarness('acctadmin');
 });
 afterAll(async () => h.close());
 
@@ -107,7 +107,7 @@ describe('scripts/admin-create.ts', () => {
     const { stdout } = await cli(args);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const printed = JSON.parse(lines[0]!) as { id: number; userName: string };
+    const printed = JSON.parse(lines[0]) as { id: number; userName: string };
     expect(printed).toEqual({ id: expect.any(Number), userName: 'cliadmin1' });
 
     const connection = await connectTestDb(names.db);

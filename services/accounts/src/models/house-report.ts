@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -21,6 +22,4 @@ const houseReportSchema = new Schema<HouseReportDoc>(
   { versionKey: false, collection: 'house_reports' },
 );
 
-export function houseReportModel(connection: Connection): Model<HouseReportDoc> {
-  return (connection.models.HouseReport as Model<HouseReportDoc>) ?? connection.model<HouseReportDoc>('HouseReport', houseReportSchema);
-}
+export const houseReportModel = (connection: Connection): Model<HouseReportDoc> => registerModel(connection, 'HouseReport', houseReportSchema);

@@ -1,22 +1,36 @@
+import { idParams, pageQuery, queryEnum, queryText, UserStatuses, UserTypes } from '@binzip/shared';
 import { z } from 'zod';
 import {
   AGE_CODES,
+  codeField,
   COMPANY_PHONE,
+  emailField,
   ESTATE_CODES,
   JOIN_PATH_CODES,
-  TERMS,
-  WITHDRAWAL_REASONS,
-  codeField,
-  emailField,
-  labelField,
-  labelList,
   nickNameField,
   passwordField,
   phoneField,
+  TERMS,
   userNameField,
-} from './rules';
+  WITHDRAWAL_REASONS,
+} from '../domain/rules';
+import type { AgentSignUp, ProfileUpdate, UserSignUp, WithdrawalRequest } from '../domain/users';
 
-/** Request bodies. Strict objects: an unknown field is C0002 naming it. */
+// Requests. Bodies are strict objects: an unknown field is C0002 naming it.
+
+/** A label field: the Korean text in, the stored code word out; any other text is C0002 naming the field. */
+export function labelField<const M extends Record<string, string>>(map: M) {
+  // zod's default enum message lists the (Korean) options, which the shared C0002 rendering would pass
+  // through verbatim; a plain message makes it name the field instead.
+  return z.enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' }).transform((label) => map[label] as M[keyof M]);
+}
+
+export function labelList<const M extends Record<string, string>>(map: M) {
+  return z
+    .array(labelField(map))
+    .max(Object.keys(map).length * 2)
+    .transform((codes) => [...new Set(codes)]);
+}
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -34,8 +48,7 @@ const userSignUpShape = {
   email: emailField,
 };
 
-export const userSignUpBody = z.strictObject(userSignUpShape);
-export type UserSignUp = z.output<typeof userSignUpBody>;
+export const userSignUpBody = z.strictObject(userSignUpShape) satisfies z.ZodType<UserSignUp>;
 
 const registrationNumber = z
   .string()
@@ -60,18 +73,10 @@ export const agentSignUpBody = z
     estate: labelField(ESTATE_CODES),
   })
   // The spec's table and sample disagree on which code is 14 digits long, so either pairing is accepted.
-  .refine((body) => body.agent_code.length !== body.business_code.length, { path: ['business_code'], message: 'business_code' });
-export type AgentSignUp = z.output<typeof agentSignUpBody>;
-
-export const adminInput = z.strictObject({
-  userName: userNameField,
-  password: passwordField,
-  nick_name: nickNameField,
-  phone_num: phoneField,
-  email: emailField,
-  userType: z.enum(['WEB', 'SERVER']),
-});
-export type AdminInput = z.output<typeof adminInput>;
+  .refine((body) => body.agent_code.length !== body.business_code.length, {
+    path: ['business_code'],
+    message: 'business_code',
+  }) satisfies z.ZodType<AgentSignUp>;
 
 /** Sign-in checks credentials, not formats: any bounded text, unknown user names are U0001. */
 export const signInBody = z.strictObject({ userName: z.string().min(1).max(100), password: z.string().min(1).max(100) });
@@ -98,8 +103,7 @@ export const profileUpdateBody = z.strictObject({
   nick_name: optionalChange(nickNameField),
   new_password: optionalChange(passwordField),
   phone_num: optionalChange(phoneField),
-});
-export type ProfileUpdate = z.output<typeof profileUpdateBody>;
+}) satisfies z.ZodType<ProfileUpdate>;
 
 export const withdrawalBody = z.strictObject({
   reason: labelList(WITHDRAWAL_REASONS),
@@ -109,5 +113,13 @@ export const withdrawalBody = z.strictObject({
     .nullable()
     .optional()
     .transform((v) => v ?? ''),
-});
-export type WithdrawalInput = z.output<typeof withdrawalBody>;
+}) satisfies z.ZodType<WithdrawalRequest>;
+
+/** Admin lists page like the rest, with backoffice.md's default and maximum size. */
+const adminPage = pageQuery(20, 100);
+
+export const adminUserListQuery = z.object({ ...adminPage, search: queryText(100), userType: queryEnum(UserTypes), status: queryEnum(UserStatuses) });
+export const withdrawalListQuery = z.object(adminPage);
+export const suspensionBody = z.strictObject({ reason: z.string().trim().min(1).max(200) });
+export const adminUserParams = idParams('id');
+export const withdrawalParams = idParams('userId');

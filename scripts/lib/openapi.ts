@@ -1,5 +1,6 @@
 import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
 import { API_INFO } from '../../services/gateway/src/routes/api-docs';
+import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
 
 /**
@@ -7,6 +8,7 @@ import { apiDocument as notificationsDocument } from '../../services/notificatio
  * time from the services it proxies to; this offline merge is for `npm run openapi`, client types and tests.
  */
 export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
+  accounts: accountsDocument,
   notifications: notificationsDocument,
 };
 

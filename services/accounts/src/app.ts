@@ -2,6 +2,7 @@ import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express, RequestHandler } from 'express';
 import { accountsContext, type Senders } from './domain/context';
 import { accountsModels } from './models';
+import { apiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { userRoutes } from './routes/users';
@@ -33,6 +34,7 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     before: [ignoreAuthorizationOnReissue],
+    apiDocument,
     // Accounts is the source of the status: it reads its own users, not a projection.
     isSuspended: async (userId) => (await ctx.models.users.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null,
     routes: (app) => {

@@ -7,6 +7,11 @@ import { findUser } from './user-lookup';
 
 export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
 
+/** What sign-in and reissue answer; the refresh token goes out as a cookie. */
+export interface AccessTokenAnswer {
+  access_token: string;
+}
+
 export interface IssuedSession {
   accessToken: string;
   refreshToken: string;

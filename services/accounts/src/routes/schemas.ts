@@ -1,4 +1,4 @@
-import { idParams, pageQuery, queryEnum, queryText, UserStatuses, UserTypes } from '@binzip/shared';
+import { Authorities, idParams, isoTimestampSchema, pageQuery, pageSchema, queryEnum, queryText, UserStatuses, UserTypes } from '@binzip/shared';
 import { z } from 'zod';
 import {
   AGE_CODES,
@@ -14,7 +14,10 @@ import {
   userNameField,
   WITHDRAWAL_REASONS,
 } from '../domain/rules';
-import type { AgentSignUp, ProfileUpdate, UserSignUp, WithdrawalRequest } from '../domain/users';
+import type { AdminUserItem, WithdrawalItem } from '../domain/admin';
+import type { UserStats } from '../domain/admin-stats';
+import type { AccessTokenAnswer } from '../domain/sessions';
+import type { AgentSignUp, ProfileUpdate, UserProfile, UserSignUp, WithdrawalRequest } from '../domain/users';
 
 // Requests. Bodies are strict objects: an unknown field is C0002 naming it.
 
@@ -123,3 +126,84 @@ export const withdrawalListQuery = z.object(adminPage);
 export const suspensionBody = z.strictObject({ reason: z.string().trim().min(1).max(200) });
 export const adminUserParams = idParams('id');
 export const withdrawalParams = idParams('userId');
+
+// Responses (`satisfies` keeps them in step with what the domain returns)
+
+const codeWords = <M extends Record<string, string>>(map: M) => z.enum(Object.values(map) as [M[keyof M], ...M[keyof M][]]);
+
+export const accessTokenSchema = z
+  .object({ access_token: z.string().meta({ description: '`Bearer <jwt>`: the Authorization header value (30 minutes)' }) })
+  .meta({ id: 'AccountsAccessToken' }) satisfies z.ZodType<AccessTokenAnswer>;
+
+/** The answer of the check endpoints: a code matched, a name is free, the password is right. */
+export const checkResultSchema = z.boolean();
+
+export const userProfileSchema = z
+  .object({
+    id: z.number().int(),
+    userName: z.string(),
+    nick_name: z.string(),
+    phone_num: z.string(),
+    authority: z.enum(Authorities),
+    age: codeWords(AGE_CODES).nullable(),
+    profile_image_url: z.string(),
+    userType: z.enum(UserTypes),
+    email: z.string(),
+    suspenseReason: z.string().nullable(),
+    reportedAt: isoTimestampSchema.nullable(),
+    agentCode: z.string().nullable(),
+    companyName: z.string().nullable(),
+    companyAddress: z.string().nullable(),
+    companyPhoneNum: z.string().nullable(),
+    agentName: z.string().nullable(),
+    assistantName: z.string().nullable(),
+  })
+  .meta({ id: 'AccountsUserProfile' }) satisfies z.ZodType<UserProfile>;
+
+export const adminUserItemSchema = z
+  .object({
+    id: z.number().int(),
+    userName: z.string(),
+    nickName: z.string(),
+    email: z.string(),
+    phoneNum: z.string(),
+    userType: z.enum(UserTypes),
+    authority: z.enum(Authorities),
+    status: z.enum(UserStatuses),
+    createdAt: isoTimestampSchema,
+    suspenseReason: z.string().nullable(),
+    reportedAt: isoTimestampSchema.nullable(),
+    reportCount: z.number().int().min(0),
+  })
+  .meta({ id: 'AccountsAdminUserItem' }) satisfies z.ZodType<AdminUserItem>;
+
+export const adminUserPageSchema = pageSchema(adminUserItemSchema, { totals: true, pageable: false }).meta({ id: 'AccountsAdminUserPage' });
+
+export const withdrawalItemSchema = z
+  .object({
+    userId: z.number().int(),
+    userName: z.string(),
+    nickName: z.string(),
+    userType: z.enum(UserTypes),
+    reasons: z.array(z.string()).meta({ description: '탈퇴 사유 (한국어 문구)' }),
+    content: z.string(),
+    requestedAt: isoTimestampSchema,
+  })
+  .meta({ id: 'AccountsWithdrawalItem' }) satisfies z.ZodType<WithdrawalItem>;
+
+export const withdrawalPageSchema = pageSchema(withdrawalItemSchema, { totals: true, pageable: false }).meta({ id: 'AccountsWithdrawalPage' });
+
+const count = z.number().int().min(0);
+
+export const userStatsSchema = z
+  .object({
+    total: count,
+    byUserType: z.object({ NONE: count, AGENT: count, WEB: count, SERVER: count }),
+    byAge: z.object({ TEN: count, TWENTY: count, THIRTY: count, FORTY: count, FIFTY: count, SIXTY: count }),
+    byJoinPath: z.array(z.object({ joinPath: codeWords(JOIN_PATH_CODES), count })),
+    signUpsByDay: z.array(z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), count })),
+  })
+  .meta({ id: 'AccountsUserStats' }) satisfies z.ZodType<UserStats>;
+
+/** The user id an administrator's action applied to. */
+export const userIdSchema = z.number().int().meta({ description: '회원 id' });

@@ -100,9 +100,21 @@ async function checkAgainstDocument(method: string, path: string, status: number
 }
 
 let prefixes: string[] | undefined;
-/** `/api/v1/notifications` and the like: the first three segments of every documented path. */
+/**
+ * `/api/v1/notifications` and the like: the first three segments of every documented path. `/api/v1/admin` is
+ * shared by every service (backoffice.md), so there a prefix is the path's literal segments before its first
+ * parameter (`/api/v1/admin/users`, `/api/v1/admin/stats/users`): one service's document must not claim
+ * another's admin routes.
+ */
 function documentedPrefixes(contract: ApiContract): string[] {
-  return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map((p) => p.split('/').slice(0, 4).join('/')))]);
+  return (prefixes ??= [...new Set(Object.keys(contract.document.paths ?? {}).map(documentedPrefix))]);
+}
+
+function documentedPrefix(path: string): string {
+  const segments = path.split('/');
+  if (segments[3] !== 'admin') return segments.slice(0, 4).join('/');
+  const firstParameter = segments.findIndex((segment) => segment.startsWith('{'));
+  return segments.slice(0, firstParameter === -1 ? segments.length : firstParameter).join('/');
 }
 
 function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp(): Promise<void> } {

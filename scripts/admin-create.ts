@@ -10,9 +10,8 @@
  * and exits 0; prints a message to stderr and exits non-zero on any failure (bad value, duplicate, stores down).
  */
 import { parseArgs } from 'node:util';
-import { EventBus, OutboxRelay, connectMongo, createLogger, isAppError } from '@binzip/shared';
+import { EventBus, OutboxRelay, connectMongo, createLogger, isAppError, serviceContext } from '@binzip/shared';
 import type { Connection } from 'mongoose';
-import { domainContext } from '../services/accounts/src/app';
 import { createAdministrator } from '../services/accounts/src/domain/users';
 import { accountsModels, initModels } from '../services/accounts/src/models';
 import { devDataDir, devNatsPrefix } from './lib/system';
@@ -66,7 +65,8 @@ async function main(): Promise<number> {
       'NATS',
     );
     await bus.ensureStream('ACCOUNTS');
-    const ctx = domainContext({ connection, bcryptCost: cost });
+    // The relay below publishes the event, so no kick is needed; the CLI has no keys or senders to give.
+    const ctx = { ...serviceContext(models, { logger }), bcryptCost: cost };
     const admin = await createAdministrator(ctx, {
       userName: values.userName,
       password: values.password,

@@ -1,5 +1,6 @@
 import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
 import { API_INFO } from '../../services/gateway/src/routes/api-docs';
+import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
 import { apiDocument as communityDocument } from '../../services/community/src/openapi';
 import { apiDocument as housesDocument } from '../../services/houses/src/openapi';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
@@ -10,6 +11,7 @@ import { apiDocument as recordsDocument } from '../../services/records/src/opena
  * time from the services it proxies to; this offline merge is for `npm run openapi`, client types and tests.
  */
 export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
+  accounts: accountsDocument,
   community: communityDocument,
   houses: housesDocument,
   notifications: notificationsDocument,

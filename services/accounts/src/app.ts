@@ -1,30 +1,18 @@
 import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
 import type { Express, RequestHandler } from 'express';
-import type { DomainContext } from './domain/context';
-import type { Senders } from './domain/verification';
-import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
+import { accountsContext, type Senders } from './domain/context';
 import { accountsModels } from './models';
+import { apiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
-import { agentRoutes, userRoutes } from './routes/users';
+import { agentRoutes } from './routes/agents';
+import { userRoutes } from './routes/users';
 
 export interface AppDeps extends ServiceAppDeps {
+  /** PEM of the access-token private key: accounts is the one service that signs tokens. */
   privateKey: string;
   senders: Senders;
   bcryptCost?: number;
   defaultProfileImageUrl?: string;
-  now?: () => Date;
-  /** Kicks the outbox relay after a write that stored an event. */
-  eventsPending?: () => void;
-}
-
-export function domainContext(deps: Pick<AppDeps, 'connection' | 'bcryptCost' | 'now' | 'eventsPending'>): DomainContext {
-  return {
-    connection: deps.connection,
-    models: accountsModels(deps.connection),
-    bcryptCost: deps.bcryptCost ?? 10,
-    now: deps.now ?? (() => new Date()),
-    eventsPending: deps.eventsPending ?? (() => undefined),
-  };
 }
 
 /**
@@ -38,7 +26,7 @@ const ignoreAuthorizationOnReissue: RequestHandler = (req, _res, next) => {
 };
 
 export function buildApp(deps: AppDeps): Express {
-  const ctx = domainContext(deps);
+  const ctx = accountsContext(accountsModels(deps.connection), { ...deps, keys: { privateKey: deps.privateKey, publicKey: deps.publicKey } });
   return createServiceApp({
     service: 'accounts',
     logger: deps.logger,
@@ -46,19 +34,11 @@ export function buildApp(deps: AppDeps): Express {
     trustProxy: deps.trustProxy,
     connection: deps.connection,
     before: [ignoreAuthorizationOnReissue],
+    apiDocument,
     // Accounts is the source of the status: it reads its own users, not a projection.
     isSuspended: async (userId) => (await ctx.models.users.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null,
     routes: (app) => {
-      app.use(
-        '/api/v1/users',
-        userRoutes({
-          ctx,
-          keys: { privateKey: deps.privateKey, publicKey: deps.publicKey },
-          senders: deps.senders,
-          logger: deps.logger,
-          defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,
-        }),
-      );
+      app.use('/api/v1/users', userRoutes(ctx));
       app.use('/api/v1/agents', agentRoutes(ctx));
       app.use('/api/v1/admin', adminRoutes(ctx));
     },

@@ -1,6 +1,6 @@
-import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { blankToUndefined, loadConfig, serviceConfigShape } from '@binzip/shared';
 import { z } from 'zod';
-import { DEFAULT_PROFILE_IMAGE_URL } from './domain/rules';
+import { DEFAULT_BCRYPT_COST, DEFAULT_PROFILE_IMAGE_URL } from './domain/context';
 import { DEFAULT_SEND_DEADLINE_MS, DEFAULT_SMTP_TIMEOUTS, DEFAULT_TWILIO_TIMEOUT_MS } from './domain/senders';
 
 /** An administrator to create at start-up when missing (ADMIN_BOOTSTRAP is a JSON array of these). */
@@ -31,14 +31,13 @@ const adminBootstrap = z
 /** Milliseconds for an outbound call's timeout: at least 1, at most a minute. */
 const timeoutMs = (fallback: number) => z.coerce.number().int().min(1).max(60_000).default(fallback);
 
-const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
-const optionalText = z.preprocess(blankAsUndefined, z.string().min(1).optional());
+const optionalText = z.preprocess(blankToUndefined, z.string().min(1).optional());
 
 export const configSchema = z
   .object({
     ...serviceConfigShape({ port: 7001, db: 'accounts' }),
     JWT_PRIVATE_KEY: z.string().min(1),
-    BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
+    BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(DEFAULT_BCRYPT_COST),
     DEFAULT_PROFILE_IMAGE_URL: z.string().url().default(DEFAULT_PROFILE_IMAGE_URL),
     SMS_PROVIDER: z.enum(['local', 'twilio']).default('local'),
     TWILIO_ACCOUNT_SID: optionalText,

@@ -1,9 +1,9 @@
-import { runService, startOutboxRelay } from '@binzip/shared';
-import { buildApp, domainContext } from './app';
+import { runService, serviceContext, startOutboxRelay } from '@binzip/shared';
+import { buildApp } from './app';
 import { readConfig } from './config';
-import { bootstrapAdministrators } from './domain/users';
 import { createSenders, SmtpMailSender } from './domain/senders';
-import { startHouseReportConsumer } from './events/house-reports';
+import { bootstrapAdministrators } from './domain/users';
+import { startHouseReportSubscriber } from './events/house-report-subscriber';
 import { accountsModels, initModels } from './models';
 
 // Accounts is where users come from: it publishes their snapshots and keeps no projection of them.
@@ -15,14 +15,19 @@ runService({
     const models = accountsModels(connection);
     await initModels(models);
     const relay = await startOutboxRelay({ stream: 'ACCOUNTS', bus, models: [models.users], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
-    const houseReports = await startHouseReportConsumer({ bus, models });
-    const deps = { connection, bcryptCost: config.BCRYPT_COST, eventsPending: () => void relay.kick() };
-    const created = await bootstrapAdministrators(domainContext(deps), config.ADMIN_BOOTSTRAP);
+    const eventsPending = () => void relay.kick();
+    const houseReports = await startHouseReportSubscriber(serviceContext(models, { logger }), { bus });
+    const created = await bootstrapAdministrators(
+      { ...serviceContext(models, { logger, eventsPending }), bcryptCost: config.BCRYPT_COST },
+      config.ADMIN_BOOTSTRAP,
+    );
     if (created.length > 0) logger.info('administrators bootstrapped', { ids: created });
     const senders = createSenders(config);
     const app = buildApp({
-      ...deps,
+      connection,
       logger,
+      eventsPending,
+      bcryptCost: config.BCRYPT_COST,
       publicKey: config.JWT_PUBLIC_KEY,
       privateKey: config.JWT_PRIVATE_KEY,
       senders,

@@ -5,15 +5,15 @@ import { EventBus, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@bi
 import { connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { bootstrapAdministrators, createAdministrator } from '../src/domain/users';
 import { accountsModels } from '../src/models';
-import { signedIn, startHarness, userBody, type Harness } from './helpers';
+import { signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 import request from 'supertest';
 
 const run = promisify(execFile);
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctadmin');
+  h = await startAccountsHarness('acctadmin');
 });
 afterAll(async () => h.close());
 

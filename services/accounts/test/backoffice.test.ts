@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { applyHouseReport } from '../src/events/house-reports';
-import { createAdministrator } from '../src/domain/users';
-import { agentBody, expectError, signedIn, signUp, startHarness, userBody, type Harness } from './helpers';
+import { applyHouseReport } from '../src/domain/house-reports';
+import { expectError } from '../../../test/support';
+import { agentBody, signedIn, signedInAdmin, signUp, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 let adminBearer: string;
 beforeAll(async () => {
-  h = await startHarness('acctbackoffice');
-  await createAdministrator(h.ctx, {
-    userName: 'bo_admin',
-    password: 'Adm1nPass!',
-    nick_name: '운영자',
-    phone_num: '01077770001',
-    email: 'bo@example.com',
-    userType: 'WEB',
-  });
-  adminBearer = (await signedIn(h.app, { userName: 'bo_admin', password: 'Adm1nPass!' })).bearer;
+  h = await startAccountsHarness('acctbackoffice');
+  adminBearer = (await signedInAdmin(h, { userName: 'bo_admin' })).bearer;
 });
 afterAll(async () => h.close());
 
@@ -110,7 +102,7 @@ describe('suspension', () => {
     const again = await h.ctx.models.users.findById(id).lean().exec();
     expect(again?.suspension).toEqual({ reason: '도배', suspendedAt: stored?.suspension?.suspendedAt });
     expect(again?.version).toBe(2);
-    const listed = await asAdmin('get', `/api/v1/admin/users?status=SUSPENDED&search=${session.body.userName}`).expect(200);
+    const listed = await asAdmin('get', `/api/v1/admin/users?status=SUSPENDED&search=${String(session.body.userName)}`).expect(200);
     expect(listed.body.data.content[0]).toMatchObject({ id, status: 'SUSPENDED', suspenseReason: '도배' });
 
     expect((await asAdmin('delete', `/api/v1/admin/users/${id}/suspension`).expect(200)).body.data).toBe(id);
@@ -135,7 +127,7 @@ describe('withdrawals', () => {
         .set('Authorization', session.bearer)
         .send({ reason: ['재가입', '기타'], content: '안녕히' })
         .expect(200);
-      h.clock.offsetMs += 1000;
+      h.clock.advance(1000);
     }
     const list = await asAdmin('get', '/api/v1/admin/withdrawals?size=100').expect(200);
     const olderId = await idOf(older.body.userName);
@@ -200,14 +192,14 @@ describe('houses.report.created', () => {
     const id = await idOf(session.body.userName);
     const event = (at: string) => ({ v: 1 as const, eventId: randomUUID(), houseId: 7, authorId: id, reporterId: 99, reportType: 'ETC', occurredAt: at });
     const late = event('2024-05-02T00:00:00.000Z');
-    await applyHouseReport(h.ctx.models, late);
-    await applyHouseReport(h.ctx.models, late);
-    await applyHouseReport(h.ctx.models, event('2024-05-01T00:00:00.000Z'));
+    await applyHouseReport(h.ctx, late);
+    await applyHouseReport(h.ctx, late);
+    await applyHouseReport(h.ctx, event('2024-05-01T00:00:00.000Z'));
     const stored = await h.ctx.models.users.findById(id).lean().exec();
     expect({ count: stored?.reportCount, at: stored?.reportedAt?.toISOString() }).toEqual({ count: 2, at: '2024-05-02T00:00:00.000Z' });
     const profile = await request(h.app).get('/api/v1/users').set('Authorization', session.bearer).expect(200);
     expect(profile.body.data.reportedAt).toBe('2024-05-02T09:00:00.000+09:00');
-    const list = await asAdmin('get', `/api/v1/admin/users?search=${session.body.userName}`).expect(200);
+    const list = await asAdmin('get', `/api/v1/admin/users?search=${String(session.body.userName)}`).expect(200);
     expect(list.body.data.content[0]).toMatchObject({ reportCount: 2, reportedAt: '2024-05-02T09:00:00.000+09:00' });
   });
 });
@@ -227,12 +219,12 @@ describe('GET /api/v1/admin/stats/users', () => {
       'ETC',
     ]);
     // 2024-06-10 23:30 in Seoul is 14:30 UTC: the sign-up belongs to Seoul's June 10.
-    h.clock.offsetMs = new Date('2024-06-10T14:30:00Z').getTime() - Date.now();
+    h.clock.set(new Date('2024-06-10T14:30:00Z'));
     await signUp(h.app, userBody({ age: '60대 이상', join_paths: ['페이스북'] }));
-    h.clock.offsetMs = new Date('2024-06-10T15:30:00Z').getTime() - Date.now();
+    h.clock.set(new Date('2024-06-10T15:30:00Z'));
     await signUpAgent(agentBody({ age: '20대 미만', join_paths: ['페이스북'] }));
     const stats = (await asAdmin('get', '/api/v1/admin/stats/users').expect(200)).body.data;
-    h.clock.offsetMs = 0;
+    h.clockAt(0);
     expect(stats.total).toBe(before.total + 2);
     expect(stats.byUserType.AGENT).toBe(before.byUserType.AGENT + 1);
     expect(stats.byAge.SIXTY).toBe(before.byAge.SIXTY + 1);

@@ -1,55 +1,57 @@
-import { createLogger } from '@binzip/shared';
 import type { Express } from 'express';
-import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { connectTestDb, dropTestDb, isolatedNames, testEnv } from '../../../test/support';
-import { buildApp, domainContext } from '../src/app';
-import type { DomainContext } from '../src/domain/context';
+import { testEnv } from '../../../test/support';
+import { startServiceHarness, type ServiceHarness } from '../../../test/support/service';
+import { buildApp, type AppDeps } from '../src/app';
+import { accountsContext, type AccountsContext } from '../src/domain/context';
 import { LocalMailSender, LocalSmsSender, type MailSender, type SmsSender } from '../src/domain/senders';
-import { accountsModels, initModels } from '../src/models';
+import { createAdministrator } from '../src/domain/users';
+import { accountsModels, initModels, type AccountsModels } from '../src/models';
 
-export interface Harness {
-  app: Express;
-  connection: Connection;
-  ctx: DomainContext;
+/** bcrypt's lowest cost: sign-ups in tests hash in about a millisecond. */
+export const TEST_BCRYPT_COST = 4;
+
+/**
+ * The shared service harness with what accounts adds: the senders (recording ones unless a test brings its
+ * own), the token keys and a cheap bcrypt cost. Accounts' members are real sign-ups, not projection snapshots.
+ */
+export interface AccountsHarness extends ServiceHarness<AccountsModels> {
+  /** The context the app's use-cases get: the harness's models, clock and outbox kicks, plus accounts' own parts. */
+  ctx: AccountsContext;
+  /** Every SMS and e-mail the recording senders delivered (codes are read from here). */
   sms: LocalSmsSender;
   mail: LocalMailSender;
-  /** Added to the real clock: tests move time forward without waiting. */
-  clock: { offsetMs: number };
-  names: { db: string; natsPrefix: string };
-  close(): Promise<void>;
+  /** Sets the clock to `ms` after the harness started; 0 puts it back. */
+  clockAt(ms: number): void;
 }
 
-export async function startHarness(
-  label: string,
-  options: { eventsPending?: () => void; smsSender?: SmsSender; mailSender?: MailSender; defaultProfileImageUrl?: string } = {},
-): Promise<Harness> {
-  const names = isolatedNames(label);
-  const connection = await connectTestDb(names.db);
-  await initModels(accountsModels(connection));
-  const clock = { offsetMs: 0 };
-  const now = () => new Date(Date.now() + clock.offsetMs);
+export interface AccountsHarnessOptions {
+  smsSender?: SmsSender;
+  mailSender?: MailSender;
+  defaultProfileImageUrl?: string;
+  /** Replaces the harness's counting kick, e.g. with an outbox relay's. */
+  eventsPending?: () => void;
+}
+
+export async function startAccountsHarness(label: string, options: AccountsHarnessOptions = {}): Promise<AccountsHarness> {
   const sms = new LocalSmsSender(undefined);
   const mail = new LocalMailSender(undefined);
-  const deps = { connection, bcryptCost: 4, now, eventsPending: options.eventsPending };
-  const app = buildApp({
-    ...deps,
-    logger: createLogger('accounts-test', 'silent'),
-    publicKey: testEnv().publicKey,
+  const extra = {
     privateKey: testEnv().privateKey,
     senders: { sms: options.smsSender ?? sms, mail: options.mailSender ?? mail },
+    bcryptCost: TEST_BCRYPT_COST,
     defaultProfileImageUrl: options.defaultProfileImageUrl,
-  });
-  return {
-    app,
-    connection,
-    ctx: domainContext(deps),
-    sms,
-    mail,
-    clock,
-    names,
-    close: () => dropTestDb(connection),
+    // The kick is one of the base deps; a relay's replaces the harness's counter.
+    ...(options.eventsPending ? { eventsPending: options.eventsPending } : {}),
   };
+  const started = new Date();
+  const h = await startServiceHarness<AccountsModels, AppDeps>(label, { models: accountsModels, initModels, buildApp }, { extra, clockStart: started });
+  const ctx = accountsContext(h.models, {
+    ...h.ctx,
+    ...extra,
+    keys: { privateKey: extra.privateKey, publicKey: testEnv().publicKey },
+  });
+  return { ...h, ctx, sms, mail, clockAt: (ms) => h.clock.set(new Date(started.getTime() + ms)) };
 }
 
 let counter = 0;
@@ -118,10 +120,24 @@ export function lastCode(sender: LocalSmsSender | LocalMailSender, to: string): 
 
 export const HUGE = 'a'.repeat(100_000);
 
-/** Asserts the envelope of an error answer. */
-export function expectError(res: request.Response, status: number, code: string, message?: string): void {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(res.body).not.toHaveProperty('data');
-  expect(typeof res.body.message).toBe('string');
-  if (message !== undefined) expect(res.body.message).toBe(message);
+let adminCounter = 0;
+
+/** An administrator made the way `npm run admin:create` makes one (createAdministrator), signed in. */
+export async function signedInAdmin(
+  h: AccountsHarness,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: number; body: Record<string, unknown>; bearer: string; refresh: string }> {
+  adminCounter += 1;
+  const n = `${process.pid % 1000}${adminCounter}`.padStart(4, '0');
+  const body = {
+    userName: `admin_${n}`,
+    password: 'Adm1nPass!',
+    nick_name: `관리자${n}`,
+    phone_num: `0106666${n.slice(-4)}`,
+    email: `admin${n}@example.com`,
+    userType: 'WEB',
+    ...overrides,
+  };
+  const { id } = await createAdministrator(h.ctx, body);
+  return { id, ...(await signedIn(h.app, body)) };
 }

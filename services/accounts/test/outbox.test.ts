@@ -4,9 +4,9 @@ import path from 'node:path';
 import { EventBus, OutboxRelay, createLogger, userSnapshotV1, type RunningConsumer, type UserSnapshotV1 } from '@binzip/shared';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
-import { eventually, testEnv } from '../../../test/support';
-import { accountsModels } from '../src/models';
-import { signedIn, startHarness, userBody, type Harness } from './helpers';
+import { eventually } from '../../../test/support';
+import { createAdministrator } from '../src/domain/users';
+import { signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
 const logger = createLogger('accounts-outbox-test', 'silent');
 
@@ -25,22 +25,20 @@ async function collect(bus: EventBus, durable: string): Promise<{ events: UserSn
 }
 
 describe('user snapshot events through the outbox', () => {
-  let h: Harness;
+  let h: AccountsHarness;
   let bus: EventBus;
   let relay: OutboxRelay;
 
   beforeAll(async () => {
     let kick = () => undefined as unknown;
-    h = await startHarness('acctoutbox', { eventsPending: () => kick() });
-    bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: h.names.natsPrefix, name: 'accounts-test', logger });
+    h = await startAccountsHarness('acctoutbox', { eventsPending: () => kick() });
+    bus = await h.bus();
     await bus.ensureStream('ACCOUNTS');
-    relay = new OutboxRelay({ bus, models: [accountsModels(h.connection).users], logger, intervalMs: 60_000 });
+    relay = new OutboxRelay({ bus, models: [h.models.users], logger, intervalMs: 60_000 });
     kick = () => relay.kick();
   });
   afterAll(async () => {
     await relay.stop();
-    await bus.deleteStreams();
-    await bus.close();
     await h.close();
   });
 
@@ -92,7 +90,6 @@ describe('user snapshot events through the outbox', () => {
   it('publishes agents and administrators with their type and authority', async () => {
     const { events, consumer } = await collect(bus, 'sink-kinds');
     try {
-      const { createAdministrator } = await import('../src/domain/users');
       const admin = await createAdministrator(h.ctx, { ...pick(userBody(), ['userName', 'password', 'nick_name', 'phone_num', 'email']), userType: 'SERVER' });
       await relay.kick();
       await eventually(() => events.some((e) => e.id === admin.id));
@@ -113,11 +110,11 @@ describe('NATS unreachable at write time', () => {
     const nats = await startNatsServer({ storeDir });
     let relay: OutboxRelay | undefined;
     let kick = () => undefined as unknown;
-    const h = await startHarness('acctoutage', { eventsPending: () => kick() });
+    const h = await startAccountsHarness('acctoutage', { eventsPending: () => kick() });
     const bus = await EventBus.connect({ url: nats.uri, prefix: h.names.natsPrefix, name: 'accounts-outage-test', logger });
     try {
       await bus.ensureStream('ACCOUNTS');
-      relay = new OutboxRelay({ bus, models: [accountsModels(h.connection).users], logger, intervalMs: 300 });
+      relay = new OutboxRelay({ bus, models: [h.models.users], logger, intervalMs: 300 });
       kick = () => relay?.kick();
       relay.start();
 

@@ -1,10 +1,11 @@
 import { FormatMessages } from '@binzip/shared';
 import request from 'supertest';
-import { HUGE, expectError, lastCode, signUp, signedIn, startHarness, type Harness } from './helpers';
+import { expectError } from '../../../test/support';
+import { HUGE, lastCode, signUp, signedIn, startAccountsHarness, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctprofile');
+  h = await startAccountsHarness('acctprofile');
 });
 afterAll(async () => h.close());
 

@@ -17,7 +17,8 @@ import {
   toE164Korea,
   twilioClient,
 } from '../src/domain/senders';
-import { expectError, startHarness } from './helpers';
+import { expectError } from '../../../test/support';
+import { startAccountsHarness } from './helpers';
 
 interface SmtpServer {
   port: number;
@@ -125,7 +126,7 @@ describe('outbound calls end before the gateway gives up (UPSTREAM_TIMEOUT_MS)',
       SMTP_GREETING_TIMEOUT_MS: '300',
     });
     const mail = createSenders(config).mail as SmtpMailSender;
-    const h = await startHarness('acctsmtphung', { mailSender: mail });
+    const h = await startAccountsHarness('acctsmtphung', { mailSender: mail });
     try {
       const started = Date.now();
       const res = await request(h.app).post('/api/v1/users/send/email').send({ email: 'hung@example.com' });
@@ -147,7 +148,7 @@ describe('outbound calls end before the gateway gives up (UPSTREAM_TIMEOUT_MS)',
       timeouts: { socketMs: 60_000 },
       deadlineMs: 300,
     });
-    const h = await startHarness('acctsmtpstall', { mailSender: mail });
+    const h = await startAccountsHarness('acctsmtpstall', { mailSender: mail });
     try {
       expectError(await request(h.app).post('/api/v1/users/send/email').send({ email: 'stall@example.com' }), 500, 'C0000');
       expect(hung.connections()).toBe(1);
@@ -161,7 +162,7 @@ describe('outbound calls end before the gateway gives up (UPSTREAM_TIMEOUT_MS)',
   it('send/sms answers 500 C0000 when the SMS provider never answers', async () => {
     const never = { create: () => new Promise<unknown>(() => undefined) };
     const sms = new TwilioSmsSender({ accountSid: 'ACxxxxxxxx', authToken: 'token', from: '+15005550006', deadlineMs: 300 }, never);
-    const h = await startHarness('acctsmshung', { smsSender: sms });
+    const h = await startAccountsHarness('acctsmshung', { smsSender: sms });
     try {
       expectError(await request(h.app).post('/api/v1/users/send/sms').send({ phone_num: '01055554444' }), 500, 'C0000');
     } finally {
@@ -214,7 +215,7 @@ describe('SmtpMailSender (nodemailer over a real SMTP connection)', () => {
   it('turns a refused delivery into send/email HTTP 500 C0000 through the real transport', async () => {
     const smtp = await startSmtp({ rejectRcpt: true });
     const mail = new SmtpMailSender({ smtpUrl: `smtp://127.0.0.1:${smtp.port}?ignoreTLS=true`, from: 'noreply@binzip.kr' });
-    const h = await startHarness('acctsmtp', { mailSender: mail });
+    const h = await startAccountsHarness('acctsmtp', { mailSender: mail });
     try {
       expectError(await request(h.app).post('/api/v1/users/send/email').send({ email: 'missing@example.com' }), 500, 'C0000');
     } finally {

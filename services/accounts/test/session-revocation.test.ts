@@ -1,13 +1,14 @@
 import request from 'supertest';
-import { expectError, refreshCookieValue, signUp, signedIn, startHarness, type Harness } from './helpers';
+import { expectError } from '../../../test/support';
+import { refreshCookieValue, signUp, signedIn, startAccountsHarness, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctrevoke');
+  h = await startAccountsHarness('acctrevoke');
 });
 afterAll(async () => h.close());
 afterEach(() => {
-  h.clock.offsetMs = 0;
+  h.clockAt(0);
 });
 
 const reissue = (refresh: string, accessToken: string) =>
@@ -43,9 +44,9 @@ describe('two reissues with one cookie at the same moment (two tabs)', () => {
     const first = await signedIn(h.app);
     const winner = await rotate(first);
     // The clock is real time plus the offset, so stay a little inside the window, then step past it.
-    h.clock.offsetMs = 1_500;
+    h.clockAt(1_500);
     const loser = await rotate(first);
-    h.clock.offsetMs = 2_500;
+    h.clockAt(2_500);
     expectError(await reissue(first.refresh, first.bearer), 401, 'J0004');
     expectError(await reissue(winner.refresh, winner.bearer), 401, 'J0004');
     expectError(await reissue(loser.refresh, loser.bearer), 401, 'J0004');
@@ -54,7 +55,7 @@ describe('two reissues with one cookie at the same moment (two tabs)', () => {
   it('a reuse after 2 seconds that races a fresh reissue of the successor still ends the family', async () => {
     const first = await signedIn(h.app);
     const second = await rotate(first);
-    h.clock.offsetMs = 5_000;
+    h.clockAt(5_000);
     const [reuse, fresh] = await Promise.all([reissue(first.refresh, first.bearer), reissue(second.refresh, second.bearer)]);
     expectError(reuse, 401, 'J0004');
     if (fresh.status === 200) {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { generateDevKeyPair, signAccessToken, verifyAccessJwt } from '@binzip/shared';
 import request from 'supertest';
-import { bearer as testBearer, testEnv } from '../../../test/support';
-import { HUGE, expectError, refreshCookieValue, signUp, signedIn, startHarness, userBody, type Harness } from './helpers';
+import { bearer as testBearer, testEnv, expectError } from '../../../test/support';
+import { HUGE, refreshCookieValue, signUp, signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctsessions', { defaultProfileImageUrl: 'https://img.example.com/default.png' });
+  h = await startAccountsHarness('acctsessions', { defaultProfileImageUrl: 'https://img.example.com/default.png' });
 });
 afterAll(async () => h.close());
 
@@ -81,12 +81,12 @@ describe('POST /api/v1/users/reissue', () => {
 
     // The rotated token comes back after the race window: someone else holds a copy. Both it and its
     // successor stop working.
-    h.clock.offsetMs = 2_001;
+    h.clockAt(2_001);
     try {
       expectError(await reissue(refresh, bearer), 401, 'J0004', 'JWT 토큰이 잘못되었습니다.');
       expectError(await reissue(second, first.body.data.access_token), 401, 'J0004');
     } finally {
-      h.clock.offsetMs = 0;
+      h.clockAt(0);
     }
   });
 
@@ -121,11 +121,11 @@ describe('POST /api/v1/users/reissue', () => {
     expectError(await reissue('not-a-real-token', bearer), 401, 'J0004');
     // Node itself refuses headers over 16 KB (431); below that the service must still answer the envelope.
     expectError(await reissue('x'.repeat(8_000), bearer), 401, 'J0004');
-    h.clock.offsetMs = 604_800_000 + 1_000;
+    h.clockAt(604_800_000 + 1_000);
     try {
       expectError(await reissue(refresh, bearer), 401, 'J0004');
     } finally {
-      h.clock.offsetMs = 0;
+      h.clockAt(0);
     }
   });
 

@@ -2,23 +2,23 @@ import { createLogger } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
-import { connectTestDb, testEnv } from '../../../test/support';
+import { connectTestDb, testEnv, expectError } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { LocalMailSender, LocalSmsSender } from '../src/domain/senders';
-import { expectError, signUp, startHarness, type Harness } from './helpers';
+import { signUp, startAccountsHarness, TEST_BCRYPT_COST, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 /** A second accounts instance: its own app and its own connection to the same database. */
 let other: { app: Express; connection: Connection };
 beforeAll(async () => {
-  h = await startHarness('acctthrottle');
+  h = await startAccountsHarness('acctthrottle');
   const connection = await connectTestDb(h.names.db);
   other = {
     connection,
     app: buildApp({
       connection,
-      bcryptCost: 4,
-      now: () => new Date(Date.now() + h.clock.offsetMs),
+      bcryptCost: TEST_BCRYPT_COST,
+      now: () => h.clock.now(),
       logger: createLogger('accounts-test', 'silent'),
       publicKey: testEnv().publicKey,
       privateKey: testEnv().privateKey,
@@ -32,7 +32,7 @@ afterAll(async () => {
   await h.close();
 });
 afterEach(() => {
-  h.clock.offsetMs = 0;
+  h.clockAt(0);
 });
 
 const LOCK_SECONDS = 15 * 60;
@@ -59,12 +59,12 @@ describe('sign-in throttling per account', () => {
     // A wrong password while locked is refused the same way (no U0002 oracle, no bcrypt work).
     expectError(await signIn(user, WRONG), 429, 'C0004');
 
-    h.clock.offsetMs = (LOCK_SECONDS - 10) * 1000;
+    h.clockAt((LOCK_SECONDS - 10) * 1000);
     const later = await signIn(user, user.password);
     expectError(later, 429, 'C0004');
     expect(later.headers['retry-after']).toBe('10');
 
-    h.clock.offsetMs = LOCK_SECONDS * 1000 + 1;
+    h.clockAt(LOCK_SECONDS * 1000 + 1);
     expect((await signIn(user, user.password)).status).toBe(200);
   });
 
@@ -87,7 +87,7 @@ describe('sign-in throttling per account', () => {
   it('starts a fresh count once the lock has passed', async () => {
     const user = await signUp(h.app);
     await failTimes(user, 5);
-    h.clock.offsetMs = LOCK_SECONDS * 1000 + 1;
+    h.clockAt(LOCK_SECONDS * 1000 + 1);
     await failTimes(user, 4);
     expect((await signIn(user, user.password)).status).toBe(200);
   });

@@ -1,10 +1,11 @@
 import { FormatMessages } from '@binzip/shared';
 import request from 'supertest';
-import { HUGE, agentBody, expectError, signUp, signedIn, startHarness, userBody, type Harness } from './helpers';
+import { expectError } from '../../../test/support';
+import { HUGE, agentBody, signUp, signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 beforeAll(async () => {
-  h = await startHarness('acctsignup');
+  h = await startAccountsHarness('acctsignup');
 });
 afterAll(async () => h.close());
 

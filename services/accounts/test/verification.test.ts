@@ -1,9 +1,10 @@
 import { FormatMessages } from '@binzip/shared';
 import request from 'supertest';
 import type { MailSender } from '../src/domain/senders';
-import { HUGE, expectError, lastCode, signUp, signedIn, startHarness, userBody, type Harness } from './helpers';
+import { expectError } from '../../../test/support';
+import { HUGE, lastCode, signUp, signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
-let h: Harness;
+let h: AccountsHarness;
 let mailFails = false;
 /** Delegates to the recording sender unless the test switches delivery failure on. */
 const flakyMail: MailSender = {
@@ -14,11 +15,11 @@ const flakyMail: MailSender = {
 };
 
 beforeAll(async () => {
-  h = await startHarness('acctverify', { mailSender: flakyMail });
+  h = await startAccountsHarness('acctverify', { mailSender: flakyMail });
 });
 afterAll(async () => h.close());
 afterEach(() => {
-  h.clock.offsetMs = 0;
+  h.clockAt(0);
   mailFails = false;
 });
 
@@ -52,14 +53,14 @@ describe('SMS codes', () => {
     const wrong = code === '000000' ? '000001' : '000000';
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
     expect((await post('/api/v1/users/check/sms', { phone_num: freshPhone(), code })).body.data).toBe(false);
-    h.clock.offsetMs = 3 * 60_000 + 1;
+    h.clockAt(3 * 60_000 + 1);
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
   });
 
   it('still accepts the code just before 3 minutes have passed', async () => {
     const phone = freshPhone();
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
-    h.clock.offsetMs = 3 * 60_000 - 2_000;
+    h.clockAt(3 * 60_000 - 2_000);
     expect((await post('/api/v1/users/check/sms', { phone_num: phone, code: lastCode(h.sms, phone) })).body.data).toBe(true);
   });
 
@@ -100,7 +101,7 @@ describe('SMS codes', () => {
     expectError(limited, 429, 'C0004', '트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요.');
     expect(h.sms.sent.filter((m) => m.to === phone)).toHaveLength(5);
     await post('/api/v1/users/send/sms', { phone_num: freshPhone() }).expect(200);
-    h.clock.offsetMs = 10 * 60_000 + 1;
+    h.clockAt(10 * 60_000 + 1);
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
   });
 
@@ -108,17 +109,17 @@ describe('SMS codes', () => {
     const phone = freshPhone();
     for (let i = 0; i < 10; i++) {
       // Two sends per 11-minute step keep the 10-minute limit out of the way.
-      h.clock.offsetMs = Math.floor(i / 2) * 11 * 60_000;
+      h.clockAt(Math.floor(i / 2) * 11 * 60_000);
       await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     }
-    h.clock.offsetMs = 5 * 11 * 60_000;
+    h.clockAt(5 * 11 * 60_000);
     expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
-    h.clock.offsetMs = 23 * 60 * 60_000;
+    h.clockAt(23 * 60 * 60_000);
     expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
     expect(h.sms.sent.filter((m) => m.to === phone)).toHaveLength(10);
     await post('/api/v1/users/send/sms', { phone_num: freshPhone() }).expect(200);
     // 24 hours after the first two sends their two slots are free again.
-    h.clock.offsetMs = 24 * 60 * 60_000 + 1;
+    h.clockAt(24 * 60 * 60_000 + 1);
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     expectError(await post('/api/v1/users/send/sms', { phone_num: phone }), 429, 'C0004');
@@ -127,11 +128,11 @@ describe('SMS codes', () => {
   it('never lets concurrent sends overshoot the daily limit', async () => {
     const phone = freshPhone();
     for (let i = 0; i < 4; i++) {
-      h.clock.offsetMs = i * 11 * 60_000;
+      h.clockAt(i * 11 * 60_000);
       await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
       await post('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
     }
-    h.clock.offsetMs = 4 * 11 * 60_000;
+    h.clockAt(4 * 11 * 60_000);
     const results = await Promise.all(Array.from({ length: 5 }, () => post('/api/v1/users/send/sms', { phone_num: phone })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 429, 429, 429]);
   });
@@ -183,7 +184,7 @@ describe('e-mail codes', () => {
 
     const other = freshEmail();
     await post('/api/v1/users/send/email', { email: other }).expect(200);
-    h.clock.offsetMs = 3 * 60_000 + 1;
+    h.clockAt(3 * 60_000 + 1);
     expect((await post('/api/v1/users/check/email', { email: other, code: lastCode(h.mail, other) })).body.data).toBe(false);
   });
 
@@ -203,9 +204,9 @@ describe('e-mail codes', () => {
     const email = freshEmail();
     for (let i = 0; i < 5; i++) await post('/api/v1/users/send/email', { email }).expect(200);
     expectError(await post('/api/v1/users/send/email', { email }), 429, 'C0004');
-    h.clock.offsetMs = 11 * 60_000;
+    h.clockAt(11 * 60_000);
     for (let i = 0; i < 5; i++) await post('/api/v1/users/send/email', { email }).expect(200);
-    h.clock.offsetMs = 22 * 60_000;
+    h.clockAt(22 * 60_000);
     expectError(await post('/api/v1/users/send/email', { email }), 429, 'C0004');
   });
 
@@ -236,7 +237,7 @@ describe('update/phone and update/email need a fresh verification', () => {
     const next = freshPhone();
     await post('/api/v1/users/send/sms', { phone_num: next }).expect(200);
     await post('/api/v1/users/check/sms', { phone_num: next, code: lastCode(h.sms, next) }).expect(200);
-    h.clock.offsetMs = 30 * 60_000 + 1;
+    h.clockAt(30 * 60_000 + 1);
     expectError(await request(h.app).put('/api/v1/users/update/phone').set('Authorization', bearer).send({ phone_num: next }), 400, 'U0011');
   });
 

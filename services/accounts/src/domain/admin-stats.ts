@@ -1,5 +1,5 @@
 import { UserStatuses, UserTypes, type UserType } from '@binzip/shared';
-import type { DomainContext } from './context';
+import type { AccountsContext } from './context';
 import { AGE_CODES, JOIN_PATH_CODES, type AgeCode, type JoinPathCode } from './rules';
 
 /** Korea has no daylight saving: a Seoul day is a fixed 9-hour shift of UTC. */
@@ -21,9 +21,9 @@ export interface UserStats {
 }
 
 /** Counts over accounts that are not withdrawn; plain counts per value (no aggregation stages: docs/dev-mongo.md). */
-export async function userStats(ctx: DomainContext): Promise<UserStats> {
+export async function userStats(ctx: AccountsContext): Promise<UserStats> {
   const users = ctx.models.users;
-  // Listed rather than `$ne: 'WITHDRAWN'`, so each count is an equality prefix of a `{status, …}` index.
+  // Named statuses rather than `$ne: 'WITHDRAWN'`, so the counts are bounded by the status index.
   const counted = { status: { $in: UserStatuses.filter((status) => status !== 'WITHDRAWN') } };
   const count = (filter: Record<string, unknown>) => users.countDocuments({ ...counted, ...filter }).exec();
   const ageCodes = Object.values(AGE_CODES);

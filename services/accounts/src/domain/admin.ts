@@ -1,10 +1,23 @@
-import { AppError, buildPage, escapeRegex, pageWindow, toIsoOffset, type PageObject, type PageRequest, type UserStatus, type UserType } from '@binzip/shared';
+import {
+  AppError,
+  buildPage,
+  CONFLICT,
+  escapeRegex,
+  pageWindow,
+  retryOnConflict,
+  toIsoOffset,
+  type Authority,
+  type PageObject,
+  type PageRequest,
+  type UserStatus,
+  type UserType,
+} from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import { userSnapshotEvent } from '../events/user-snapshot';
-import type { UserDoc } from '../models/user';
-import type { DomainContext } from './context';
+import type { UserDoc } from '../models';
+import type { AccountsContext } from './context';
 import { WITHDRAWAL_REASONS, type WithdrawalReason } from './rules';
-import { findUser } from './users';
+import { findUser } from './user-lookup';
 
 /** The administrators' use-cases on members (backoffice.md "Members" and "Withdrawals"). */
 
@@ -15,7 +28,7 @@ export interface AdminUserItem {
   email: string;
   phoneNum: string;
   userType: UserType;
-  authority: string;
+  authority: Authority;
   status: UserStatus;
   createdAt: string;
   suspenseReason: string | null;
@@ -46,7 +59,7 @@ export function adminUserItem(user: UserDoc): AdminUserItem {
   };
 }
 
-export async function listUsers(ctx: DomainContext, query: AdminUserQuery): Promise<PageObject<AdminUserItem>> {
+export async function listUsers(ctx: AccountsContext, query: AdminUserQuery): Promise<PageObject<AdminUserItem>> {
   const filter: FilterQuery<UserDoc> = {};
   if (query.status) filter.status = query.status;
   if (query.userType) filter.userType = query.userType;
@@ -73,41 +86,42 @@ const MAX_CHANGE_ATTEMPTS = 32;
  * out with a new version and its event in one document update.
  */
 async function changeAsAdmin(
-  ctx: DomainContext,
+  ctx: AccountsContext,
   userId: number,
   compute: (user: UserDoc) => AdminChange | undefined,
   options: { dropOlderEvents?: boolean } = {},
 ): Promise<void> {
-  for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
-    const user = await findUser(ctx, userId);
-    const change = compute(user);
-    if (!change) return;
-    const now = ctx.now();
-    const next = { ...user, ...change };
-    const snapshotChanges = next.status !== user.status || next.nickName !== user.nickName || next.userName !== user.userName;
-    const event = userSnapshotEvent({ ...next, version: user.version + 1 }, now);
-    const update = !snapshotChanges
-      ? { $set: { ...change, updatedAt: now } }
-      : options.dropOlderEvents
-        ? // Snapshots are latest-wins, so unsent older ones (holding the erased data) can go.
-          { $set: { ...change, version: user.version + 1, updatedAt: now, pendingEvents: [event] } }
-        : { $set: { ...change, version: user.version + 1, updatedAt: now }, $push: { pendingEvents: event } };
-    const result = await ctx.models.users.updateOne({ _id: userId, version: user.version, passwordHash: user.passwordHash }, update).exec();
-    if (result.matchedCount === 1) {
+  await retryOnConflict(
+    async () => {
+      const user = await findUser(ctx, userId);
+      const change = compute(user);
+      if (!change) return;
+      const now = ctx.now();
+      const next = { ...user, ...change };
+      const snapshotChanges = next.status !== user.status || next.nickName !== user.nickName || next.userName !== user.userName;
+      const event = userSnapshotEvent({ ...next, version: user.version + 1 }, now);
+      const update = !snapshotChanges
+        ? { $set: { ...change, updatedAt: now } }
+        : options.dropOlderEvents
+          ? // Snapshots are latest-wins, so unsent older ones (holding the erased data) can go.
+            { $set: { ...change, version: user.version + 1, updatedAt: now, pendingEvents: [event] } }
+          : { $set: { ...change, version: user.version + 1, updatedAt: now }, $push: { pendingEvents: event } };
+      const result = await ctx.models.users.updateOne({ _id: userId, version: user.version, passwordHash: user.passwordHash }, update).exec();
+      if (result.matchedCount !== 1) return CONFLICT;
       if (snapshotChanges) ctx.eventsPending();
-      return;
-    }
-  }
-  throw new AppError('C0004');
+    },
+    { attempts: MAX_CHANGE_ATTEMPTS },
+  );
 }
 
 /** Every refresh token of the user stops working at once (reissue: 401). */
-async function revokeAllSessions(ctx: DomainContext, userId: number): Promise<void> {
+async function revokeAllSessions(ctx: AccountsContext, userId: number): Promise<void> {
   await ctx.models.refreshTokens.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: ctx.now() } }).exec();
 }
 
 /** Suspends a member; suspending again keeps the first time and replaces the reason. */
-export async function suspendUser(ctx: DomainContext, userId: number, reason: string): Promise<number> {
+export async function suspendUser(ctx: AccountsContext, input: { id: number; reason: string }): Promise<number> {
+  const { id: userId, reason } = input;
   await changeAsAdmin(ctx, userId, (user) => {
     if (user.authority === 'ADMIN') throw AppError.forbidden();
     if (user.status === 'WITHDRAWN') throw AppError.notFound();
@@ -120,18 +134,14 @@ export async function suspendUser(ctx: DomainContext, userId: number, reason: st
 }
 
 /** Lifts a suspension: the member is back where they were (a pending withdrawal request stays pending). Idempotent. */
-export async function liftSuspension(ctx: DomainContext, userId: number): Promise<number> {
+export async function liftSuspension(ctx: AccountsContext, input: { id: number }): Promise<number> {
+  const userId = input.id;
   await changeAsAdmin(ctx, userId, (user) => {
     if (user.status === 'WITHDRAWN') throw AppError.notFound();
     if (user.status !== 'SUSPENDED') return undefined;
     return { status: user.withdrawal ? 'WITHDRAWAL_REQUESTED' : 'ACTIVE', suspension: null };
   });
   return userId;
-}
-
-/** Sign-in's refusal of a suspended account, checked after the password so it tells nothing to a guesser. */
-export function assertNotSuspended(user: Pick<UserDoc, 'status'>): void {
-  if (user.status === 'SUSPENDED') throw new AppError('U0012');
 }
 
 /** A request is open from the member's request until an administrator completes it (also while suspended). */
@@ -149,7 +159,7 @@ export interface WithdrawalItem {
   requestedAt: string;
 }
 
-export async function listWithdrawals(ctx: DomainContext, request: PageRequest): Promise<PageObject<WithdrawalItem>> {
+export async function listWithdrawals(ctx: AccountsContext, request: PageRequest): Promise<PageObject<WithdrawalItem>> {
   const { skip, limit } = pageWindow(request);
   const [users, total] = await Promise.all([
     ctx.models.users
@@ -181,7 +191,8 @@ export async function listWithdrawals(ctx: DomainContext, request: PageRequest):
 const erased = (userId: number): string => `withdrawn:${userId}`;
 export const ERASED_PASSWORD_HASH = '!';
 
-export async function completeWithdrawal(ctx: DomainContext, userId: number): Promise<number> {
+export async function completeWithdrawal(ctx: AccountsContext, input: { userId: number }): Promise<number> {
+  const { userId } = input;
   await changeAsAdmin(
     ctx,
     userId,

@@ -1,12 +1,51 @@
-import type { Connection } from 'mongoose';
+import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared';
 import type { AccountsModels } from '../models';
+import type { MailSender, SmsSender } from './senders';
 
-/** What every use-case needs; `now` is injectable so tests can move the clock (code expiry, token expiry). */
-export interface DomainContext {
-  connection: Connection;
-  models: AccountsModels;
+/** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
+export const DEFAULT_PROFILE_IMAGE_URL = 'https://static.binzip.kr/images/default-profile.png';
+export const DEFAULT_BCRYPT_COST = 10;
+
+/** The access-token key pair: accounts signs tokens (sign-in, reissue) and reads expired ones (reissue). */
+export interface SessionKeys {
+  privateKey: string;
+  publicKey: string;
+}
+
+/** Where verification codes leave the system. */
+export interface Senders {
+  sms: SmsSender;
+  mail: MailSender;
+}
+
+/**
+ * Accounts is where users, passwords and tokens come from, so its use-cases need more than models and a clock:
+ * the bcrypt cost, the token keys, the code senders and the profile image shown when a user has none.
+ */
+export interface AccountsContext extends ServiceContext<AccountsModels> {
   bcryptCost: number;
-  now: () => Date;
-  /** Called after a write that stored an outbox event, so the relay publishes it without waiting for its timer. */
-  eventsPending: () => void;
+  keys: SessionKeys;
+  senders: Senders;
+  defaultProfileImageUrl: string;
+}
+
+/** What an accounts context is built from; the optional parts have production defaults. */
+export interface AccountsContextDeps {
+  logger: Logger;
+  now?: () => Date;
+  eventsPending?: () => void;
+  bcryptCost?: number;
+  keys: SessionKeys;
+  senders: Senders;
+  defaultProfileImageUrl?: string;
+}
+
+export function accountsContext(models: AccountsModels, deps: AccountsContextDeps): AccountsContext {
+  return {
+    ...serviceContext(models, deps),
+    bcryptCost: deps.bcryptCost ?? DEFAULT_BCRYPT_COST,
+    keys: deps.keys,
+    senders: deps.senders,
+    defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,
+  };
 }

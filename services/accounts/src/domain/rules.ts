@@ -1,12 +1,11 @@
 import { FormatMessages } from '@binzip/shared';
 import { z } from 'zod';
 
-/** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
-export const DEFAULT_PROFILE_IMAGE_URL = 'https://static.binzip.kr/images/default-profile.png';
-
 /**
- * Field formats from decisions.md ("Accounts"). Every string is length-bounded before its pattern runs,
- * so a 100k-character value is rejected cheaply and with the same message as any other bad value.
+ * Field formats from decisions.md ("Accounts"). They are the domain's, not only the requests': sign-up bodies
+ * (routes/schemas.ts) are built from them, and `createAdministrator` applies them to what the admin CLI and
+ * ADMIN_BOOTSTRAP give it. Every string is length-bounded before its pattern runs, so a 100k-character value
+ * is rejected cheaply and with the same message as any other bad value.
  */
 export const USER_NAME = /^(?=[A-Za-z0-9_]*[A-Za-z])[A-Za-z0-9_]{4,20}$/;
 export const PASSWORD = /^(?=.*[A-Za-z])(?=.*\d)(?=.*[!@#$%^&*.?])[A-Za-z\d!@#$%^&*.?]{8,16}$/;
@@ -76,16 +75,13 @@ export type JoinPathCode = (typeof JOIN_PATH_CODES)[keyof typeof JOIN_PATH_CODES
 export type EstateCode = (typeof ESTATE_CODES)[keyof typeof ESTATE_CODES];
 export type WithdrawalReason = (typeof WITHDRAWAL_REASONS)[keyof typeof WITHDRAWAL_REASONS];
 
-/** A label field: the Korean text in, the stored code word out; any other text is C0002 naming the field. */
-export function labelField<const M extends Record<string, string>>(map: M) {
-  // zod's default enum message lists the (Korean) options, which the shared C0002 rendering would pass
-  // through verbatim; a plain message makes it name the field instead.
-  return z.enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' }).transform((label) => map[label] as M[keyof M]);
-}
-
-export function labelList<const M extends Record<string, string>>(map: M) {
-  return z
-    .array(labelField(map))
-    .max(Object.keys(map).length * 2)
-    .transform((codes) => [...new Set(codes)]);
-}
+/** An administrator as the admin CLI and ADMIN_BOOTSTRAP describe one: the sign-up formats, a team type. */
+export const administratorInput = z.strictObject({
+  userName: userNameField,
+  password: passwordField,
+  nick_name: nickNameField,
+  phone_num: phoneField,
+  email: emailField,
+  userType: z.enum(['WEB', 'SERVER']),
+});
+export type AdministratorInput = z.output<typeof administratorInput>;

@@ -1,16 +1,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, BEARER_PREFIX, isDuplicateKeyError, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
-import type { UserDoc } from '../models/user';
-import type { DomainContext } from './context';
-import { assertNotSuspended } from './admin';
+import type { UserDoc } from '../models';
+import type { AccountsContext } from './context';
 import { passwordMatches } from './passwords';
-import { findUser } from './users';
+import { findUser } from './user-lookup';
 
 export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
 
-export interface SessionKeys {
-  privateKey: string;
-  publicKey: string;
+/** What sign-in and reissue answer; the refresh token goes out as a cookie. */
+export interface AccessTokenAnswer {
+  access_token: string;
 }
 
 export interface IssuedSession {
@@ -22,7 +21,7 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 
 const claimsOf = (user: UserDoc): AuthClaims => ({ userId: user._id, userName: user.userName, authority: user.authority, userType: user.userType });
 
-async function issue(ctx: DomainContext, keys: SessionKeys, user: UserDoc, familyId: string): Promise<IssuedSession> {
+async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Promise<IssuedSession> {
   const refreshToken = randomBytes(32).toString('base64url');
   const now = ctx.now();
   await ctx.models.refreshTokens.create({
@@ -34,7 +33,7 @@ async function issue(ctx: DomainContext, keys: SessionKeys, user: UserDoc, famil
     rotatedAt: null,
     revokedAt: null,
   });
-  return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user), keys.privateKey)}`, refreshToken };
+  return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user), ctx.keys.privateKey)}`, refreshToken };
 }
 
 export const MAX_FAILED_SIGN_INS = 5;
@@ -47,7 +46,7 @@ export class SignInLockedError extends AppError {
   }
 }
 
-async function assertNotLocked(ctx: DomainContext, userId: number): Promise<void> {
+async function assertNotLocked(ctx: AccountsContext, userId: number): Promise<void> {
   const throttle = await ctx.models.signInThrottles.findById(userId, { lockedUntil: 1 }).lean().exec();
   const remainingMs = (throttle?.lockedUntil?.getTime() ?? 0) - ctx.now().getTime();
   if (remainingMs > 0) throw new SignInLockedError(Math.ceil(remainingMs / 1000));
@@ -58,7 +57,7 @@ async function assertNotLocked(ctx: DomainContext, userId: number): Promise<void
  * the limit locks the account and starts a fresh count, conditional on the count it saw, so of several
  * parallel lockers the last one's lock stands and none is lost.
  */
-async function recordWrongPassword(ctx: DomainContext, userId: number): Promise<void> {
+async function recordWrongPassword(ctx: AccountsContext, userId: number): Promise<void> {
   const throttles = ctx.models.signInThrottles;
   let counted;
   try {
@@ -79,11 +78,17 @@ async function recordWrongPassword(ctx: DomainContext, userId: number): Promise<
   await throttles.updateOne({ _id: userId, failures: counted.failures }, { $set: { failures: 0, lockedUntil } }).exec();
 }
 
+/** Sign-in's refusal of a suspended account, checked after the password so it tells nothing to a guesser. */
+function assertNotSuspended(user: Pick<UserDoc, 'status'>): void {
+  if (user.status === 'SUSPENDED') throw new AppError('U0012');
+}
+
 /**
  * Throttled per account, not per address (decisions.md): a locked account refuses even the right password,
  * and the state is in MongoDB so every instance, path spelling and X-Forwarded-For sees the same lock.
  */
-export async function signIn(ctx: DomainContext, keys: SessionKeys, userName: string, password: string): Promise<IssuedSession> {
+export async function signIn(ctx: AccountsContext, input: { userName: string; password: string }): Promise<IssuedSession> {
+  const { userName, password } = input;
   const user = await ctx.models.users.findOne({ userName }, { pendingEvents: 0 }).lean<UserDoc>().exec();
   if (!user) throw new AppError('U0001');
   await assertNotLocked(ctx, user._id);
@@ -93,10 +98,10 @@ export async function signIn(ctx: DomainContext, keys: SessionKeys, userName: st
   }
   assertNotSuspended(user);
   await ctx.models.signInThrottles.updateOne({ _id: user._id, failures: { $gt: 0 } }, { $set: { failures: 0 } }).exec();
-  return issue(ctx, keys, user, randomUUID());
+  return issue(ctx, user, randomUUID());
 }
 
-async function revokeFamily(ctx: DomainContext, familyId: string): Promise<void> {
+async function revokeFamily(ctx: AccountsContext, familyId: string): Promise<void> {
   await ctx.models.refreshTokens.updateMany({ familyId, revokedAt: null }, { $set: { revokedAt: ctx.now() } }).exec();
 }
 
@@ -114,7 +119,8 @@ const rotatedWithinRace = (rotatedAt: Date, now: Date): boolean => now.getTime()
  * REISSUE_RACE_WINDOW_MS after its rotation means it leaked: the whole family is revoked. Within the window
  * it is the loser of a race and gets its own successor (a sibling of the winner's), so neither tab is logged out.
  */
-export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToken: string | undefined, accessToken: string): Promise<IssuedSession> {
+export async function reissue(ctx: AccountsContext, input: { refreshToken?: string; access_token: string }): Promise<IssuedSession> {
+  const { refreshToken, access_token: accessToken } = input;
   if (!refreshToken) throw new AppError('J0004');
   const tokens = ctx.models.refreshTokens;
   const stored = await tokens.findById(hashToken(refreshToken)).lean().exec();
@@ -128,7 +134,7 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
   const bare = accessToken.startsWith(BEARER_PREFIX) ? accessToken.slice(BEARER_PREFIX.length).trim() : accessToken.trim();
   let claims: AuthClaims;
   try {
-    claims = verifyAccessJwt(bare, keys.publicKey, { ignoreExpiration: true });
+    claims = verifyAccessJwt(bare, ctx.keys.publicKey, { ignoreExpiration: true });
   } catch {
     throw new AppError('J0004');
   }
@@ -154,7 +160,7 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
     await revokeFamily(ctx, stored.familyId);
     throw new AppError('J0004');
   }
-  const session = await issue(ctx, keys, user, stored.familyId);
+  const session = await issue(ctx, user, stored.familyId);
   // A revocation of the family (logout, reuse, password change) that ran between our read and the insert of
   // the successor did not see the successor: the presented token shows it, so the successor goes too.
   const presented = await tokens.findById(stored._id, { revokedAt: 1 }).lean().exec();
@@ -170,7 +176,7 @@ export async function reissue(ctx: DomainContext, keys: SessionKeys, refreshToke
  * family of the presented cookie, when it is the user's, live, and not a token rotated earlier than a race).
  * Without a usable cookie every session ends. Access tokens already issued run out on their own (30 min).
  */
-export async function revokeOtherSessions(ctx: DomainContext, userId: number, callerRefreshToken: string | undefined): Promise<void> {
+export async function revokeOtherSessions(ctx: Pick<AccountsContext, 'models' | 'now'>, userId: number, callerRefreshToken: string | undefined): Promise<void> {
   const now = ctx.now();
   let keepFamily: string | undefined;
   if (callerRefreshToken) {
@@ -183,7 +189,9 @@ export async function revokeOtherSessions(ctx: DomainContext, userId: number, ca
 }
 
 /** Revokes the session the cookie belongs to (only the caller's own); no cookie is fine, the cookie is cleared anyway. */
-export async function logout(ctx: DomainContext, userId: number, refreshToken: string | undefined): Promise<void> {
+export async function logout(ctx: AccountsContext, caller: AuthClaims, input: { refreshToken?: string }): Promise<void> {
+  const { refreshToken } = input;
+  const userId = caller.userId;
   if (!refreshToken) return;
   const stored = await ctx.models.refreshTokens.findById(hashToken(refreshToken)).lean().exec();
   if (stored && stored.userId === userId) await revokeFamily(ctx, stored.familyId);

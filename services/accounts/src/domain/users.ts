@@ -1,12 +1,78 @@
-import { AppError, isDuplicateKeyError, nextId, parseWith, toIsoOffset, type ErrorCode } from '@binzip/shared';
-import type { UserDoc } from '../models/user';
+import {
+  AppError,
+  CONFLICT,
+  isDuplicateKeyError,
+  nextId,
+  parseWith,
+  retryOnConflict,
+  toIsoOffset,
+  type Authority,
+  type AuthClaims,
+  type ErrorCode,
+  type UserType,
+} from '@binzip/shared';
 import { userSnapshotEvent } from '../events/user-snapshot';
-import type { DomainContext } from './context';
-import { adminInput, type AdminInput, type AgentSignUp, type ProfileUpdate, type UserSignUp, type WithdrawalInput } from './inputs';
+import type { UserDoc } from '../models';
+import type { AccountsContext } from './context';
 import { hashPassword, passwordMatches } from './passwords';
-import { MANDATORY_TERMS, type Term } from './rules';
+import {
+  administratorInput,
+  MANDATORY_TERMS,
+  type AdministratorInput,
+  type AgeCode,
+  type EstateCode,
+  type JoinPathCode,
+  type Term,
+  type WithdrawalReason,
+} from './rules';
 import { revokeOtherSessions } from './sessions';
+import { findUser } from './user-lookup';
 import { consumeVerification, requireVerified } from './verification';
+
+/** What creating a user needs; the admin CLI builds only this much (it has no keys or senders). */
+export type UserWriteContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending' | 'bcryptCost'>;
+
+export interface UserSignUp {
+  userName: string;
+  password: string;
+  nick_name: string;
+  phone_num: string;
+  age: AgeCode;
+  join_paths: JoinPathCode[];
+  terms: Term[];
+  email: string;
+}
+
+export interface AgentSignUp extends UserSignUp {
+  agent_code: string;
+  business_code: string;
+  company_name: string;
+  agent_name: string;
+  company_phone_num: string;
+  assistant_name: string | null;
+  company_address: string;
+  company_address_detail: string;
+  company_email: string;
+  estate: EstateCode;
+}
+
+/** PUT /api/v1/users: the current password, and whichever fields change. */
+export interface ProfileUpdate {
+  password: string;
+  nick_name?: string;
+  new_password?: string;
+  phone_num?: string;
+}
+
+export interface WithdrawalRequest {
+  reason: WithdrawalReason[];
+  content: string;
+}
+
+/** The refresh cookie that came with a password change: its session survives, every other one ends. */
+interface WithSession {
+  refreshToken?: string;
+}
 
 interface UniqueFields {
   userName?: string;
@@ -23,7 +89,7 @@ const UNIQUE_ORDER: Array<[keyof UniqueFields, ErrorCode]> = [
   ['email', 'U0010'],
 ];
 
-async function firstClash(ctx: DomainContext, fields: UniqueFields, exceptUserId?: number): Promise<ErrorCode | undefined> {
+async function firstClash(ctx: UserWriteContext, fields: UniqueFields, exceptUserId?: number): Promise<ErrorCode | undefined> {
   for (const [field, code] of UNIQUE_ORDER) {
     const value = fields[field];
     if (value === undefined) continue;
@@ -33,13 +99,13 @@ async function firstClash(ctx: DomainContext, fields: UniqueFields, exceptUserId
   return undefined;
 }
 
-async function assertUnique(ctx: DomainContext, fields: UniqueFields, exceptUserId?: number): Promise<void> {
+async function assertUnique(ctx: UserWriteContext, fields: UniqueFields, exceptUserId?: number): Promise<void> {
   const clash = await firstClash(ctx, fields, exceptUserId);
   if (clash) throw new AppError(clash);
 }
 
 /** A unique index fired after the pre-check passed (two requests raced): answer what the pre-check would have. */
-async function rethrowDuplicate(ctx: DomainContext, err: unknown, fields: UniqueFields, exceptUserId?: number): Promise<never> {
+async function rethrowDuplicate(ctx: UserWriteContext, err: unknown, fields: UniqueFields, exceptUserId?: number): Promise<never> {
   if (isDuplicateKeyError(err)) {
     const clash = await firstClash(ctx, fields, exceptUserId);
     if (clash) throw new AppError(clash);
@@ -53,13 +119,13 @@ function assertTerms(agreed: readonly Term[], mandatory: readonly Term[]): void 
 
 type NewUser = Omit<UserDoc, '_id' | 'version' | 'createdAt' | 'updatedAt' | 'pendingEvents' | 'status' | 'profileImageUrl' | 'withdrawal'>;
 
-async function insertUser(ctx: DomainContext, fields: NewUser): Promise<UserDoc> {
+async function insertUser(ctx: UserWriteContext, fields: NewUser): Promise<UserDoc> {
   const unique = { userName: fields.userName, nickName: fields.nickName, phoneNum: fields.phoneNum, email: fields.email };
   await assertUnique(ctx, unique);
   const now = ctx.now();
   const user: Omit<UserDoc, 'pendingEvents'> = {
     ...fields,
-    _id: await nextId(ctx.connection, 'user'),
+    _id: await nextId(ctx.models.users.db, 'user'),
     status: 'ACTIVE',
     profileImageUrl: null,
     withdrawal: null,
@@ -77,7 +143,7 @@ async function insertUser(ctx: DomainContext, fields: NewUser): Promise<UserDoc>
 }
 
 /** What a general user's and an agent's sign-up store alike. */
-async function memberFields(ctx: DomainContext, input: UserSignUp) {
+async function memberFields(ctx: UserWriteContext, input: UserSignUp) {
   return {
     userName: input.userName,
     passwordHash: await hashPassword(input.password, ctx.bcryptCost),
@@ -91,7 +157,7 @@ async function memberFields(ctx: DomainContext, input: UserSignUp) {
   };
 }
 
-export async function signUpUser(ctx: DomainContext, input: UserSignUp): Promise<number> {
+export async function signUpUser(ctx: UserWriteContext, input: UserSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.user);
   const user = await insertUser(ctx, {
     ...(await memberFields(ctx, input)),
@@ -101,7 +167,7 @@ export async function signUpUser(ctx: DomainContext, input: UserSignUp): Promise
   return user._id;
 }
 
-export async function signUpAgent(ctx: DomainContext, input: AgentSignUp): Promise<number> {
+export async function signUpAgent(ctx: UserWriteContext, input: AgentSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.agent);
   const user = await insertUser(ctx, {
     ...(await memberFields(ctx, input)),
@@ -123,8 +189,8 @@ export async function signUpAgent(ctx: DomainContext, input: AgentSignUp): Promi
 }
 
 /** Administrators never come from sign-up: only from this function (the admin CLI and ADMIN_BOOTSTRAP). */
-export async function createAdministrator(ctx: DomainContext, raw: unknown): Promise<{ id: number; userName: string }> {
-  const input: AdminInput = parseWith(adminInput, raw);
+export async function createAdministrator(ctx: UserWriteContext, raw: unknown): Promise<{ id: number; userName: string }> {
+  const input: AdministratorInput = parseWith(administratorInput, raw);
   const user = await insertUser(ctx, {
     userName: input.userName,
     passwordHash: await hashPassword(input.password, ctx.bcryptCost),
@@ -142,7 +208,7 @@ export async function createAdministrator(ctx: DomainContext, raw: unknown): Pro
 }
 
 /** Creates each administrator whose userName is not taken yet; existing accounts are left as they are. */
-export async function bootstrapAdministrators(ctx: DomainContext, seeds: readonly unknown[]): Promise<number[]> {
+export async function bootstrapAdministrators(ctx: UserWriteContext, seeds: readonly unknown[]): Promise<number[]> {
   const created: number[] = [];
   for (const seed of seeds) {
     const userName = (seed as { userName?: unknown }).userName;
@@ -152,13 +218,33 @@ export async function bootstrapAdministrators(ctx: DomainContext, seeds: readonl
   return created;
 }
 
-export async function findUser(ctx: DomainContext, userId: number): Promise<UserDoc> {
-  const user = await ctx.models.users.findById(userId, { pendingEvents: 0 }).lean<UserDoc>().exec();
-  if (!user) throw AppError.notFound();
-  return user;
+/** The spec's user resource (GET /api/v1/users) with decisions.md's suspension and report members. */
+export interface UserProfile {
+  id: number;
+  userName: string;
+  nick_name: string;
+  phone_num: string;
+  authority: Authority;
+  age: AgeCode | null;
+  profile_image_url: string;
+  userType: UserType;
+  email: string;
+  suspenseReason: string | null;
+  reportedAt: string | null;
+  agentCode: string | null;
+  companyName: string | null;
+  companyAddress: string | null;
+  companyPhoneNum: string | null;
+  agentName: string | null;
+  assistantName: string | null;
 }
 
-export function renderUser(user: UserDoc, defaultProfileImageUrl: string) {
+/** GET /api/v1/users: the caller's own profile, with the default image for a user who has set none. */
+export async function myProfile(ctx: AccountsContext, caller: AuthClaims): Promise<UserProfile> {
+  return renderUser(await findUser(ctx, caller.userId), ctx.defaultProfileImageUrl);
+}
+
+function renderUser(user: UserDoc, defaultProfileImageUrl: string): UserProfile {
   const agent = user.agent;
   return {
     id: user._id,
@@ -181,19 +267,23 @@ export function renderUser(user: UserDoc, defaultProfileImageUrl: string) {
   };
 }
 
-export async function isUserNameAvailable(ctx: DomainContext, userName: string): Promise<boolean> {
-  return !(await ctx.models.users.exists({ userName }).exec());
+export async function isUserNameAvailable(ctx: AccountsContext, input: { userName: string }): Promise<boolean> {
+  return !(await ctx.models.users.exists({ userName: input.userName }).exec());
 }
 
-export async function isNickNameAvailable(ctx: DomainContext, nickName: string): Promise<boolean> {
-  return !(await ctx.models.users.exists({ nickName }).exec());
+export async function isNickNameAvailable(ctx: AccountsContext, input: { nick_name: string }): Promise<boolean> {
+  return !(await ctx.models.users.exists({ nickName: input.nick_name }).exec());
 }
 
-export async function checkPassword(ctx: DomainContext, userId: number, password: string): Promise<boolean> {
-  const user = await findUser(ctx, userId);
-  return passwordMatches(password, user.passwordHash);
+export async function checkPassword(ctx: AccountsContext, caller: AuthClaims, input: { password: string }): Promise<boolean> {
+  const user = await findUser(ctx, caller.userId);
+  return passwordMatches(input.password, user.passwordHash);
 }
 
+/**
+ * Every lost compare-and-set means another change of this user landed, so N concurrent changes settle in at
+ * most N attempts; beyond this the caller is told to retry (429 C0004), never a 500.
+ */
 const MAX_CHANGE_ATTEMPTS = 32;
 
 type UserChange = Partial<Pick<UserDoc, 'nickName' | 'passwordHash' | 'phoneNum' | 'email' | 'status' | 'withdrawal'>>;
@@ -205,42 +295,41 @@ type UserChange = Partial<Pick<UserDoc, 'nickName' | 'passwordHash' | 'phoneNum'
  * change was computed from: a decision that checked the (current or same-as-new) password must not land
  * after the password changed, so parallel double submissions answer as sequential ones do (U0002, U0006).
  */
-async function changeUser(ctx: DomainContext, userId: number, compute: (user: UserDoc) => Promise<UserChange | undefined>): Promise<void> {
-  // Every lost compare-and-set means another change of this user landed, so N concurrent changes settle in
-  // at most N attempts; beyond MAX_CHANGE_ATTEMPTS the caller is told to retry (429), never a 500.
-  for (let attempt = 0; attempt < MAX_CHANGE_ATTEMPTS; attempt++) {
-    const user = await findUser(ctx, userId);
-    const change = await compute(user);
-    if (!change || Object.keys(change).length === 0) return;
-    const now = ctx.now();
-    const snapshotChanges =
-      (change.nickName !== undefined && change.nickName !== user.nickName) || (change.status !== undefined && change.status !== user.status);
-    const unique = { nickName: change.nickName, phoneNum: change.phoneNum, email: change.email };
-    try {
-      if (!snapshotChanges) {
-        const result = await ctx.models.users.updateOne({ _id: userId, passwordHash: user.passwordHash }, { $set: { ...change, updatedAt: now } }).exec();
-        if (result.matchedCount === 1) return;
-        continue;
-      }
-      const next = { ...user, ...change, version: user.version + 1 };
-      const result = await ctx.models.users
-        .updateOne(
-          { _id: userId, version: user.version, passwordHash: user.passwordHash },
-          { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } },
-        )
-        .exec();
-      if (result.matchedCount === 1) {
+async function changeUser(ctx: AccountsContext, userId: number, compute: (user: UserDoc) => Promise<UserChange | undefined>): Promise<void> {
+  await retryOnConflict(
+    async () => {
+      const user = await findUser(ctx, userId);
+      const change = await compute(user);
+      if (!change || Object.keys(change).length === 0) return;
+      const now = ctx.now();
+      const snapshotChanges =
+        (change.nickName !== undefined && change.nickName !== user.nickName) || (change.status !== undefined && change.status !== user.status);
+      const unique = { nickName: change.nickName, phoneNum: change.phoneNum, email: change.email };
+      try {
+        if (!snapshotChanges) {
+          const result = await ctx.models.users.updateOne({ _id: userId, passwordHash: user.passwordHash }, { $set: { ...change, updatedAt: now } }).exec();
+          return result.matchedCount === 1 ? undefined : CONFLICT;
+        }
+        const next = { ...user, ...change, version: user.version + 1 };
+        const result = await ctx.models.users
+          .updateOne(
+            { _id: userId, version: user.version, passwordHash: user.passwordHash },
+            { $set: { ...change, version: next.version, updatedAt: now }, $push: { pendingEvents: userSnapshotEvent(next, now) } },
+          )
+          .exec();
+        if (result.matchedCount !== 1) return CONFLICT;
         ctx.eventsPending();
-        return;
+      } catch (err) {
+        await rethrowDuplicate(ctx, err, unique, userId);
       }
-    } catch (err) {
-      await rethrowDuplicate(ctx, err, unique, userId);
-    }
-  }
-  throw new AppError('C0004');
+    },
+    { attempts: MAX_CHANGE_ATTEMPTS },
+  );
 }
 
-export async function updateNickName(ctx: DomainContext, userId: number, nickName: string): Promise<void> {
+export async function updateNickName(ctx: AccountsContext, caller: AuthClaims, input: { nick_name: string }): Promise<void> {
+  const nickName = input.nick_name;
+  const userId = caller.userId;
   await changeUser(ctx, userId, async (user) => {
     if (user.nickName === nickName) return undefined;
     await assertUnique(ctx, { nickName }, userId);
@@ -248,13 +337,13 @@ export async function updateNickName(ctx: DomainContext, userId: number, nickNam
   });
 }
 
-/** `callerRefreshToken`: the cookie that came with the request; its session survives, every other one ends. */
-export async function updatePassword(ctx: DomainContext, userId: number, password: string, callerRefreshToken?: string): Promise<void> {
-  await changeUser(ctx, userId, async (user) => {
-    if (await passwordMatches(password, user.passwordHash)) throw new AppError('U0006');
-    return { passwordHash: await hashPassword(password, ctx.bcryptCost) };
+/** Ends every other session of the user (the request's own refresh cookie keeps its session). */
+export async function updatePassword(ctx: AccountsContext, caller: AuthClaims, input: { password: string } & WithSession): Promise<void> {
+  await changeUser(ctx, caller.userId, async (user) => {
+    if (await passwordMatches(input.password, user.passwordHash)) throw new AppError('U0006');
+    return { passwordHash: await hashPassword(input.password, ctx.bcryptCost) };
   });
-  await revokeOtherSessions(ctx, userId, callerRefreshToken);
+  await revokeOtherSessions(ctx, caller.userId, input.refreshToken);
 }
 
 /*
@@ -265,7 +354,7 @@ export async function updatePassword(ctx: DomainContext, userId: number, passwor
 /** A contact field whose change needs a fresh verification of the new value on its channel. */
 const VERIFIED_CONTACTS = { sms: 'phoneNum', email: 'email' } as const;
 
-async function updateVerifiedContact(ctx: DomainContext, userId: number, channel: keyof typeof VERIFIED_CONTACTS, value: string): Promise<void> {
+async function updateVerifiedContact(ctx: AccountsContext, userId: number, channel: keyof typeof VERIFIED_CONTACTS, value: string): Promise<void> {
   const field = VERIFIED_CONTACTS[channel];
   let changed = false;
   await changeUser(ctx, userId, async (user) => {
@@ -278,15 +367,18 @@ async function updateVerifiedContact(ctx: DomainContext, userId: number, channel
   if (changed) await consumeVerification(ctx, channel, value);
 }
 
-export const updatePhone = (ctx: DomainContext, userId: number, phoneNum: string): Promise<void> => updateVerifiedContact(ctx, userId, 'sms', phoneNum);
+export const updatePhone = (ctx: AccountsContext, caller: AuthClaims, input: { phone_num: string }): Promise<void> =>
+  updateVerifiedContact(ctx, caller.userId, 'sms', input.phone_num);
 
-export const updateEmail = (ctx: DomainContext, userId: number, email: string): Promise<void> => updateVerifiedContact(ctx, userId, 'email', email);
+export const updateEmail = (ctx: AccountsContext, caller: AuthClaims, input: { email: string }): Promise<void> =>
+  updateVerifiedContact(ctx, caller.userId, 'email', input.email);
 
 /**
  * PUT /api/v1/users: the current password proves the caller; each given field follows its own endpoint's rules
  * (a new_password ends the other sessions as update/password does).
  */
-export async function updateProfile(ctx: DomainContext, userId: number, input: ProfileUpdate, callerRefreshToken?: string): Promise<void> {
+export async function updateProfile(ctx: AccountsContext, caller: AuthClaims, input: ProfileUpdate & WithSession): Promise<void> {
+  const userId = caller.userId;
   let phoneChanged = false;
   let passwordChanged = false;
   await changeUser(ctx, userId, async (user) => {
@@ -310,11 +402,11 @@ export async function updateProfile(ctx: DomainContext, userId: number, input: P
     return change;
   });
   if (phoneChanged && input.phone_num) await consumeVerification(ctx, 'sms', input.phone_num);
-  if (passwordChanged) await revokeOtherSessions(ctx, userId, callerRefreshToken);
+  if (passwordChanged) await revokeOtherSessions(ctx, userId, input.refreshToken);
 }
 
-export async function requestWithdrawal(ctx: DomainContext, userId: number, input: WithdrawalInput): Promise<void> {
-  await changeUser(ctx, userId, async (user) => {
+export async function requestWithdrawal(ctx: AccountsContext, caller: AuthClaims, input: WithdrawalRequest): Promise<void> {
+  await changeUser(ctx, caller.userId, async (user) => {
     if (user.status !== 'ACTIVE') throw new AppError('U0008');
     return { status: 'WITHDRAWAL_REQUESTED', withdrawal: { reasons: input.reason, content: input.content, requestedAt: ctx.now() } };
   });

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { AppError, isDuplicateKeyError, type Logger } from '@binzip/shared';
-import { verificationKey, type Channel } from '../models/verification';
-import type { DomainContext } from './context';
-import type { MailSender, SmsSender } from './senders';
+import { AppError, isDuplicateKeyError } from '@binzip/shared';
+import { verificationKey, type Channel } from '../models';
+import type { AccountsContext } from './context';
 
 export const CODE_TTL_MS = 3 * 60_000;
 export const MAX_FAILED_CHECKS = 5;
@@ -22,7 +21,7 @@ const hashCode = (salt: string, code: string): string => createHash('sha256').up
  * upsert surfaces as a duplicate key). With 5 wrong checks per code that is at most 50 guesses a day
  * against a million codes.
  */
-async function issueCode(ctx: DomainContext, channel: Channel, target: string): Promise<string> {
+async function issueCode(ctx: AccountsContext, channel: Channel, target: string): Promise<string> {
   const key = verificationKey(channel, target);
   const now = ctx.now();
   const verifications = ctx.models.verifications;
@@ -55,7 +54,7 @@ async function issueCode(ctx: DomainContext, channel: Channel, target: string): 
 }
 
 /** `true` once per code: right code, not expired, not used, fewer than MAX_FAILED_CHECKS wrong tries before. */
-async function checkCode(ctx: DomainContext, channel: Channel, target: string, code: string): Promise<boolean> {
+async function checkCode(ctx: AccountsContext, channel: Channel, target: string, code: string): Promise<boolean> {
   const key = verificationKey(channel, target);
   const now = ctx.now();
   const verifications = ctx.models.verifications;
@@ -72,42 +71,41 @@ async function checkCode(ctx: DomainContext, channel: Channel, target: string, c
   return result.modifiedCount === 1;
 }
 
-export async function requireVerified(ctx: DomainContext, channel: Channel, target: string): Promise<void> {
+export async function requireVerified(ctx: AccountsContext, channel: Channel, target: string): Promise<void> {
   const doc = await ctx.models.verifications.findById(verificationKey(channel, target), { verifiedUntil: 1 }).lean().exec();
   if (!doc?.verifiedUntil || doc.verifiedUntil.getTime() <= ctx.now().getTime()) throw new AppError('U0011');
 }
 
 /** A verification proves one change; the next one needs a new code. */
-export async function consumeVerification(ctx: DomainContext, channel: Channel, target: string): Promise<void> {
+export async function consumeVerification(ctx: AccountsContext, channel: Channel, target: string): Promise<void> {
   await ctx.models.verifications.updateOne({ _id: verificationKey(channel, target) }, { $set: { verifiedUntil: null } }).exec();
 }
 
-export interface Senders {
-  sms: SmsSender;
-  mail: MailSender;
-}
-
 /** Delivery failures become the spec's 500 (C0000), logged here with the cause; the code stays unusable to anyone. */
-async function deliver(logger: Logger, channel: Channel, send: () => Promise<void>): Promise<void> {
+async function deliver(ctx: AccountsContext, channel: Channel, send: () => Promise<void>): Promise<void> {
   try {
     await send();
   } catch (err) {
-    logger.error('verification delivery failed', { channel, error: (err as Error).message });
+    ctx.logger.error('verification delivery failed', { channel, error: (err as Error).message });
     throw new AppError('C0000');
   }
 }
 
-export async function sendSmsCode(ctx: DomainContext, senders: Senders, logger: Logger, phoneNum: string): Promise<void> {
+export async function sendSmsCode(ctx: AccountsContext, input: { phone_num: string }): Promise<void> {
+  const phoneNum = input.phone_num;
   if (await ctx.models.users.exists({ phoneNum }).exec()) throw new AppError('U0000');
   const code = await issueCode(ctx, 'sms', phoneNum);
-  await deliver(logger, 'sms', () => senders.sms.send(phoneNum, `[빈집] 인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
+  await deliver(ctx, 'sms', () => ctx.senders.sms.send(phoneNum, `[빈집] 인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
 }
 
-export async function sendEmailCode(ctx: DomainContext, senders: Senders, logger: Logger, email: string): Promise<void> {
+export async function sendEmailCode(ctx: AccountsContext, input: { email: string }): Promise<void> {
+  const email = input.email;
   if (await ctx.models.users.exists({ email }).exec()) throw new AppError('U0010');
   const code = await issueCode(ctx, 'email', email);
-  await deliver(logger, 'email', () => senders.mail.send(email, '[빈집] 이메일 인증번호', `인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
+  await deliver(ctx, 'email', () => ctx.senders.mail.send(email, '[빈집] 이메일 인증번호', `인증번호는 ${code} 입니다. 3분 안에 입력해주세요.`));
 }
 
-export const checkSmsCode = (ctx: DomainContext, phoneNum: string, code: string) => checkCode(ctx, 'sms', phoneNum, code);
-export const checkEmailCode = (ctx: DomainContext, email: string, code: string) => checkCode(ctx, 'email', email, code);
+export const checkSmsCode = (ctx: AccountsContext, input: { phone_num: string; code: string }): Promise<boolean> =>
+  checkCode(ctx, 'sms', input.phone_num, input.code);
+export const checkEmailCode = (ctx: AccountsContext, input: { email: string; code: string }): Promise<boolean> =>
+  checkCode(ctx, 'email', input.email, input.code);

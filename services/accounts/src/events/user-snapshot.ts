@@ -1,5 +1,5 @@
 import { newOutboxEvent, userSnapshotV1, userSubject, type OutboxEvent, type UserSnapshotV1 } from '@binzip/shared';
-import type { UserDoc } from '../models/user';
+import type { UserDoc } from '../models';
 
 type SnapshotFields = Pick<UserDoc, '_id' | 'userName' | 'nickName' | 'userType' | 'authority' | 'status' | 'version'>;
 

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -23,6 +24,4 @@ const houseReportSchema = new Schema<HouseReportDoc>(
 // An author's latest report (reportedAt) and their count.
 houseReportSchema.index({ authorId: 1, reportedAt: -1 });
 
-export function houseReportModel(connection: Connection): Model<HouseReportDoc> {
-  return (connection.models.HouseReport as Model<HouseReportDoc>) ?? connection.model<HouseReportDoc>('HouseReport', houseReportSchema);
-}
+export const houseReportModel = (connection: Connection): Model<HouseReportDoc> => registerModel(connection, 'HouseReport', houseReportSchema);

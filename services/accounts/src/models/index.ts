@@ -5,6 +5,12 @@ import { signInThrottleModel } from './sign-in-throttle';
 import { userModel } from './user';
 import { verificationModel } from './verification';
 
+export * from './house-report';
+export * from './refresh-token';
+export * from './sign-in-throttle';
+export * from './user';
+export * from './verification';
+
 export type AccountsModels = ReturnType<typeof accountsModels>;
 
 export function accountsModels(connection: Connection) {
@@ -19,5 +25,5 @@ export function accountsModels(connection: Connection) {
 
 /** Unique indexes must exist before the duplicate rules can rely on them. */
 export async function initModels(models: AccountsModels): Promise<void> {
-  await Promise.all([models.users.init(), models.refreshTokens.init(), models.verifications.init(), models.houseReports.init()]);
+  await Promise.all([models.users.init(), models.refreshTokens.init(), models.verifications.init(), models.signInThrottles.init(), models.houseReports.init()]);
 }

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -27,6 +28,4 @@ const refreshTokenSchema = new Schema<RefreshTokenDoc>(
   { versionKey: false, collection: 'refresh_tokens' },
 );
 
-export function refreshTokenModel(connection: Connection): Model<RefreshTokenDoc> {
-  return (connection.models.RefreshToken as Model<RefreshTokenDoc>) ?? connection.model<RefreshTokenDoc>('RefreshToken', refreshTokenSchema);
-}
+export const refreshTokenModel = (connection: Connection): Model<RefreshTokenDoc> => registerModel(connection, 'RefreshToken', refreshTokenSchema);

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -21,6 +22,4 @@ const signInThrottleSchema = new Schema<SignInThrottleDoc>(
   { versionKey: false, collection: 'sign_in_throttles' },
 );
 
-export function signInThrottleModel(connection: Connection): Model<SignInThrottleDoc> {
-  return (connection.models.SignInThrottle as Model<SignInThrottleDoc>) ?? connection.model<SignInThrottleDoc>('SignInThrottle', signInThrottleSchema);
-}
+export const signInThrottleModel = (connection: Connection): Model<SignInThrottleDoc> => registerModel(connection, 'SignInThrottle', signInThrottleSchema);

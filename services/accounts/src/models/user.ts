@@ -1,4 +1,4 @@
-import { addOutbox, type Authority, type OutboxEvent, type UserStatus, type UserType } from '@binzip/shared';
+import { addOutbox, registerModel, type Authority, type OutboxEvent, type UserStatus, type UserType } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { AgeCode, EstateCode, JoinPathCode, Term, WithdrawalReason } from '../domain/rules';
 
@@ -101,7 +101,7 @@ const userSchema = new Schema<UserDoc>(
   { versionKey: false, collection: 'users' },
 );
 addOutbox(userSchema);
-// The administrators' member list: newest first, optionally by status or type.
+// The administrators' member list: newest first, optionally by status or type (and the statistics' counts).
 userSchema.index({ createdAt: -1, _id: -1 });
 userSchema.index({ status: 1, createdAt: -1, _id: -1 });
 // The administrators' withdrawal queue: open requests, oldest first.
@@ -110,7 +110,6 @@ userSchema.index({ status: 1, 'withdrawal.requestedAt': 1, _id: 1 });
 userSchema.index({ status: 1, userType: 1 });
 userSchema.index({ status: 1, age: 1 });
 userSchema.index({ status: 1, joinPaths: 1 });
+userSchema.index({ userType: 1, createdAt: -1, _id: -1 });
 
-export function userModel(connection: Connection): Model<UserDoc> {
-  return (connection.models.User as Model<UserDoc>) ?? connection.model<UserDoc>('User', userSchema);
-}
+export const userModel = (connection: Connection): Model<UserDoc> => registerModel(connection, 'User', userSchema);

@@ -1,3 +1,4 @@
+import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export type Channel = 'sms' | 'email';
@@ -33,8 +34,6 @@ const verificationSchema = new Schema<VerificationDoc>(
   { versionKey: false, collection: 'verifications' },
 );
 
-export function verificationModel(connection: Connection): Model<VerificationDoc> {
-  return (connection.models.Verification as Model<VerificationDoc>) ?? connection.model<VerificationDoc>('Verification', verificationSchema);
-}
+export const verificationModel = (connection: Connection): Model<VerificationDoc> => registerModel(connection, 'Verification', verificationSchema);
 
 export const verificationKey = (channel: Channel, target: string): string => `${channel}:${target}`;

@@ -1,48 +1,38 @@
-import { handle, idParams, pageQuery, parseBody, parseParams, parseQuery, queryEnum, queryText, requireAdmin, UserStatuses, UserTypes } from '@binzip/shared';
+import { handle, parseBody, parseParams, parseQuery, requireAdmin } from '@binzip/shared';
 import { Router } from 'express';
-import { z } from 'zod';
 import { completeWithdrawal, liftSuspension, listUsers, listWithdrawals, suspendUser } from '../domain/admin';
 import { userStats } from '../domain/admin-stats';
-import type { DomainContext } from '../domain/context';
-
-/** Admin lists page like the rest, with backoffice.md's default and maximum size. */
-const adminPage = pageQuery(20, 100);
-
-const userListQuery = z.object({ ...adminPage, search: queryText(100), userType: queryEnum(UserTypes), status: queryEnum(UserStatuses) });
-const suspensionBody = z.strictObject({ reason: z.string().trim().min(1).max(200) });
-const userIdParams = idParams('id');
+import type { AccountsContext } from '../domain/context';
+import { adminUserListQuery, adminUserParams, suspensionBody, withdrawalListQuery, withdrawalParams } from './schemas';
 
 /** /api/v1/admin/users, /api/v1/admin/withdrawals, /api/v1/admin/stats/users: administrators only. */
-export function adminRoutes(ctx: DomainContext): Router {
+export function adminRoutes(ctx: AccountsContext): Router {
   const router = Router();
   router.use(requireAdmin);
 
   router.get(
     '/users',
-    handle(async (req) => listUsers(ctx, parseQuery(req, userListQuery))),
+    handle(async (req) => listUsers(ctx, parseQuery(req, adminUserListQuery))),
   );
 
   router.put(
     '/users/:id/suspension',
-    handle(async (req) => {
-      const { id } = parseParams(req, userIdParams);
-      return suspendUser(ctx, id, parseBody(req, suspensionBody).reason);
-    }),
+    handle(async (req) => suspendUser(ctx, { ...parseParams(req, adminUserParams), ...parseBody(req, suspensionBody) })),
   );
 
   router.delete(
     '/users/:id/suspension',
-    handle(async (req) => liftSuspension(ctx, parseParams(req, userIdParams).id)),
+    handle(async (req) => liftSuspension(ctx, parseParams(req, adminUserParams))),
   );
 
   router.get(
     '/withdrawals',
-    handle(async (req) => listWithdrawals(ctx, parseQuery(req, z.object(adminPage)))),
+    handle(async (req) => listWithdrawals(ctx, parseQuery(req, withdrawalListQuery))),
   );
 
   router.put(
     '/withdrawals/:userId',
-    handle(async (req) => completeWithdrawal(ctx, parseParams(req, idParams('userId')).userId)),
+    handle(async (req) => completeWithdrawal(ctx, parseParams(req, withdrawalParams))),
   );
 
   router.get(

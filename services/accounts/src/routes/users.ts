@@ -1,8 +1,23 @@
 import { currentUser, handle, parseBody, requireUser } from '@binzip/shared';
 import { Router } from 'express';
-import type { DomainContext } from '../domain/context';
+import type { AccountsContext } from '../domain/context';
+import { logout, reissue, signIn, SignInLockedError } from '../domain/sessions';
 import {
-  agentSignUpBody,
+  checkPassword,
+  isNickNameAvailable,
+  isUserNameAvailable,
+  myProfile,
+  requestWithdrawal,
+  signUpUser,
+  updateEmail,
+  updateNickName,
+  updatePassword,
+  updatePhone,
+  updateProfile,
+} from '../domain/users';
+import { checkEmailCode, checkSmsCode, sendEmailCode, sendSmsCode } from '../domain/verification';
+import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './cookies';
+import {
   emailBody,
   emailCheckBody,
   newPasswordBody,
@@ -16,36 +31,23 @@ import {
   userNameBody,
   userSignUpBody,
   withdrawalBody,
-} from '../domain/inputs';
-import { logout, reissue, signIn, SignInLockedError, type SessionKeys } from '../domain/sessions';
-import * as users from '../domain/users';
-import { checkEmailCode, checkSmsCode, sendEmailCode, sendSmsCode, type Senders } from '../domain/verification';
-import type { Logger } from '@binzip/shared';
-import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './cookies';
+} from './schemas';
 
-export interface UserRoutesDeps {
-  ctx: DomainContext;
-  keys: SessionKeys;
-  senders: Senders;
-  logger: Logger;
-  defaultProfileImageUrl: string;
-}
-
-export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl }: UserRoutesDeps): Router {
+/** /api/v1/users: sign-up, sessions, verification codes, the caller's profile and its changes. */
+export function userRoutes(ctx: AccountsContext): Router {
   const router = Router();
 
   router.post(
     '/sign-up',
     handle(async (req) => {
-      await users.signUpUser(ctx, parseBody(req, userSignUpBody));
+      await signUpUser(ctx, parseBody(req, userSignUpBody));
     }),
   );
 
   router.post(
     '/sign-in',
     handle(async (req, res) => {
-      const { userName, password } = parseBody(req, signInBody);
-      const session = await signIn(ctx, keys, userName, password).catch((err: unknown) => {
+      const session = await signIn(ctx, parseBody(req, signInBody)).catch((err: unknown) => {
         if (err instanceof SignInLockedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
         throw err;
       });
@@ -58,8 +60,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/reissue',
     handle(async (req, res) => {
       const refreshToken = readRefreshCookie(req);
-      const { access_token } = parseBody(req, reissueBody);
-      const session = await reissue(ctx, keys, refreshToken, access_token);
+      const session = await reissue(ctx, { ...parseBody(req, reissueBody), refreshToken });
       setRefreshCookie(res, session.refreshToken);
       return { access_token: session.accessToken };
     }),
@@ -69,7 +70,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/logout',
     requireUser,
     handle(async (req, res) => {
-      await logout(ctx, currentUser(req).userId, readRefreshCookie(req));
+      await logout(ctx, currentUser(req), { refreshToken: readRefreshCookie(req) });
       clearRefreshCookie(res);
     }),
   );
@@ -77,60 +78,54 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
   router.post(
     '/send/sms',
     handle(async (req) => {
-      await sendSmsCode(ctx, senders, logger, parseBody(req, phoneBody).phone_num);
+      await sendSmsCode(ctx, parseBody(req, phoneBody));
     }),
   );
 
   router.post(
     '/check/sms',
-    handle(async (req) => {
-      const { phone_num, code } = parseBody(req, smsCheckBody);
-      return checkSmsCode(ctx, phone_num, code);
-    }),
+    handle(async (req) => checkSmsCode(ctx, parseBody(req, smsCheckBody))),
   );
 
   router.post(
     '/send/email',
     handle(async (req) => {
-      await sendEmailCode(ctx, senders, logger, parseBody(req, emailBody).email);
+      await sendEmailCode(ctx, parseBody(req, emailBody));
     }),
   );
 
   router.post(
     '/check/email',
-    handle(async (req) => {
-      const { email, code } = parseBody(req, emailCheckBody);
-      return checkEmailCode(ctx, email, code);
-    }),
+    handle(async (req) => checkEmailCode(ctx, parseBody(req, emailCheckBody))),
   );
 
   router.post(
     '/check/nick-name',
-    handle(async (req) => users.isNickNameAvailable(ctx, parseBody(req, nickNameBody).nick_name)),
+    handle(async (req) => isNickNameAvailable(ctx, parseBody(req, nickNameBody))),
   );
 
   router.post(
     '/check/user-name',
-    handle(async (req) => users.isUserNameAvailable(ctx, parseBody(req, userNameBody).userName)),
+    handle(async (req) => isUserNameAvailable(ctx, parseBody(req, userNameBody))),
   );
 
   router.post(
     '/check/password',
     requireUser,
-    handle(async (req) => users.checkPassword(ctx, currentUser(req).userId, parseBody(req, passwordCheckBody).password)),
+    handle(async (req) => checkPassword(ctx, currentUser(req), parseBody(req, passwordCheckBody))),
   );
 
   router.get(
     '/',
     requireUser,
-    handle(async (req) => users.renderUser(await users.findUser(ctx, currentUser(req).userId), defaultProfileImageUrl)),
+    handle(async (req) => myProfile(ctx, currentUser(req))),
   );
 
   router.put(
     '/',
     requireUser,
     handle(async (req) => {
-      await users.updateProfile(ctx, currentUser(req).userId, parseBody(req, profileUpdateBody), readRefreshCookie(req));
+      await updateProfile(ctx, currentUser(req), { ...parseBody(req, profileUpdateBody), refreshToken: readRefreshCookie(req) });
     }),
   );
 
@@ -138,7 +133,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/update/nick-name',
     requireUser,
     handle(async (req) => {
-      await users.updateNickName(ctx, currentUser(req).userId, parseBody(req, nickNameBody).nick_name);
+      await updateNickName(ctx, currentUser(req), parseBody(req, nickNameBody));
     }),
   );
 
@@ -146,7 +141,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/update/password',
     requireUser,
     handle(async (req) => {
-      await users.updatePassword(ctx, currentUser(req).userId, parseBody(req, newPasswordBody).password, readRefreshCookie(req));
+      await updatePassword(ctx, currentUser(req), { ...parseBody(req, newPasswordBody), refreshToken: readRefreshCookie(req) });
     }),
   );
 
@@ -154,7 +149,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/update/email',
     requireUser,
     handle(async (req) => {
-      await users.updateEmail(ctx, currentUser(req).userId, parseBody(req, emailBody).email);
+      await updateEmail(ctx, currentUser(req), parseBody(req, emailBody));
     }),
   );
 
@@ -162,7 +157,7 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/update/phone',
     requireUser,
     handle(async (req) => {
-      await users.updatePhone(ctx, currentUser(req).userId, parseBody(req, phoneBody).phone_num);
+      await updatePhone(ctx, currentUser(req), parseBody(req, phoneBody));
     }),
   );
 
@@ -170,20 +165,9 @@ export function userRoutes({ ctx, keys, senders, logger, defaultProfileImageUrl 
     '/withdrawal',
     requireUser,
     handle(async (req) => {
-      await users.requestWithdrawal(ctx, currentUser(req).userId, parseBody(req, withdrawalBody));
+      await requestWithdrawal(ctx, currentUser(req), parseBody(req, withdrawalBody));
     }),
   );
 
-  return router;
-}
-
-export function agentRoutes(ctx: DomainContext): Router {
-  const router = Router();
-  router.post(
-    '/sign-up',
-    handle(async (req) => {
-      await users.signUpAgent(ctx, parseBody(req, agentSignUpBody));
-    }),
-  );
   return router;
 }

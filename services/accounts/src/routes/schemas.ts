@@ -1,0 +1,209 @@
+import { Authorities, idParams, isoTimestampSchema, pageQuery, pageSchema, queryEnum, queryText, UserStatuses, UserTypes } from '@binzip/shared';
+import { z } from 'zod';
+import {
+  AGE_CODES,
+  codeField,
+  COMPANY_PHONE,
+  emailField,
+  ESTATE_CODES,
+  JOIN_PATH_CODES,
+  nickNameField,
+  passwordField,
+  phoneField,
+  TERMS,
+  userNameField,
+  WITHDRAWAL_REASONS,
+} from '../domain/rules';
+import type { AdminUserItem, WithdrawalItem } from '../domain/admin';
+import type { UserStats } from '../domain/admin-stats';
+import type { AccessTokenAnswer } from '../domain/sessions';
+import type { AgentSignUp, ProfileUpdate, UserProfile, UserSignUp, WithdrawalRequest } from '../domain/users';
+
+// Requests. Bodies are strict objects: an unknown field is C0002 naming it.
+
+/** A label field: the Korean text in, the stored code word out; any other text is C0002 naming the field. */
+export function labelField<const M extends Record<string, string>>(map: M) {
+  // zod's default enum message lists the (Korean) options, which the shared C0002 rendering would pass
+  // through verbatim; a plain message makes it name the field instead.
+  return z.enum(Object.keys(map) as [keyof M & string, ...(keyof M & string)[]], { error: 'unknown label' }).transform((label) => map[label] as M[keyof M]);
+}
+
+export function labelList<const M extends Record<string, string>>(map: M) {
+  return z
+    .array(labelField(map))
+    .max(Object.keys(map).length * 2)
+    .transform((codes) => [...new Set(codes)]);
+}
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+const userSignUpShape = {
+  userName: userNameField,
+  password: passwordField,
+  nick_name: nickNameField,
+  phone_num: phoneField,
+  age: labelField(AGE_CODES),
+  join_paths: labelList(JOIN_PATH_CODES),
+  terms: z
+    .array(z.enum(TERMS))
+    .max(TERMS.length * 2)
+    .transform((terms) => [...new Set(terms)]),
+  email: emailField,
+};
+
+export const userSignUpBody = z.strictObject(userSignUpShape) satisfies z.ZodType<UserSignUp>;
+
+const registrationNumber = z
+  .string()
+  .max(14)
+  .regex(/^(\d{10}|\d{14})$/);
+
+export const agentSignUpBody = z
+  .strictObject({
+    ...userSignUpShape,
+    agent_code: registrationNumber,
+    business_code: registrationNumber,
+    company_name: text(100),
+    agent_name: text(50),
+    company_phone_num: z.string().max(11).regex(COMPANY_PHONE),
+    assistant_name: text(50)
+      .nullable()
+      .optional()
+      .transform((v) => v ?? null),
+    company_address: text(200),
+    company_address_detail: z.string().trim().max(200),
+    company_email: emailField,
+    estate: labelField(ESTATE_CODES),
+  })
+  // The spec's table and sample disagree on which code is 14 digits long, so either pairing is accepted.
+  .refine((body) => body.agent_code.length !== body.business_code.length, {
+    path: ['business_code'],
+    message: 'business_code',
+  }) satisfies z.ZodType<AgentSignUp>;
+
+/** Sign-in checks credentials, not formats: any bounded text, unknown user names are U0001. */
+export const signInBody = z.strictObject({ userName: z.string().min(1).max(100), password: z.string().min(1).max(100) });
+
+export const reissueBody = z.strictObject({ access_token: z.string().min(1).max(4096) });
+
+export const phoneBody = z.strictObject({ phone_num: phoneField });
+export const smsCheckBody = z.strictObject({ phone_num: phoneField, code: codeField });
+export const emailBody = z.strictObject({ email: emailField });
+export const emailCheckBody = z.strictObject({ email: emailField, code: codeField });
+export const nickNameBody = z.strictObject({ nick_name: nickNameField });
+export const userNameBody = z.strictObject({ userName: userNameField });
+export const passwordCheckBody = z.strictObject({ password: z.string().max(100) });
+export const newPasswordBody = z.strictObject({ password: passwordField });
+
+const optionalChange = <S extends z.ZodType>(schema: S) =>
+  schema
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined);
+
+export const profileUpdateBody = z.strictObject({
+  password: z.string().min(1).max(100),
+  nick_name: optionalChange(nickNameField),
+  new_password: optionalChange(passwordField),
+  phone_num: optionalChange(phoneField),
+}) satisfies z.ZodType<ProfileUpdate>;
+
+export const withdrawalBody = z.strictObject({
+  reason: labelList(WITHDRAWAL_REASONS),
+  content: z
+    .string()
+    .max(1000)
+    .nullable()
+    .optional()
+    .transform((v) => v ?? ''),
+}) satisfies z.ZodType<WithdrawalRequest>;
+
+/** Admin lists page like the rest, with backoffice.md's default and maximum size. */
+const adminPage = pageQuery(20, 100);
+
+export const adminUserListQuery = z.object({ ...adminPage, search: queryText(100), userType: queryEnum(UserTypes), status: queryEnum(UserStatuses) });
+export const withdrawalListQuery = z.object(adminPage);
+export const suspensionBody = z.strictObject({ reason: z.string().trim().min(1).max(200) });
+export const adminUserParams = idParams('id');
+export const withdrawalParams = idParams('userId');
+
+// Responses (`satisfies` keeps them in step with what the domain returns)
+
+const codeWords = <M extends Record<string, string>>(map: M) => z.enum(Object.values(map) as [M[keyof M], ...M[keyof M][]]);
+
+export const accessTokenSchema = z
+  .object({ access_token: z.string().meta({ description: '`Bearer <jwt>`: the Authorization header value (30 minutes)' }) })
+  .meta({ id: 'AccountsAccessToken' }) satisfies z.ZodType<AccessTokenAnswer>;
+
+/** The answer of the check endpoints: a code matched, a name is free, the password is right. */
+export const checkResultSchema = z.boolean();
+
+export const userProfileSchema = z
+  .object({
+    id: z.number().int(),
+    userName: z.string(),
+    nick_name: z.string(),
+    phone_num: z.string(),
+    authority: z.enum(Authorities),
+    age: codeWords(AGE_CODES).nullable(),
+    profile_image_url: z.string(),
+    userType: z.enum(UserTypes),
+    email: z.string(),
+    suspenseReason: z.string().nullable(),
+    reportedAt: isoTimestampSchema.nullable(),
+    agentCode: z.string().nullable(),
+    companyName: z.string().nullable(),
+    companyAddress: z.string().nullable(),
+    companyPhoneNum: z.string().nullable(),
+    agentName: z.string().nullable(),
+    assistantName: z.string().nullable(),
+  })
+  .meta({ id: 'AccountsUserProfile' }) satisfies z.ZodType<UserProfile>;
+
+export const adminUserItemSchema = z
+  .object({
+    id: z.number().int(),
+    userName: z.string(),
+    nickName: z.string(),
+    email: z.string(),
+    phoneNum: z.string(),
+    userType: z.enum(UserTypes),
+    authority: z.enum(Authorities),
+    status: z.enum(UserStatuses),
+    createdAt: isoTimestampSchema,
+    suspenseReason: z.string().nullable(),
+    reportedAt: isoTimestampSchema.nullable(),
+    reportCount: z.number().int().min(0),
+  })
+  .meta({ id: 'AccountsAdminUserItem' }) satisfies z.ZodType<AdminUserItem>;
+
+export const adminUserPageSchema = pageSchema(adminUserItemSchema, { totals: true, pageable: false }).meta({ id: 'AccountsAdminUserPage' });
+
+export const withdrawalItemSchema = z
+  .object({
+    userId: z.number().int(),
+    userName: z.string(),
+    nickName: z.string(),
+    userType: z.enum(UserTypes),
+    reasons: z.array(z.string()).meta({ description: '탈퇴 사유 (한국어 문구)' }),
+    content: z.string(),
+    requestedAt: isoTimestampSchema,
+  })
+  .meta({ id: 'AccountsWithdrawalItem' }) satisfies z.ZodType<WithdrawalItem>;
+
+export const withdrawalPageSchema = pageSchema(withdrawalItemSchema, { totals: true, pageable: false }).meta({ id: 'AccountsWithdrawalPage' });
+
+const count = z.number().int().min(0);
+
+export const userStatsSchema = z
+  .object({
+    total: count,
+    byUserType: z.object({ NONE: count, AGENT: count, WEB: count, SERVER: count }),
+    byAge: z.object({ TEN: count, TWENTY: count, THIRTY: count, FORTY: count, FIFTY: count, SIXTY: count }),
+    byJoinPath: z.array(z.object({ joinPath: codeWords(JOIN_PATH_CODES), count })),
+    signUpsByDay: z.array(z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), count })),
+  })
+  .meta({ id: 'AccountsUserStats' }) satisfies z.ZodType<UserStats>;
+
+/** The user id an administrator's action applied to. */
+export const userIdSchema = z.number().int().meta({ description: '회원 id' });

@@ -94,8 +94,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ['/api/v1/users/send/sms', sendCodeCeiling()],
     ['/api/v1/users/send/email', sendCodeCeiling()],
   ]);
-  // One line per proxied request at `http` (LOG_LEVEL=http): the service logs the same request id at info, and
-  // `binzip_gateway_request_duration_seconds` counts them; what the gateway answers itself is logged at warn.
+  // One line per proxied request at `http` (LOG_LEVEL=http): the service logs the same request id at info,
+  // `binzip_gateway_request_duration_seconds` counts every answer (the gateway's own 401/413/429 too), and
+  // upstream faults are logged at warn.
   const logRequests = logger.isLevelEnabled('http');
   const bodyLimit = config.BODY_LIMIT_BYTES;
 

@@ -12,6 +12,8 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
+    // Deep imports of single shared modules (the gateway's `@binzip/shared/dist/lite`): the same source files.
+    '^@binzip/shared/dist/(.*)$': '<rootDir>/shared/src/$1',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

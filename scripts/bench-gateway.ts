@@ -7,8 +7,13 @@
  *   - p50/p99 at a fixed rate (scripts/lib/bench-load.ts) and what each proxy adds over direct;
  *   - the gateway's RSS idle and every few seconds of a sustained load.
  * Asserts nothing. On a small machine every process shares the cores, so read the ratios, not the absolutes.
+ * On a shared, noisy machine the load changes between measurements: `--rounds N` measures every target N times,
+ * interleaved, and prints each round's ratio to the direct figure of the same round, then the median.
+ * `--baseline path/to/main.js` runs a second gateway build (say, main's, built elsewhere) next to this one, so
+ * a change is compared with what it replaces under the same load.
  *
- *   npm run bench:gateway -- [--seconds 10] [--connections 32] [--rate 300] [--rate-seconds 15] [--soak 60] [--log-level info]
+ *   npm run bench:gateway -- [--seconds 10] [--connections 32] [--rounds 3] [--rate 300] [--rate-seconds 15] [--soak 60]
+ *     [--log-level info] [--baseline /tmp/main/services/gateway/dist/main.js]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +34,8 @@ const RATE = Number(arg('rate', '300'));
 const RATE_SECONDS = Number(arg('rate-seconds', '15'));
 const SOAK_SECONDS = Number(arg('soak', '60'));
 const LOG_LEVEL = arg('log-level', 'info');
+const ROUNDS = Math.max(1, Number(arg('rounds', '3')));
+const BASELINE = arg('baseline', '');
 const PATH = '/api/v1/boards/category?name=INTRO';
 
 const children: ChildProcess[] = [];
@@ -81,6 +88,12 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv): ChildPr
 function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Math.round(Number(match[1]) / 1024) : NaN;
+}
+
+/** CPU time a process has used (user + system), in ms; clock ticks of 10 ms (CLK_TCK 100 on Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const wrk = which('wrk');
@@ -159,10 +172,22 @@ async function main(): Promise<void> {
   await waitHealthy(`${viaGateway}/health`, gateway);
   const gatewayPid = gateway.pid ?? 0;
 
-  const targets: Array<{ name: string; url: string }> = [
+  const targets: Array<{ name: string; url: string; pid?: number }> = [
     { name: 'direct', url: direct },
-    { name: 'gateway', url: viaGateway },
+    { name: 'gateway', url: viaGateway, pid: gatewayPid },
   ];
+  if (BASELINE) {
+    const port = await freePort();
+    const child = start(process.execPath, [path.resolve(BASELINE)], {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      JWT_PUBLIC_KEY: keys.publicKey,
+      COMMUNITY_URLS: direct,
+      LOG_LEVEL,
+    });
+    await waitHealthy(`http://127.0.0.1:${port}/health`, child);
+    targets.push({ name: 'baseline', url: `http://127.0.0.1:${port}`, pid: child.pid });
+  }
   const nginx = which('nginx');
   if (nginx) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
@@ -177,35 +202,53 @@ async function main(): Promise<void> {
     `gateway benchmark: GET ${PATH}, node ${process.version}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ` +
       `load ${wrk ? 'wrk' : 'autocannon'} ${CONNECTIONS} connections, log level ${LOG_LEVEL}${nginx ? '' : ', nginx not installed (skipped)'}`,
   );
-  const idleRss = rssMiB(gatewayPid);
+  const idleRss = targets.filter((t) => t.pid !== undefined).map((t) => `${t.name} ${rssMiB(t.pid ?? 0)} MiB`);
 
   // Warm every path (JIT, keep-alive pools) before measuring.
   for (const target of targets) await saturate(`${target.url}${PATH}`, { authorization: token }, 2);
 
   const withToken = [false, true];
-  console.log(`\nsaturation, ${SECONDS} s each`);
+  console.log(`\nsaturation, ${SECONDS} s each, ${ROUNDS} round(s) interleaved; ratio to direct in the same round`);
   for (const bearer of withToken) {
     const headers: Record<string, string> = bearer ? { authorization: token } : {};
-    let base = NaN;
+    const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const ratios = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      let base = NaN;
+      for (const target of targets) {
+        const value = await saturate(`${target.url}${PATH}`, headers, SECONDS);
+        if (target.name === 'direct') base = value;
+        rps.get(target.name)?.push(value);
+        ratios.get(target.name)?.push(value / base);
+      }
+    }
     for (const target of targets) {
-      const rps = await saturate(`${target.url}${PATH}`, headers, SECONDS);
-      if (target.name === 'direct') base = rps;
+      const r = ratios.get(target.name) ?? [];
+      const spread = r.length > 1 ? `  (rounds ${r.map((x) => x.toFixed(2)).join(' ')})` : '';
       console.log(
-        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / base).toFixed(2)}x direct`,
+        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} ${Math.round(median(rps.get(target.name) ?? []))
+          .toString()
+          .padStart(6)} req/s  ` + `${median(r).toFixed(2)}x direct${spread}`,
       );
     }
   }
 
-  console.log(`\nfixed ${RATE} req/s, ${RATE_SECONDS} s each (µs)`);
+  // CPU per request of the process answering (the upstream for direct, the proxy itself otherwise) does not
+  // depend on what else the machine is doing as much as throughput does.
+  const cpuPid = (target: { name: string; pid?: number }) => (target.name === 'direct' ? upstream.pid : target.pid);
+  console.log(`\nfixed ${RATE} req/s, ${RATE_SECONDS} s each (µs; cpu: of the upstream for direct, of the proxy otherwise, per request)`);
   for (const bearer of withToken) {
     const headers: Record<string, string> = bearer ? { authorization: token } : {};
     let base = { p50: NaN, p99: NaN };
     for (const target of targets) {
+      const pid = cpuPid(target);
+      const cpuBefore = pid ? cpuMs(pid) : NaN;
       const result = await atFixedRate(`${target.url}${PATH}`, headers);
+      const cpu = pid ? ` cpu ${Math.round(((cpuMs(pid) - cpuBefore) * 1000) / (RATE * RATE_SECONDS + 200))}` : '';
       if (target.name === 'direct') base = result;
       const added = target.name === 'direct' ? '' : `  adds p50 ${result.p50 - base.p50} µs, p99 ${result.p99 - base.p99} µs`;
       console.log(
-        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} p50 ${String(result.p50).padStart(5)}  p99 ${String(result.p99).padStart(6)}${added}` +
+        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} p50 ${String(result.p50).padStart(5)}  p99 ${String(result.p99).padStart(6)}${cpu}${added}` +
           (result.errors ? `  errors ${result.errors}` : ''),
       );
     }
@@ -217,10 +260,16 @@ async function main(): Promise<void> {
     await saturate(`${viaGateway}${PATH}`, { authorization: token }, SOAK_SECONDS);
     clearInterval(timer);
     samples.push(rssMiB(gatewayPid));
-    console.log(`\ngateway RSS: idle ${idleRss} MiB; during ${SOAK_SECONDS} s at saturation with a token, every 5 s: ${samples.join(' ')} MiB`);
+    console.log(`\nRSS idle: ${idleRss.join(', ')}; gateway during ${SOAK_SECONDS} s at saturation with a token, every 5 s: ${samples.join(' ')} MiB`);
   } else {
-    console.log(`\ngateway RSS: idle ${idleRss} MiB, after the runs ${rssMiB(gatewayPid)} MiB`);
+    console.log(`\nRSS idle: ${idleRss.join(', ')}; gateway after the runs ${rssMiB(gatewayPid)} MiB`);
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }
 
 function stopAll(): void {

@@ -1,6 +1,16 @@
-import express, { type Express } from 'express';
-import { GatewayFaults, accessLog, errorEnvelope, errorHandler, notFoundHandler, successEnvelope, trustProxySetting, type Logger } from '@binzip/shared';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import {
+  AppError,
+  ErrorCodes,
+  GatewayFaults,
+  errorEnvelope,
+  metricsHandler,
+  observeRequestDurations,
+  successEnvelope,
+  type Logger,
+} from '@binzip/shared/dist/lite';
 import type { GatewayConfig } from './config';
+import type { TrustFunction } from './domain/trust';
 import { SERVICE_NAMES, probePools, type Pools } from './domain/upstreams';
 import { adminConsoleRouter } from './routes/admin-console';
 import { apiDocsRouter } from './routes/api-docs';
@@ -9,20 +19,55 @@ export interface GatewayAppDeps {
   config: GatewayConfig;
   logger: Logger;
   pools: Pools;
+  /** `TRUST_PROXY`, compiled once for the whole gateway. */
+  trust: TrustFunction;
+}
+
+/** One line per own-page request (the proxied ones are logged by the front door, see `gateway.ts`). */
+function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+      logger.info('request', { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms });
+    });
+    next();
+  };
+}
+
+const notFound: RequestHandler = (_req, _res, next) => next(AppError.notFound());
+
+/** Envelopes for the own pages' errors (no body parsing or store here): AppError, client mistakes, faults. */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof AppError) {
+      res.status(err.status).json(errorEnvelope(err.code, err.message));
+      return;
+    }
+    const status = (err as { status?: unknown } | undefined)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      res.status(400).json(errorEnvelope('C0002', ErrorCodes.C0002.message));
+      return;
+    }
+    logger.error('unexpected fault', { error: err instanceof Error ? err.stack : String(err) });
+    res.status(500).json(errorEnvelope('C0000', ErrorCodes.C0000.message));
+  };
 }
 
 /**
- * The gateway's own pages (`/health`, `/ready`, and what other work adds: `/admin`, `/docs`, `/openapi.json`,
- * `/metrics` — one `app.use`/`app.get` line each). Proxied `/api/v1/*` traffic never enters this app: the
- * gateway's server hands it to the proxies directly (see `gateway.ts`), which has already set the request id,
- * CORS and security headers and made the path canonical before anything reaches this app.
+ * The gateway's own pages (`/health`, `/ready`, `/metrics`, `/admin`, `/docs`, `/openapi.json` — one
+ * `app.use`/`app.get` line each). Proxied `/api/v1/*` traffic never enters this app: the gateway's server hands
+ * it to the proxies directly (see `gateway.ts`), which has already set the request id, CORS and security
+ * headers and made the path canonical before anything reaches this app.
  */
 export function buildApp(deps: GatewayAppDeps): Express {
   const { config, logger, pools } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
+  app.set('trust proxy', deps.trust);
   app.use(accessLog(logger));
+  app.use(observeRequestDurations());
 
   app.get('/health', (_req, res) => {
     res.json(successEnvelope({ status: 'UP', service: 'gateway' }));
@@ -35,12 +80,14 @@ export function buildApp(deps: GatewayAppDeps): Express {
     if (ready) res.json(successEnvelope({ status: 'READY', services }));
     else res.status(503).json({ ...errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message), data: { status: 'NOT_READY', services } });
   });
+  // Prometheus: the proxied requests' histogram and upstream faults (metrics.ts), the own pages', Node's runtime.
+  if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler({ token: config.METRICS_TOKEN }));
 
   app.use(adminConsoleRouter(config.ADMIN_CONSOLE_DIR));
   // Instances come and go (host names are re-resolved), so the document is fetched from the current ones.
   app.use(apiDocsRouter({ services: () => Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].instances])), logger }));
 
-  app.use(notFoundHandler);
+  app.use(notFound);
   app.use(errorHandler(logger));
   return app;
 }

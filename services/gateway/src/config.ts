@@ -1,4 +1,4 @@
-import { loadConfig, portSchema } from '@binzip/shared';
+import { loadConfig, metricsConfigShape, portSchema } from '@binzip/shared/dist/lite';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -58,6 +58,8 @@ export const configSchema = z.object({
   TOKEN_CACHE_SIZE: positiveInt.default(10_000),
   /** How often each upstream's /health is probed to route around dead instances. */
   HEALTH_INTERVAL_MS: positiveInt.default(2_000),
+  /** `/metrics` (Prometheus text): `METRICS_ENABLED`, `METRICS_TOKEN`, as on every service. */
+  ...metricsConfigShape,
   /** The built administrators' console served at /admin (from src/ or dist/, the repository's admin-console/dist). */
   ADMIN_CONSOLE_DIR: z
     .string()

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
-import { errorEnvelope, ErrorCodes } from '@binzip/shared';
+import { errorEnvelope, ErrorCodes } from '@binzip/shared/dist/lite';
 
 /**
  * What every answer of the gateway carries and how the gateway answers by itself (decisions.md, "Content and
@@ -12,6 +12,8 @@ export interface Fault {
   code: string;
   message: string;
 }
+
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 export const invalidRequest: Fault = { status: 400, code: 'C0002', message: ErrorCodes.C0002.message };
 
@@ -55,21 +57,20 @@ export function answerBadExpectation(_req: http.IncomingMessage, res: http.Serve
 }
 
 /**
- * After an answer made before the request body was read to its end (a 401 or 429 here, an upstream's early
- * 400), the rest of the body is read and discarded so the keep-alive connection can carry the next request —
- * at most `maxBytes` of it, beyond which the connection is closed rather than drained.
+ * Called once the answer is sent: after an answer made before the request body was read to its end (a 401 or
+ * 429 here, an upstream's early 400), the rest of the body is read and discarded so the keep-alive connection
+ * can carry the next request — at most `maxBytes` of it, beyond which the connection is closed rather than
+ * drained.
  */
-export function drainAfterAnswer(req: http.IncomingMessage, res: http.ServerResponse, maxBytes: number): void {
-  res.once('finish', () => {
-    if (req.complete || req.destroyed) return;
-    req.unpipe();
-    let drained = 0;
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > maxBytes) req.socket.destroy();
-    });
-    req.resume();
+export function drainUnread(req: http.IncomingMessage, maxBytes: number): void {
+  if (req.complete || req.destroyed) return;
+  req.unpipe();
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > maxBytes) req.socket.destroy();
   });
+  req.resume();
 }
 
 /**

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared';
+import { AppError, ErrorCodes, GatewayFaults, requestContext, type Logger } from '@binzip/shared/dist/lite';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
-import { answerBadExpectation, answerClientError, corsPolicy, drainAfterAnswer, invalidRequest, sendEnvelope, type Middleware } from './edge';
+import { REQUEST_ID_HEADER, answerBadExpectation, answerClientError, corsPolicy, drainUnread, invalidRequest, sendEnvelope, type Middleware } from './edge';
 import { canonicalTarget } from './domain/paths';
 import { TokenVerifier } from './domain/tokens';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './domain/trust';
-import { createPools, refreshPools, probePools, routeFor, systemResolver, type Pools, type Resolver, type ServiceName } from './domain/upstreams';
+import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './domain/upstreams';
+import { observeProxied } from './metrics';
 import { createServiceProxies, stripHopByHop } from './routes/proxy';
 
 export interface GatewayDeps {
@@ -81,8 +82,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       records: config.RECORDS_URLS,
       notifications: config.NOTIFICATIONS_URLS,
     });
-  const app = buildApp({ config, logger, pools });
   const trust = compileTrust(config.TRUST_PROXY);
+  const app = buildApp({ config, logger, pools, trust });
   const tokens = new TokenVerifier(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
   const cors = corsPolicy(config.CORS_ORIGINS);
   const proxies = createServiceProxies({ pools, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
@@ -93,25 +94,22 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ['/api/v1/users/send/sms', sendCodeCeiling()],
     ['/api/v1/users/send/email', sendCodeCeiling()],
   ]);
-  const logRequests = logger.isInfoEnabled();
+  // One line per proxied request at `http` (LOG_LEVEL=http): the service logs the same request id at info,
+  // `binzip_gateway_request_duration_seconds` counts every answer (the gateway's own 401/413/429 too), and
+  // upstream faults are logged at warn.
+  const logRequests = logger.isLevelEnabled('http');
+  const bodyLimit = config.BODY_LIMIT_BYTES;
 
   const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (logRequests) {
-      const started = process.hrtime.bigint();
-      res.once('finish', () => {
-        const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-        logger.info('request', { method: req.method, path, status: res.statusCode, ms, service, requestId: req.headers[REQUEST_ID_HEADER] });
-      });
-    }
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > config.BODY_LIMIT_BYTES) {
+    if (declared > bodyLimit) {
       sendEnvelope(res, GatewayFaults.tooLarge, true);
       return;
     }
     const lower = path.toLowerCase();
     if (lower !== TOKEN_CHECK_EXEMPT) tokens.check(req.headers.authorization);
     const proceed = (err?: unknown) => {
-      if (err) throw err;
+      if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
       prepareForwarding(req, trust);
       proxies[service](req, res);
     };
@@ -121,6 +119,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   };
 
   const handle: http.RequestListener = (req, res) => {
+    const started = process.hrtime.bigint();
     res.setHeader('x-content-type-options', 'nosniff');
     // Personal data must never be kept by a cache on the way; a service (or a static page) may set its own.
     res.setHeader('cache-control', 'no-store');
@@ -128,24 +127,36 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    drainAfterAnswer(req, res, config.BODY_LIMIT_BYTES);
+    // Only origin-form targets are paths: the absolute form (`GET http://host/...`) and `*` are refused.
+    const target = req.url?.startsWith('/') ? canonicalTarget(req.url) : undefined;
+    const service = target?.route?.service;
+    // One listener per request does the after-answer work: drain an unread body, count, log.
+    res.once('finish', () => {
+      drainUnread(req, bodyLimit);
+      if (service === undefined) return;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      observeProxied(service, req.method, res.statusCode, seconds);
+      if (logRequests) {
+        logger.http('request', { method: req.method, path: target?.path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, service, requestId });
+      }
+    });
     try {
-      // Only origin-form targets are paths: the absolute form (`GET http://host/...`) and `*` are refused.
-      const target = req.url?.startsWith('/') ? canonicalTarget(req.url) : undefined;
       if (!target) {
         sendEnvelope(res, invalidRequest);
         return;
       }
       req.url = target.path + target.query;
-      cors(req, res, () => {
+      const route = () => {
         try {
-          const route = routeFor(target.path);
-          if (route) forward(route.service, target.path, req, res);
-          else requestContext.run({ requestId }, () => app(req as Request, res as Response));
+          if (service) forward(service, target.path, req, res);
+          else requestContext.run({ requestId }, () => void app(req as Request, res as Response));
         } catch (err) {
           answerError(err, res, logger);
         }
-      });
+      };
+      // Without an Origin header there is nothing for CORS to say (the policy would add no header).
+      if (req.headers.origin === undefined) route();
+      else cors(req, res, route);
     } catch (err) {
       answerError(err, res, logger);
     }

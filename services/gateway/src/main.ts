@@ -1,6 +1,7 @@
-import { createLogger, exitOnStartupFailure, shutdownOn } from '@binzip/shared';
+import { createLogger } from '@binzip/shared/dist/lite';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
+import { exitOnStartupFailure, shutdownOn } from './lifecycle';
 import { refreshPools, systemResolver } from './domain/upstreams';
 
 async function main(): Promise<void> {

@@ -12,6 +12,13 @@ const UNRESERVED = /[A-Za-z0-9\-._~]/;
  * `undefined`: not a path at all (a `..` above the root, a broken escape) — answered 400.
  */
 export function canonicalPath(raw: string): string | undefined {
+  return canonicalRoute(raw)?.path;
+}
+
+type Route = NonNullable<ReturnType<typeof routeFor>>;
+
+/** `canonicalPath` with the route owning the path (looked up once, for both the prefix's case and routing). */
+function canonicalRoute(raw: string): { path: string; route: Route | undefined } | undefined {
   let path = raw.includes('\\') ? raw.replace(/\\/g, '/') : raw;
   if (path.includes('%')) {
     let broken = false;
@@ -40,12 +47,15 @@ export function canonicalPath(raw: string): string | undefined {
   }
   const route = routeFor(path);
   if (route && !path.startsWith(route.prefix)) path = route.prefix + path.slice(route.prefix.length);
-  return path;
+  return { path, route };
 }
 
-/** Splits an origin-form request target into its canonical path and its query (with the `?`, or empty). */
-export function canonicalTarget(target: string): { path: string; query: string } | undefined {
+/**
+ * Splits an origin-form request target into its canonical path and its query (with the `?`, or empty), with
+ * the route owning the path (`undefined`: one of the gateway's own pages).
+ */
+export function canonicalTarget(target: string): { path: string; query: string; route: Route | undefined } | undefined {
   const mark = target.indexOf('?');
-  const path = canonicalPath(mark === -1 ? target : target.slice(0, mark));
-  return path === undefined ? undefined : { path, query: mark === -1 ? '' : target.slice(mark) };
+  const canonical = canonicalRoute(mark === -1 ? target : target.slice(0, mark));
+  return canonical === undefined ? undefined : { path: canonical.path, route: canonical.route, query: mark === -1 ? '' : target.slice(mark) };
 }

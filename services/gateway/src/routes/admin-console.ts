@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@binzip/shared';
+import { AppError } from '@binzip/shared/dist/lite';
 import express, { Router, type Response } from 'express';
 
 /** Vite names every file under assets/ by its content hash, so a browser may keep them for good. */

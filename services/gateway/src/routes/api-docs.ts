@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type Logger } from '@binzip/shared';
+// The package's index loads the whole Swagger UI bundle into the process (~40 MB RSS); only its folder is needed.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
+import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type Logger } from '@binzip/shared/dist/lite';
 
 export const API_INFO = {
   title: 'binzip API',

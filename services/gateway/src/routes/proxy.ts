@@ -1,8 +1,10 @@
 import http from 'node:http';
+import { parse as parseUrl, type Url } from 'node:url';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
-import { GatewayFaults, type Logger } from '@binzip/shared';
+import { GatewayFaults, type Logger } from '@binzip/shared/dist/lite';
 import { SERVICE_NAMES, type Pools, type ServiceName } from '../domain/upstreams';
 import { sendEnvelope } from '../edge';
+import { upstreamFaults, upstreamRetries } from '../metrics';
 
 /** Per-request proxy bookkeeping, kept off the request's own fields. */
 interface ProxyState {
@@ -17,15 +19,28 @@ interface ProxyState {
   proxyReq?: http.ClientRequest;
 }
 
-const states = new WeakMap<http.IncomingMessage, ProxyState>();
+/** Kept on the request under a symbol (a WeakMap entry per request costs the garbage collector more). */
+const STATE = Symbol('proxy state');
+type WithState = http.IncomingMessage & { [STATE]?: ProxyState };
 
 function stateOf(req: http.IncomingMessage): ProxyState {
-  let state = states.get(req);
-  if (!state) {
-    state = { tried: new Set(), timedOut: false, retrying: false, tooLarge: false, answered: false };
-    states.set(req, state);
+  const holder = req as WithState;
+  return (holder[STATE] ??= { tried: new Set(), timedOut: false, retrying: false, tooLarge: false, answered: false });
+}
+
+/**
+ * Targets handed to http-proxy already parsed: given a string, it runs the legacy `url.parse` on it for every
+ * request. Instances are few (re-resolved addresses included), so this never grows far.
+ */
+const parsedTargets = new Map<string, Url>();
+function parsedTarget(url: string): Url {
+  let parsed = parsedTargets.get(url);
+  if (parsed === undefined) {
+    parsed = parseUrl(url);
+    if (parsedTargets.size >= 1_000) parsedTargets.clear();
+    parsedTargets.set(url, parsed);
   }
-  return state;
+  return parsed;
 }
 
 /** A request whose body is empty can be sent again to another instance after a refused connection. */
@@ -80,6 +95,12 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
   const { logger } = options;
   const pool = options.pools[service];
 
+  /** The router found no instance left to try. */
+  const noUpstream = (res: http.ServerResponse) => {
+    upstreamFaults.inc({ service, kind: 'refused' });
+    sendEnvelope(res, GatewayFaults.unavailable);
+  };
+
   const faults: Plugin = (proxyServer) => {
     proxyServer.on('start', (req, res) => {
       // A chunked body declares no length: count it as it streams (the listener is added in the same tick as
@@ -119,7 +140,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       // The upstream's connection management is not the client's: keep-alive with the client is decided here.
       stripHopByHop(proxyRes.headers);
-      proxyRes.headers.connection = (res).shouldKeepAlive ? 'keep-alive' : 'close';
+      proxyRes.headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
       proxyRes.once('end', () => {
         const state = stateOf(req);
         state.answered = true;
@@ -137,6 +158,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       if (state.tooLarge || state.answered) return;
       if (state.timedOut) {
         logger.warn('upstream timeout', { service, target: state.target, requestId: req.headers['x-request-id'] });
+        upstreamFaults.inc({ service, kind: 'timeout' });
         sendEnvelope(response, GatewayFaults.timeout);
         return;
       }
@@ -146,13 +168,16 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
         const next = hasNoBody(req) && !response.headersSent ? pool.pick(state.tried) : undefined;
         if (next) {
           state.retrying = true;
-          void middleware(req, response, () => sendEnvelope(response, GatewayFaults.unavailable));
+          upstreamRetries.inc({ service });
+          void middleware(req, response, () => noUpstream(response));
           return;
         }
+        upstreamFaults.inc({ service, kind: 'refused' });
         sendEnvelope(response, GatewayFaults.unavailable);
         return;
       }
       logger.warn('upstream fault', { service, target: state.target, error: err.message, code: err.code, requestId: req.headers['x-request-id'] });
+      upstreamFaults.inc({ service, kind: 'error' });
       sendEnvelope(response, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
     });
   };
@@ -164,7 +189,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       if (!target) throw new Error(`no upstream left for ${service}`);
       state.tried.add(target);
       state.target = target;
-      return target;
+      return parsedTarget(target);
     },
     agent,
     xfwd: false,
@@ -173,6 +198,6 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     plugins: [faults],
   });
   return (req, res) => {
-    void middleware(req, res, () => sendEnvelope(res, GatewayFaults.unavailable));
+    void middleware(req, res, () => noUpstream(res));
   };
 }

@@ -1,0 +1,131 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+
+// The gateway holds no store: loading mongoose or nats (the shared index does) would cost it a third of its
+// memory. Any import of them from the gateway's modules fails this file.
+jest.mock('mongoose', () => {
+  throw new Error('the gateway loaded mongoose');
+});
+jest.mock('nats', () => {
+  throw new Error('the gateway loaded nats');
+});
+
+import { createLogger, generateDevKeyPair, metricsRegistry, signAccessToken } from '@binzip/shared/dist/lite';
+import { configSchema } from '../src/config';
+import { buildGateway } from '../src/gateway';
+import '../src/lifecycle';
+
+/** An upstream that answers every path 200, `/fail` 500. */
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(req.url?.endsWith('/fail') ? 500 : 200, { 'content-type': 'application/json' });
+      res.end('{"code":"SUCCESS","message":"성공"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function refusedUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The value of one sample line of the Prometheus text, e.g. `name{a="b"}`; 0 when absent. */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+describe('gateway /metrics', () => {
+  const keys = generateDevKeyPair();
+  const logger = createLogger('gateway', 'silent');
+  let upstream: { url: string; close(): Promise<void> };
+  let dead: string;
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    dead = await refusedUrl();
+  });
+  afterAll(() => upstream.close());
+  beforeEach(() => metricsRegistry.resetMetrics());
+
+  function gateway(overrides: Record<string, string> = {}) {
+    const config = configSchema.parse({
+      JWT_PUBLIC_KEY: keys.publicKey,
+      ACCOUNTS_URLS: upstream.url,
+      COMMUNITY_URLS: upstream.url,
+      HOUSES_URLS: upstream.url,
+      RECORDS_URLS: upstream.url,
+      NOTIFICATIONS_URLS: dead,
+      ...overrides,
+    });
+    return buildGateway({ config, logger }).handle;
+  }
+
+  it('counts proxied requests by upstream service, method and status, and serves the runtime metrics', async () => {
+    const app = gateway();
+    const token = `Bearer ${signAccessToken({ userId: 1, userName: 'm', authority: 'USER', userType: 'NONE' }, keys.privateKey, 600)}`;
+    await request(app).get('/api/v1/boards/category?name=INTRO').expect(200);
+    await request(app).get('/API/v1/boards/1').set('authorization', token).expect(200);
+    await request(app).post('/api/v1/houses/fail').send({}).expect(500);
+    await request(app).get('/api/v1/boards/1').set('authorization', 'Bearer broken').expect(401);
+
+    const res = await request(app).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const text = res.text;
+    const series = (labels: string) => `binzip_gateway_request_duration_seconds_count{${labels}}`;
+    expect(sample(text, series('service="community",method="GET",status_code="200"'))).toBe(2);
+    expect(sample(text, series('service="houses",method="POST",status_code="500"'))).toBe(1);
+    // Refused by the gateway itself (bad token): still the client's answer for that service.
+    expect(sample(text, series('service="community",method="GET",status_code="401"'))).toBe(1);
+    expect(sample(text, 'binzip_gateway_request_duration_seconds_bucket{le="10",service="community",method="GET",status_code="200"}')).toBe(2);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it('counts upstream faults and the own pages', async () => {
+    const app = gateway({ HOUSES_URLS: `${dead},${upstream.url}` });
+    await request(app).get('/api/v1/notifications').expect(503);
+    // The refused instance is skipped from then on; until it is, the bodiless request is retried on the other.
+    for (let i = 0; i < 2; i++) await request(app).get('/api/v1/houses').expect(200);
+    await request(app).get('/health').expect(200);
+
+    const text = (await request(app).get('/metrics').expect(200)).text;
+    expect(sample(text, 'binzip_gateway_upstream_faults_total{service="notifications",kind="refused"}')).toBe(1);
+    expect(sample(text, 'binzip_gateway_request_duration_seconds_count{service="notifications",method="GET",status_code="503"}')).toBe(1);
+    expect(sample(text, 'binzip_gateway_upstream_retries_total{service="houses"}')).toBe(1);
+    expect(sample(text, 'binzip_gateway_request_duration_seconds_count{service="houses",method="GET",status_code="200"}')).toBe(2);
+    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/health",status_code="200"}')).toBe(1);
+  });
+
+  it('answers only the bearer token when METRICS_TOKEN is set', async () => {
+    const secret = 'metrics-secret-0123456789';
+    const app = gateway({ METRICS_TOKEN: secret });
+    const refused = await request(app).get('/metrics').expect(401);
+    expect(refused.text).not.toContain('binzip_gateway');
+    await request(app).get('/metrics').set('authorization', 'Bearer not-the-secret-at-all').expect(401);
+    const ok = await request(app).get('/metrics').set('authorization', `Bearer ${secret}`).expect(200);
+    expect(ok.text).toContain('binzip_gateway_request_duration_seconds');
+  });
+
+  it('leaves /metrics out with METRICS_ENABLED=false', async () => {
+    const res = await request(gateway({ METRICS_ENABLED: 'false' }))
+      .get('/metrics')
+      .expect(404);
+    expect(res.body).toMatchObject({ code: 'C0001' });
+  });
+});

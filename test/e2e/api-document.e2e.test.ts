@@ -37,8 +37,10 @@ test('the gateway serves the five services documents merged, and Swagger UI read
     expect(Object.keys(served.paths ?? {}).some((path) => path.startsWith(prefix))).toBe(true);
   }
   const docs = await fetch(`${e2e.url}/docs/`);
+  expect(docs.redirected).toBe(false);
   expect(docs.status).toBe(200);
-  expect(await docs.text()).toContain('swagger-ui');
+  expect(await docs.text()).toContain('id="swagger-ui"');
+  expect((await fetch(`${e2e.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
 });
 
 test('notifications: every operation through the gateway matches the document', async () => {

@@ -73,14 +73,32 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
   router.get('/docs/swagger-initializer.js', (_req, res) => {
     res.type('application/javascript').send(SWAGGER_INITIALIZER);
   });
-  router.get('/docs', (req, res, next) => {
-    // Swagger UI's page loads its files relative to itself: it needs the trailing slash.
-    if (req.originalUrl === '/docs') res.redirect(301, '/docs/');
-    else next();
+  // The gateway serves `/docs/` as `/docs` (one canonical path), so the page names its files absolutely
+  // instead of relying on the package's relative index.html.
+  router.get('/docs', (_req, res) => {
+    res.type('html').set('cache-control', 'no-cache').send(SWAGGER_PAGE);
   });
-  router.use('/docs', express.static(getAbsoluteFSPath(), { index: 'index.html', maxAge: '1h' }));
+  router.use('/docs', express.static(getAbsoluteFSPath(), { index: false, maxAge: '1h' }));
   return router;
 }
+
+const SWAGGER_PAGE = `<!DOCTYPE html>
+<html lang="ko">
+  <head>
+    <meta charset="UTF-8" />
+    <title>binzip API</title>
+    <link rel="stylesheet" type="text/css" href="/docs/swagger-ui.css" />
+    <link rel="stylesheet" type="text/css" href="/docs/index.css" />
+    <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="/docs/swagger-ui-bundle.js" charset="UTF-8"></script>
+    <script src="/docs/swagger-ui-standalone-preset.js" charset="UTF-8"></script>
+    <script src="/docs/swagger-initializer.js" charset="UTF-8"></script>
+  </body>
+</html>
+`;
 
 const SWAGGER_INITIALIZER = `window.onload = function () {
   window.ui = SwaggerUIBundle({

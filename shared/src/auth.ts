@@ -27,7 +27,7 @@ declare global {
 }
 
 const JWT_ALGORITHM = 'ES256';
-export const ACCESS_TOKEN_TTL_SECONDS = 30 * 60;
+const ACCESS_TOKEN_TTL_SECONDS = 30 * 60;
 export const BEARER_PREFIX = 'Bearer ';
 
 const accessPayload = z.object({
@@ -39,7 +39,7 @@ const accessPayload = z.object({
 });
 
 /** PEM keys often arrive through env vars with escaped newlines. */
-export function normalizePem(pem: string): string {
+function normalizePem(pem: string): string {
   return pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
 }
 

@@ -15,7 +15,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** How the JetStream streams are kept (applied by whichever process ensures a stream first, and on every start). */
-export const streamConfigShape = {
+const streamConfigShape = {
   /** Copies of each stream in a NATS cluster (1 on a single server; 3 or 5 in a cluster). */
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** How long comment events stay in their streams: a consumer down for longer misses them. */

@@ -74,7 +74,7 @@ export function sanitizeBody(html: string): string {
  * Bumped whenever BODY_POLICY changes, so the start-up migration runs again over bodies stored under an older
  * policy.
  */
-export const BODY_POLICY_VERSION = 1;
+const BODY_POLICY_VERSION = 1;
 
 interface MigrationMarker {
   _id: string;

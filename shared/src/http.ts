@@ -44,7 +44,7 @@ export function handle<T>(fn: (req: Request, res: Response) => Promise<T> | T): 
   };
 }
 
-export const notFoundHandler: RequestHandler = (_req, _res, next) => next(AppError.notFound());
+const notFoundHandler: RequestHandler = (_req, _res, next) => next(AppError.notFound());
 
 interface BodyParserError {
   type?: string;

@@ -9,7 +9,7 @@ import { z } from 'zod';
  */
 export const metricsRegistry = new Registry();
 
-export const httpRequestDuration = new Histogram({
+const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',
   help: 'HTTP request durations by method, route template and status code',
   labelNames: ['method', 'route', 'status_code'] as const,
@@ -116,7 +116,7 @@ function ensureDefaultMetrics(): void {
   collectDefaultMetrics({ register: metricsRegistry });
 }
 
-export const UNMATCHED_ROUTE = '(unmatched)';
+const UNMATCHED_ROUTE = '(unmatched)';
 
 /**
  * The route template a request matched, e.g. `/api/v1/boards/:boardId`, never the raw path with its ids
@@ -124,7 +124,7 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  * request path's leading segments followed by the matched route's own segments. Taken when the response
  * ends: Express has reset `baseUrl` by then if an error left the router, but `req.route` stays.
  */
-export function routeTemplate(req: Request): string {
+function routeTemplate(req: Request): string {
   const routePath = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof routePath !== 'string') return UNMATCHED_ROUTE;
   const routeSegments = routePath.split('/').filter(Boolean);
@@ -177,13 +177,4 @@ export function metricsHandler(settings: { token?: string } = {}): RequestHandle
     }
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
   };
-}
-
-/**
- * Everything the gateway needs in one line, called before its routes:
- * `mountMetrics(app, config)` with `...metricsConfigShape` in its config schema.
- */
-export function mountMetrics(app: Express, settings: MetricsSettings): void {
-  app.use(observeRequestDurations());
-  if (settings.METRICS_ENABLED) app.get('/metrics', metricsHandler({ token: settings.METRICS_TOKEN }));
 }

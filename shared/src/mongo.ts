@@ -8,7 +8,7 @@ import { QUERY_SHAPES_DIR_ENV, recordQueryShapes } from './query-shapes';
  * buffer (which would wait 10 s more before failing); the driver's own pool reconnects when the store is back.
  * A store that stays away is the outage watchdog's business (service.ts): the process exits and is restarted.
  */
-export const MONGO_CONNECTION_OPTIONS = {
+const MONGO_CONNECTION_OPTIONS = {
   serverSelectionTimeoutMS: 5_000,
   heartbeatFrequencyMS: 2_000,
   connectTimeoutMS: 5_000,

@@ -30,7 +30,7 @@ const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
  * The streams, one per producer, plus the dead letters. Consumers ensure them too, so start order never
  * matters. `purpose` picks the limits (see `streamLimits`).
  */
-export const StreamDefinitions = {
+const StreamDefinitions = {
   ACCOUNTS: { subjects: ['accounts.>'], purpose: 'snapshots' },
   COMMUNITY: { subjects: ['community.>'], purpose: 'events' },
   RECORDS: { subjects: ['records.>'], purpose: 'events' },
@@ -48,7 +48,7 @@ export interface StreamSettings {
 }
 
 const HOUR_MS = 3_600_000;
-export const DEFAULT_STREAM_SETTINGS: StreamSettings = { replicas: 1, eventRetentionMs: 14 * 24 * HOUR_MS, deadLetterRetentionMs: 30 * 24 * HOUR_MS };
+const DEFAULT_STREAM_SETTINGS: StreamSettings = { replicas: 1, eventRetentionMs: 14 * 24 * HOUR_MS, deadLetterRetentionMs: 30 * 24 * HOUR_MS };
 const GIB = 1024 ** 3;
 
 /**
@@ -57,10 +57,7 @@ const GIB = 1024 ** 3;
  * size so a consumer can catch up after an outage, oldest dropped first. Dead letters: kept longer, for a
  * person to inspect and replay.
  */
-export function streamLimits(
-  purpose: StreamPurpose,
-  settings: StreamSettings,
-): Pick<StreamConfig, 'max_msgs_per_subject' | 'max_age' | 'max_bytes' | 'discard'> {
+function streamLimits(purpose: StreamPurpose, settings: StreamSettings): Pick<StreamConfig, 'max_msgs_per_subject' | 'max_age' | 'max_bytes' | 'discard'> {
   switch (purpose) {
     case 'snapshots':
       return { max_msgs_per_subject: 1, max_age: 0, max_bytes: -1, discard: DiscardPolicy.Old };

@@ -14,8 +14,8 @@ export type ApiRegistry = OpenAPIRegistry;
 /** The generated document (OpenAPI 3.1), kept loosely typed: it is JSON that crosses process boundaries. */
 export type ApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
-export const BEARER_SCHEME = 'bearerAuth';
-export const REFRESH_COOKIE_SCHEME = 'refreshTokenCookie';
+const BEARER_SCHEME = 'bearerAuth';
+const REFRESH_COOKIE_SCHEME = 'refreshTokenCookie';
 
 export function createApiRegistry(): ApiRegistry {
   const registry = new OpenAPIRegistry();
@@ -35,13 +35,13 @@ export function createApiRegistry(): ApiRegistry {
 }
 
 /** `{code: 'SUCCESS', message: '성공', data}`; without a data schema the member is absent. */
-export function successEnvelopeSchema(data?: z.ZodType) {
+function successEnvelopeSchema(data?: z.ZodType) {
   const base = { code: z.literal('SUCCESS'), message: z.literal(SUCCESS_MESSAGE) };
   return data ? z.object({ ...base, data }) : z.object(base);
 }
 
 /** An error envelope whose code is one of `codes`; error envelopes never carry `data`. */
-export function errorEnvelopeSchema(codes: readonly [string, ...string[]]) {
+function errorEnvelopeSchema(codes: readonly [string, ...string[]]) {
   return z.object({ code: z.enum(codes), message: z.string().min(1) });
 }
 

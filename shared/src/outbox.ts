@@ -20,7 +20,7 @@ export interface OutboxEvent {
   requestId?: string;
 }
 
-export const outboxEventSchema = new Schema<OutboxEvent>(
+const outboxEventSchema = new Schema<OutboxEvent>(
   {
     id: { type: String, required: true },
     subject: { type: String, required: true },
@@ -33,10 +33,10 @@ export const outboxEventSchema = new Schema<OutboxEvent>(
 
 /** Add to a schema whose writes emit events: `schema.add(outboxFields)` (or spread into its definition)
  * and declare `OUTBOX_INDEX` on it so the relay's scan reads only documents with pending events. */
-export const outboxFields = { pendingEvents: { type: [outboxEventSchema], default: [] } };
+const outboxFields = { pendingEvents: { type: [outboxEventSchema], default: [] } };
 
 /** Sparse: documents whose `pendingEvents` is empty are not in it. */
-export const OUTBOX_INDEX = [{ 'pendingEvents.id': 1 }, { sparse: true }] as const;
+const OUTBOX_INDEX = [{ 'pendingEvents.id': 1 }, { sparse: true }] as const;
 
 /** Adds the outbox fields and index to a schema. */
 export function addOutbox(schema: Schema): void {

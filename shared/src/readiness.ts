@@ -27,7 +27,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
  * Asks each store for a round trip: a connection object that believes it is open is not enough (the
  * MongoDB driver notices a dead server only at its next heartbeat).
  */
-export async function checkDependencies(deps: ReadinessDependencies): Promise<{ mongodb: DependencyState; nats: DependencyState }> {
+async function checkDependencies(deps: ReadinessDependencies): Promise<{ mongodb: DependencyState; nats: DependencyState }> {
   const timeoutMs = deps.timeoutMs ?? 2_000;
   const mongo = async (): Promise<DependencyState> => {
     if (!isConnected(deps.connection) || !deps.connection.db) return 'DOWN';
@@ -50,7 +50,7 @@ export async function checkDependencies(deps: ReadinessDependencies): Promise<{ 
  * `GET /ready`: 200 when MongoDB and NATS both answer, 503 otherwise; the body names each. `/health` stays
  * the liveness probe (a process waiting for its stores to come back should not be restarted for it).
  */
-export function readinessHandler(service: string, deps: ReadinessDependencies): RequestHandler {
+function readinessHandler(service: string, deps: ReadinessDependencies): RequestHandler {
   return async (_req, res) => {
     const checks = await checkDependencies(deps);
     const ready = checks.mongodb === 'UP' && checks.nats === 'UP';

@@ -16,7 +16,7 @@ import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWi
  * Requests Node's HTTP parser rejects before Express runs (oversized headers or URL, malformed request line)
  * still get an envelope instead of an empty response.
  */
-export function answerClientErrors(err: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientErrors(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -71,7 +71,7 @@ export function shutdownOn(logger: Logger, server: Server, closers: Array<() => 
  * ends in order, non-zero, so its supervisor starts a clean one. Before the service is up there is nothing to
  * close: it exits at once.
  */
-export function exitOnFatalErrors(currentLogger: () => Logger | undefined, currentShutdown: () => Shutdown | undefined): void {
+function exitOnFatalErrors(currentLogger: () => Logger | undefined, currentShutdown: () => Shutdown | undefined): void {
   const onFatal = (kind: 'uncaughtException' | 'unhandledRejection') => (err: unknown) => {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     const logger = currentLogger();

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Express, Request, RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
 

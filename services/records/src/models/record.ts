@@ -54,8 +54,8 @@ const recordSchema = new Schema<RecordDoc>(
 // The public lists: approved records by part/type/category, or all of them.
 recordSchema.index({ deletedAt: 1, notApproved: 1, part: 1, type: 1, category: 1, createdAt: -1, _id: -1 });
 recordSchema.index({ deletedAt: 1, notApproved: 1, createdAt: -1, _id: -1 });
-// Hot: approved records of the last days by hits.
-recordSchema.index({ deletedAt: 1, notApproved: 1, createdAt: -1, hits: -1 });
+// Hot: approved records of the last days by hits (equality, then the sort, then the date range).
+recordSchema.index({ deletedAt: 1, notApproved: 1, hits: -1, createdAt: -1, _id: -1 });
 // The reviewee list (records I wrote, by status) and the reviewer list (records I review).
 recordSchema.index({ authorId: 1, deletedAt: 1, createdAt: -1, _id: -1 });
 recordSchema.index({ 'reviewers.userId': 1, deletedAt: 1, createdAt: -1, _id: -1 });

@@ -106,9 +106,6 @@ houseSchema.index({ tmpYn: 1, deleted: 1, rentalType: 1 });
 houseSchema.index({ tmpYn: 1, deleted: 1, city: 1 });
 // The administrators' report list.
 houseSchema.index({ reportStatus: 1, lastReportedAt: -1, _id: -1 });
-// The administrators' statistics over saved, undeleted listings: counts by rental type and by region.
-houseSchema.index({ tmpYn: 1, deleted: 1, rentalType: 1 });
-houseSchema.index({ tmpYn: 1, deleted: 1, city: 1 });
 
 export const houseModel = (connection: Connection): Model<HouseDoc> => registerModel(connection, 'House', houseSchema);
 

@@ -60,7 +60,7 @@ test('notifications: every operation through the gateway matches the document', 
     );
     return page.notifications.content.length > 0 ? page : undefined;
   }, 30_000);
-  const notificationId = inbox.notifications.content[0]!.notification_id;
+  const notificationId = inbox.notifications.content[0].notification_id;
 
   expect(await e2e.ok('PUT', `/api/v1/notifications/${notificationId}`, { token: token(AUTHOR) })).toBe(notificationId);
   expect((await e2e.api('PUT', `/api/v1/notifications/${notificationId}`, { token: token(STRANGER) })).body.code).toBe('C0003');

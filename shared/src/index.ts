@@ -14,6 +14,7 @@ export * from './outbox';
 export * from './events';
 export * from './users';
 export * from './suspension';
+export * from './lifecycle';
 export * from './service';
 export * from './metrics';
 export * from './readiness';

@@ -11,6 +11,7 @@ export * from './logger';
 export * from './auth';
 export * from './config';
 export * from './metrics';
+export * from './lifecycle';
 export { mergeApiDocuments, type ApiDocument } from './openapi';
 /** The metric classes of the prom-client copy that holds `metricsRegistry`, for a process's own metrics. */
 export { Counter, Histogram } from 'prom-client';

@@ -10,6 +10,7 @@ import type { MetricsSettings } from './metrics';
 import { EventBus } from './nats';
 import { withOperatorEndpoints } from './readiness';
 import { startUserProjection } from './users';
+import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from './lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
 /**
@@ -36,61 +37,6 @@ export async function listen(app: Express, port: number, host: string): Promise<
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
   });
-}
-
-/** Ends the process in order (see `shutdownOn`); `exitCode` 0 for a requested stop, non-zero for a failure. */
-export type Shutdown = (reason: string, exitCode: number) => void;
-
-/**
- * Closes in order on SIGTERM/SIGINT (exit 0), and whenever the returned function is called (a fatal error, a
- * lasting outage: non-zero): stop taking requests, then the closers (relays, consumers, connections). A second
- * signal or a 10 s stall exits at once, non-zero.
- */
-export function shutdownOn(logger: Logger, server: Server, closers: Array<() => Promise<unknown>>): Shutdown {
-  let closing = false;
-  const stop: Shutdown = (reason, exitCode) => {
-    if (closing) process.exit(exitCode || 1);
-    closing = true;
-    logger.info('shutting down', { reason, exitCode });
-    setTimeout(() => process.exit(1), 10_000).unref();
-    void (async () => {
-      server.closeIdleConnections();
-      await new Promise((resolve) => server.close(resolve));
-      for (const close of closers) await close().catch((err: Error) => logger.warn('close failed', { error: err.message }));
-      process.exit(exitCode);
-    })();
-  };
-  process.on('SIGTERM', (signal) => stop(signal, 0));
-  process.on('SIGINT', (signal) => stop(signal, 0));
-  return stop;
-}
-
-/**
- * An error nobody handled leaves the process in an unknown state: it is logged (with the request id of the
- * request it belongs to, which the logger takes from the async context the error surfaced in) and the process
- * ends in order, non-zero, so its supervisor starts a clean one. Before the service is up there is nothing to
- * close: it exits at once.
- */
-function exitOnFatalErrors(currentLogger: () => Logger | undefined, currentShutdown: () => Shutdown | undefined): void {
-  const onFatal = (kind: 'uncaughtException' | 'unhandledRejection') => (err: unknown) => {
-    const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    const logger = currentLogger();
-    if (logger) logger.error('fatal error; shutting down', { kind, error });
-    else console.error(`fatal error (${kind}): ${error}`);
-    const shutdown = currentShutdown();
-    if (shutdown) shutdown(kind, 1);
-    else process.exit(1);
-  };
-  process.on('uncaughtException', onFatal('uncaughtException'));
-  process.on('unhandledRejection', onFatal('unhandledRejection'));
-}
-
-/** Logs a start-up failure (bad config, unreachable store) and exits non-zero. */
-export function exitOnStartupFailure(logger: Logger | undefined, err: unknown): never {
-  const message = err instanceof Error ? err.message : String(err);
-  if (logger) logger.error('start-up failed', { error: message });
-  else console.error(`start-up failed: ${message}`);
-  process.exit(1);
 }
 
 /** The environment every service reads (see `serviceConfigShape`). */

@@ -1,19 +1,26 @@
-import { createLogger } from '@binzip/shared/dist/lite';
+import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Logger, type Shutdown } from '@binzip/shared/dist/lite';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
-import { exitOnStartupFailure, shutdownOn } from './lifecycle';
 import { refreshPools, systemResolver } from './domain/upstreams';
+
+let logger: Logger | undefined;
+let shutdown: Shutdown | undefined;
+// An error nobody handled is logged with its request id and ends the gateway in order, like the services.
+exitOnFatalErrors(
+  () => logger,
+  () => shutdown,
+);
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger('gateway', config.LOG_LEVEL);
+  logger = createLogger('gateway', config.LOG_LEVEL);
   const gateway = buildGateway({ config, logger });
   // Host names (compose service names) are resolved before the first request, then kept current.
   await refreshPools(gateway.pools, systemResolver);
   const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
   const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
-  shutdownOn(logger, server, [async () => stopUpkeep()]);
+  shutdown = shutdownOn(logger, server, [async () => stopUpkeep()]);
 }
 
-main().catch((err) => exitOnStartupFailure(undefined, err));
+main().catch((err) => exitOnStartupFailure(logger, err));

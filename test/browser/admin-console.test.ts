@@ -5,13 +5,13 @@
  * Needs `npm run build` (the processes and the console); `npm test` does it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { eventually } from '../support';
-import { startE2eSystem, type E2eSystem } from '../support/e2e';
+import { codeSentTo as codeSentToOutbox, sampleListing, startE2eSystem, type E2eSystem } from '../support/e2e';
 import { artifactPath, describeWithChromium, launchBrowser, type Browser } from './browser';
 
 jest.setTimeout(180_000);
@@ -42,25 +42,7 @@ interface Member {
   token: string;
 }
 
-const listing = (title: string) => ({
-  rentalType: 'JEONSE',
-  city: '전라남도 담양군 창평면',
-  detail: '삼지내마을 12',
-  zipCode: '57330',
-  size: '99.2',
-  purpose: '주거용',
-  floorNum: null,
-  contact: '01055556666',
-  createdDate: '1975',
-  price: 8000,
-  monthlyPrice: 0,
-  agentName: null,
-  title,
-  code: '<p>돌담길 옆 한옥</p>',
-  imageUrls: ['https://img.example.com/hanok.jpg'],
-  tmpYn: false,
-  recommendedTag: ['WANT_TO_READY_HOUSE'],
-});
+const listing = sampleListing;
 
 describeWithChromium('admin console in a headless browser', (executablePath) => {
   const outboxDir = mkdtempSync(path.join(os.tmpdir(), 'admin-console-outbox-'));
@@ -72,19 +54,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
 
   const consoleUrl = (screen = '') => `${e2e.url}/admin/${screen}`;
 
-  function codeSentTo(to: string): string | undefined {
-    let lines: string[];
-    try {
-      lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
-    } catch {
-      return undefined;
-    }
-    const message = lines
-      .map((l) => JSON.parse(l) as { to: string; text: string })
-      .reverse()
-      .find((m) => m.to === to);
-    return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
-  }
+  const codeSentTo = (to: string): string | undefined => codeSentToOutbox(outboxDir, to);
 
   /** Signs a member up the way the site does: phone code, sign-up, sign-in. */
   async function signUp(userName: string, nickName: string, phone: string, age: string, joinPath: string): Promise<Member> {

@@ -2,11 +2,11 @@
  * Accounts end to end: the built gateway and accounts processes (run `npx tsc -b` first) against the real
  * stores. Verification codes are read from the accounts process's DEV_OUTBOX_DIR, as a developer would.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../support';
-import { startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
+import { codeSentTo as codeSentToOutbox, startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
 
 const outboxDir = mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-'));
 let e2e: E2eSystem;
@@ -35,19 +35,7 @@ const refreshOf = (cookies: string[]): string => {
   return line.slice('RefreshToken='.length).split(';')[0] ?? '';
 };
 
-function codeSentTo(to: string): string | undefined {
-  let lines: string[];
-  try {
-    lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
-  } catch {
-    return undefined;
-  }
-  const message = lines
-    .map((l) => JSON.parse(l) as { to: string; text: string })
-    .reverse()
-    .find((m) => m.to === to);
-  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
-}
+const codeSentTo = (to: string): string | undefined => codeSentToOutbox(outboxDir, to);
 
 it('signs up, verifies a phone, signs in, reissues with the cookie, reads the profile and logs out through the gateway', async () => {
   const phone = '01077778888';

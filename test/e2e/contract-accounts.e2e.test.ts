@@ -4,12 +4,12 @@
  * its main error answers, and each answer is checked against the document by the e2e harness; at the end no
  * operation of accounts' tags may be left unexercised.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../support';
 import { apiContract } from '../support/contract';
-import { startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
+import { codeSentTo as codeSentToOutbox, startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(120_000);
 
@@ -50,19 +50,7 @@ const call = async (method: string, route: string, options?: ApiOptions) => {
   return { status: res.status, body: res.body, cookies: res.headers.getSetCookie() };
 };
 
-function codeSentTo(to: string): string | undefined {
-  let lines: string[];
-  try {
-    lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
-  } catch {
-    return undefined;
-  }
-  const message = lines
-    .map((l) => JSON.parse(l) as { to: string; text: string })
-    .reverse()
-    .find((m) => m.to === to);
-  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
-}
+const codeSentTo = (to: string): string | undefined => codeSentToOutbox(outboxDir, to);
 
 const refreshOf = (cookies: string[]): string => {
   const line = cookies.find((c) => c.startsWith('RefreshToken='));

@@ -3,7 +3,7 @@
  * Needs the built processes (`npx tsc -b`).
  */
 import { bearer, eventually } from '../support';
-import { startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
+import { sampleListing, startE2eSystem, type ApiOptions, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(120_000);
 
@@ -13,25 +13,7 @@ const agent = { userId: 710_001, userType: 'AGENT' as const };
 const general = { userId: 710_002, userType: 'NONE' as const };
 const admin = { userId: 710_003, userType: 'WEB' as const, authority: 'ADMIN' as const };
 
-const listing = (title: string) => ({
-  rentalType: 'JEONSE',
-  city: '전라남도 담양군 창평면',
-  detail: '삼지내마을 12',
-  zipCode: '57330',
-  size: '99.2',
-  purpose: '주거용',
-  floorNum: null,
-  contact: '01055556666',
-  createdDate: '1975',
-  price: 8000,
-  monthlyPrice: 0,
-  agentName: null,
-  title,
-  code: '<p>돌담길 옆 한옥</p>',
-  imageUrls: ['https://img.example.com/hanok.jpg'],
-  tmpYn: false,
-  recommendedTag: ['WANT_TO_READY_HOUSE'],
-});
+const listing = sampleListing;
 
 // Response bodies are inspected loosely here; the service tests pin the exact shapes.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

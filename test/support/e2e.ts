@@ -13,6 +13,8 @@ import {
   type RunningConsumer,
   type UserSnapshotV1,
 } from '@binzip/shared';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
@@ -85,6 +87,45 @@ export interface E2eSystem extends E2eStores {
   /** Stops the processes, drops every `<names.db>_<service>` database and deletes the prefixed streams. */
   stop(): Promise<void>;
 }
+
+/**
+ * The verification code the accounts service last sent to `to` through its local sender, which appends every
+ * message to `<outboxDir>/messages.jsonl` (`DEV_OUTBOX_DIR`); undefined until one arrives.
+ */
+export function codeSentTo(outboxDir: string, to: string): string | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
+  } catch {
+    return undefined;
+  }
+  const message = lines
+    .map((l) => JSON.parse(l) as { to: string; text: string })
+    .reverse()
+    .find((m) => m.to === to);
+  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
+}
+
+/** A complete, saveable house listing (a general member's waits for approval; an agent's is public at once). */
+export const sampleListing = (title: string) => ({
+  rentalType: 'JEONSE',
+  city: '전라남도 담양군 창평면',
+  detail: '삼지내마을 12',
+  zipCode: '57330',
+  size: '99.2',
+  purpose: '주거용',
+  floorNum: null,
+  contact: '01055556666',
+  createdDate: '1975',
+  price: 8000,
+  monthlyPrice: 0,
+  agentName: null,
+  title,
+  code: '<p>돌담길 옆 한옥</p>',
+  imageUrls: ['https://img.example.com/hanok.jpg'],
+  tmpYn: false,
+  recommendedTag: ['WANT_TO_READY_HOUSE'],
+});
 
 /** An item of `GET /api/v1/notifications` (two files read inboxes). */
 export type { NotificationItem } from '../../services/notifications/src/domain/inbox';

@@ -25,12 +25,17 @@ export function requestId(): RequestHandler {
   };
 }
 
+/** Probes arrive every few seconds from the gateway and orchestrators: logged only at debug, unless they fail. */
+const PROBE_PATHS = new Set(['/health', '/ready']);
+
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info('request', { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+      const path = req.originalUrl.split('?')[0] ?? req.originalUrl;
+      const level = PROBE_PATHS.has(path) && res.statusCode < 400 ? 'debug' : 'info';
+      logger.log(level, 'request', { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
     });
     next();
   };

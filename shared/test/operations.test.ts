@@ -15,6 +15,8 @@ import {
   AppError,
   createLogger,
   createServiceApp,
+  generateDevKeyPair,
+  handle,
   currentRequestId,
   EventBus,
   eventsDeadLettered,
@@ -307,5 +309,31 @@ describe('stream limits', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('access log', () => {
+  it('logs the probes at debug and every other request at info', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = createServiceApp({
+      service: 'access-log',
+      logger,
+      publicKey: generateDevKeyPair().publicKey,
+      routes: (router) =>
+        router.get(
+          '/api/v1/things',
+          handle(() => 1),
+        ),
+    });
+    await request(app).get('/health').expect(200);
+    await request(app).get('/api/v1/things').expect(200);
+    const requests = await eventually(() => {
+      const logged = lines.filter((line) => line.message === 'request');
+      return logged.length >= 2 ? logged : undefined;
+    });
+    expect(requests.map((line) => [line.path, line.level])).toEqual([
+      ['/health', 'debug'],
+      ['/api/v1/things', 'info'],
+    ]);
   });
 });

@@ -14,7 +14,6 @@ jest.mock('nats', () => {
 import { createLogger, generateDevKeyPair, metricsRegistry, signAccessToken } from '@binzip/shared/dist/lite';
 import { configSchema } from '../src/config';
 import { buildGateway } from '../src/gateway';
-import '../src/lifecycle';
 
 /** An upstream that answers every path 200, `/fail` 500. */
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {

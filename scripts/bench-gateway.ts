@@ -1,14 +1,16 @@
 /**
  * Gateway overhead, measured honestly: the upstream (an Express app built like every service), the built
- * gateway (`services/gateway/dist/main.js`) and, when installed, nginx (the reference reverse proxy) each run as
- * a process of their own, and the load comes from another process. Prints, for the cheap read
- * `GET /api/v1/boards/category?name=INTRO`, without and with a bearer token:
+ * gateway (`services/gateway/dist/main.js`), a bare Node `http.request` pipe (scripts/lib/bench-pipe.ts: the floor
+ * of any Node proxy) and, when installed, nginx (the reference reverse proxy) each run as a process of their own,
+ * and the load comes from another process. Prints, for the cheap read `GET /api/v1/boards/category?name=INTRO`,
+ * without and with a bearer token:
  *   - req/s at saturation (wrk, else autocannon in a child process) and the ratio to direct;
  *   - p50/p99 at a fixed rate (scripts/lib/bench-load.ts) and what each proxy adds over direct;
- *   - the gateway's RSS idle and every few seconds of a sustained load.
+ *   - the gateway's RSS (and V8 heap, from its /metrics) idle and every few seconds of a sustained load.
  * Asserts nothing. On a small machine every process shares the cores, so read the ratios, not the absolutes.
  * On a shared, noisy machine the load changes between measurements: `--rounds N` measures every target N times,
- * interleaved, and prints each round's ratio to the direct figure of the same round, then the median.
+ * interleaved, and prints each round's ratio to (or, for latency, difference from) the direct figure of the same
+ * round, then the median.
  * `--baseline path/to/main.js` runs a second gateway build (say, main's, built elsewhere) next to this one, so
  * a change is compared with what it replaces under the same load.
  *
@@ -188,6 +190,15 @@ async function main(): Promise<void> {
     await waitHealthy(`http://127.0.0.1:${port}/health`, child);
     targets.push({ name: 'baseline', url: `http://127.0.0.1:${port}`, pid: child.pid });
   }
+  {
+    const port = await freePort();
+    const child = start(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts', 'lib', 'bench-pipe.ts')], {
+      PORT: String(port),
+      UPSTREAM: direct,
+    });
+    await waitHealthy(`http://127.0.0.1:${port}/health`, child);
+    targets.splice(1, 0, { name: 'node pipe', url: `http://127.0.0.1:${port}`, pid: child.pid });
+  }
   const nginx = which('nginx');
   if (nginx) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
@@ -236,33 +247,74 @@ async function main(): Promise<void> {
   // CPU per request of the process answering (the upstream for direct, the proxy itself otherwise) does not
   // depend on what else the machine is doing as much as throughput does.
   const cpuPid = (target: { name: string; pid?: number }) => (target.name === 'direct' ? upstream.pid : target.pid);
-  console.log(`\nfixed ${RATE} req/s, ${RATE_SECONDS} s each (µs; cpu: of the upstream for direct, of the proxy otherwise, per request)`);
+  console.log(
+    `\nfixed ${RATE} req/s, ${RATE_SECONDS} s each, ${ROUNDS} round(s) interleaved (µs, medians; added: median of the ` +
+      `differences from direct in the same round; cpu: of the upstream for direct, of the proxy otherwise, per request)`,
+  );
   for (const bearer of withToken) {
     const headers: Record<string, string> = bearer ? { authorization: token } : {};
-    let base = { p50: NaN, p99: NaN };
+    const figures = new Map<string, { p50: number[]; p99: number[]; added50: number[]; added99: number[]; cpu: number[]; errors: number }>(
+      targets.map((t) => [t.name, { p50: [], p99: [], added50: [], added99: [], cpu: [], errors: 0 }]),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      let base = { p50: NaN, p99: NaN };
+      for (const target of targets) {
+        const pid = cpuPid(target);
+        const cpuBefore = pid ? cpuMs(pid) : NaN;
+        const result = await atFixedRate(`${target.url}${PATH}`, headers);
+        const entry = figures.get(target.name);
+        if (!entry) continue;
+        if (pid) entry.cpu.push(((cpuMs(pid) - cpuBefore) * 1000) / (RATE * RATE_SECONDS + 200));
+        if (target.name === 'direct') base = result;
+        entry.p50.push(result.p50);
+        entry.p99.push(result.p99);
+        entry.added50.push(result.p50 - base.p50);
+        entry.added99.push(result.p99 - base.p99);
+        entry.errors += result.errors;
+      }
+    }
     for (const target of targets) {
-      const pid = cpuPid(target);
-      const cpuBefore = pid ? cpuMs(pid) : NaN;
-      const result = await atFixedRate(`${target.url}${PATH}`, headers);
-      const cpu = pid ? ` cpu ${Math.round(((cpuMs(pid) - cpuBefore) * 1000) / (RATE * RATE_SECONDS + 200))}` : '';
-      if (target.name === 'direct') base = result;
-      const added = target.name === 'direct' ? '' : `  adds p50 ${result.p50 - base.p50} µs, p99 ${result.p99 - base.p99} µs`;
+      const f = figures.get(target.name);
+      if (!f) continue;
+      const cpu = f.cpu.length ? ` cpu ${Math.round(median(f.cpu))}` : '';
+      const added =
+        target.name === 'direct'
+          ? ''
+          : `  adds p50 ${Math.round(median(f.added50))} µs, p99 ${Math.round(median(f.added99))} µs` +
+            (ROUNDS > 1 ? `  (rounds p99 ${f.added99.map((x) => Math.round(x)).join(' ')})` : '');
       console.log(
-        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} p50 ${String(result.p50).padStart(5)}  p99 ${String(result.p99).padStart(6)}${cpu}${added}` +
-          (result.errors ? `  errors ${result.errors}` : ''),
+        `  ${(bearer ? `${target.name} + token` : target.name).padEnd(18)} p50 ${String(Math.round(median(f.p50))).padStart(5)}  ` +
+          `p99 ${String(Math.round(median(f.p99))).padStart(6)}${cpu}${added}` +
+          (f.errors ? `  errors ${f.errors}` : ''),
       );
     }
   }
 
   if (SOAK_SECONDS > 0) {
-    const samples = [rssMiB(gatewayPid)];
-    const timer = setInterval(() => samples.push(rssMiB(gatewayPid)), 5_000);
+    // RSS alone cannot tell a leak from V8 letting its heap grow before it collects: the heap in use is printed too.
+    const sample = async () => `${rssMiB(gatewayPid)}/${await heapUsedMiB(viaGateway)}`;
+    const samples = [await sample()];
+    const timer = setInterval(() => void sample().then((s) => samples.push(s)), 5_000);
     await saturate(`${viaGateway}${PATH}`, { authorization: token }, SOAK_SECONDS);
     clearInterval(timer);
-    samples.push(rssMiB(gatewayPid));
-    console.log(`\nRSS idle: ${idleRss.join(', ')}; gateway during ${SOAK_SECONDS} s at saturation with a token, every 5 s: ${samples.join(' ')} MiB`);
+    samples.push(await sample());
+    console.log(
+      `\nRSS idle: ${idleRss.join(', ')}; gateway during ${SOAK_SECONDS} s at saturation with a token, every 5 s ` +
+        `(RSS/V8 heap in use, MiB): ${samples.join(' ')}`,
+    );
   } else {
     console.log(`\nRSS idle: ${idleRss.join(', ')}; gateway after the runs ${rssMiB(gatewayPid)} MiB`);
+  }
+}
+
+/** The gateway's V8 heap in use, from its own /metrics (prom-client's default process metrics). */
+async function heapUsedMiB(base: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2_000) })).text();
+    const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+    return match ? Math.round(Number(match[1]) / 1048576) : NaN;
+  } catch {
+    return NaN;
   }
 }
 

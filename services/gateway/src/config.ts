@@ -42,6 +42,11 @@ export const configSchema = z.object({
   NOTIFICATIONS_URLS: urlList.default(['http://127.0.0.1:7005']),
   /** Upstream must start answering within this time, else 504. */
   UPSTREAM_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * A pooled upstream connection idle this long is closed by the gateway. Below the services' own 65 s
+   * keep-alive timeout, so the gateway never writes a request onto a connection the service is closing.
+   */
+  UPSTREAM_IDLE_SOCKET_MS: positiveInt.max(64_000).default(60_000),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /** Allowed origins (credentials allowed): exact origins, or `scheme://host:*` for any port. */

@@ -86,7 +86,13 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const app = buildApp({ config, logger, pools, trust });
   const tokens = new TokenVerifier(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
   const cors = corsPolicy(config.CORS_ORIGINS);
-  const proxies = createServiceProxies({ pools, timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const proxies = createServiceProxies({
+    pools,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
+    logger,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
   const sendCodeCeiling = () => floodCeiling(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX, trust);
   // Keyed on the canonical, lower-cased path: no spelling of these paths escapes its ceiling.
   const ceilings = new Map<string, Middleware>([

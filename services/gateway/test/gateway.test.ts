@@ -368,6 +368,35 @@ describe('gateway', () => {
       await eventually(() => community.abandoned.includes('/api/v1/boards/hang'));
     });
 
+    it('closes an idle pooled upstream connection itself, before the service would, and opens a new one next time', async () => {
+      // An upstream that keeps idle connections far longer than the gateway may: any close seen within the
+      // test is the gateway's.
+      const upstream = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"code":"SUCCESS","message":"성공"}');
+      });
+      upstream.keepAliveTimeout = 30_000;
+      const opened: net.Socket[] = [];
+      const closed: net.Socket[] = [];
+      upstream.on('connection', (socket: net.Socket) => {
+        opened.push(socket);
+        socket.on('close', () => closed.push(socket));
+      });
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      try {
+        await serve({ COMMUNITY_URLS: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, UPSTREAM_IDLE_SOCKET_MS: '300' });
+        expect((await send(url, { path: '/api/v1/boards/category' })).status).toBe(200);
+        expect(opened).toHaveLength(1);
+        await eventually(() => closed.length === 1, 3_000);
+
+        expect((await send(url, { path: '/api/v1/boards/category' })).status).toBe(200);
+        expect(opened).toHaveLength(2);
+      } finally {
+        upstream.closeAllConnections();
+        await new Promise((resolve) => upstream.close(resolve));
+      }
+    });
+
     it('answers request targets that are not paths with 400', async () => {
       await serve();
       const port = Number(new URL(url).port);

@@ -75,6 +75,8 @@ export interface ProxyOptions {
   logger: Logger;
   /** Largest body forwarded; declared lengths are checked before the proxy, chunked bodies while streaming. */
   bodyLimitBytes: number;
+  /** A pooled upstream connection idle this long is closed (`UPSTREAM_IDLE_SOCKET_MS`). */
+  idleSocketMs: number;
 }
 
 export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -85,21 +87,18 @@ export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse)
  * Faults become envelopes: refused -> 503 (after trying the other instances when the request has no body),
  * upstream silent past the timeout -> 504, anything else mid-flight -> 502.
  */
-/** Below the services' `keepAliveTimeout` (65 s, shared `listen`). */
-export const UPSTREAM_IDLE_SOCKET_MS = 60_000;
-
 export function createServiceProxies(options: ProxyOptions): Record<ServiceName, ProxyHandler> {
   // One keep-alive agent for every upstream: sockets are pooled per instance address, so each replica keeps its own.
-  // An idle pooled socket is closed here before the services' own 65 s keep-alive timeout closes it, so a request
-  // is never written onto a socket the service is closing at that moment (a 502). In-flight requests are bounded
-  // by the shorter upstream timeout first.
+  // An idle pooled socket is closed here before the services' own 65 s keep-alive timeout closes it (the agent's
+  // `timeout` applies to free sockets too), so a request is never written onto a socket the service is closing at
+  // that moment (a 502). In-flight requests are bounded by the shorter upstream timeout first.
   const agent = new http.Agent({
     keepAlive: true,
     maxSockets: 256,
     maxFreeSockets: 64,
     keepAliveMsecs: 1_000,
     scheduling: 'lifo',
-    timeout: UPSTREAM_IDLE_SOCKET_MS,
+    timeout: options.idleSocketMs,
   });
   return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options)])) as Record<ServiceName, ProxyHandler>;
 }

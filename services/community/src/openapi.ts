@@ -34,12 +34,13 @@ export function apiDocument(): ApiDocument {
     path: '/api/v1/boards',
     operationId: 'createBoard',
     summary: '게시글 작성',
-    description: '분류는 게시판 종류에 맞아야 합니다 (EMPTY는 항상 허용). `fixed`는 관리자의 홍보 글에만 적용됩니다.',
+    description:
+      '분류는 게시판 종류에 맞아야 합니다 (EMPTY는 항상 허용). `fixed`는 관리자의 홍보 글에만 적용되며, 이미 10개가 고정되어 있으면 B0001로 거절됩니다.',
     tags: boards,
     access: 'user',
     body: boardBody,
     data: boardIdData,
-    errors: ['U0012'],
+    errors: ['B0001', 'U0012'],
   });
   registerOperation(registry, {
     method: 'get',
@@ -117,12 +118,13 @@ export function apiDocument(): ApiDocument {
     path: '/api/v1/boards/{boardId}',
     operationId: 'updateBoard',
     summary: '게시글 수정 (작성자만)',
+    description: '`fixed`는 작성 때와 같이 관리자의 홍보 글에만 적용되며 고정 개수 제한(10개)을 따릅니다.',
     tags: boards,
     access: 'user',
     params: boardParams,
     body: boardBody,
     data: boardIdData,
-    errors: ['C0001', 'C0003', 'U0012'],
+    errors: ['B0001', 'C0001', 'C0003', 'U0012'],
   });
   registerOperation(registry, {
     method: 'delete',

@@ -3,7 +3,7 @@ import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { postBoard } from './helpers';
+import { boardPayload, postBoard } from './helpers';
 
 let h: ServiceHarness<CommunityModels>;
 let admin: TestPerson;
@@ -62,5 +62,45 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
     await pin(ids[0], { fixed: false }).expect(200);
     await pin(ids[10], { fixed: true }).expect(200);
     expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
+  });
+
+  it('the same limit holds for a post written pinned through POST or PUT /boards: nothing is written past it', async () => {
+    await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
+    const pinnedPost = (over: Record<string, unknown> = {}) => boardPayload({ prefixCategory: 'ADVERTISEMENT', category: null, fixed: true, ...over });
+    for (let i = 0; i < 10; i++) await postBoard(h.app, admin, pinnedPost());
+    const boardsBefore = await h.models.boards.countDocuments({ deleted: false });
+
+    const created = await request(h.app)
+      .post('/api/v1/boards')
+      .set('Authorization', admin.token)
+      .send(pinnedPost({ title: '열한 번째' }));
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual({ code: 'B0001', message: '고정할 수 있는 게시글 수를 초과했습니다.' });
+    expect(await h.models.boards.countDocuments({ deleted: false })).toBe(boardsBefore);
+
+    const own = await postBoard(h.app, admin, pinnedPost({ title: '원래 제목', fixed: false }));
+    const edited = await request(h.app)
+      .put(`/api/v1/boards/${own}`)
+      .set('Authorization', admin.token)
+      .send(pinnedPost({ title: '바뀐 제목' }));
+    expect(edited.status).toBe(400);
+    expect(edited.body.code).toBe('B0001');
+    expect(await h.models.boards.findById(own).lean().exec()).toMatchObject({ title: '원래 제목', fixed: false });
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
+
+    // Editing a post that is already pinned keeps its slot; unpinning one frees a slot for another.
+    const [first] = await h.models.boards.find({ fixed: true, deleted: false }, { _id: 1 }).sort({ _id: 1 }).limit(1).lean().exec();
+    await request(h.app)
+      .put(`/api/v1/boards/${first?._id}`)
+      .set('Authorization', admin.token)
+      .send(pinnedPost({ title: '고친 공지' }))
+      .expect(200);
+    await pin(first?._id ?? 0, { fixed: false }).expect(200);
+    await request(h.app)
+      .put(`/api/v1/boards/${own}`)
+      .set('Authorization', admin.token)
+      .send(pinnedPost({ title: '바뀐 제목' }))
+      .expect(200);
+    expect(await h.models.boards.findById(own).lean().exec()).toMatchObject({ title: '바뀐 제목', fixed: true });
   });
 });

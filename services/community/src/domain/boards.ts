@@ -16,6 +16,7 @@ import type { FilterQuery, SortOrder } from 'mongoose';
 import type { BoardDoc } from '../models';
 import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
 import type { CommunityContext } from './context';
+import { assertPinRoom, pinLimitExceeded } from './pinning';
 import { oneLineOf, plainTextOf } from './text';
 import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './views';
 
@@ -97,8 +98,14 @@ function contentFields(user: AuthClaims, input: BoardInput, category: string) {
   };
 }
 
+/**
+ * An administrator's promotion post may be written pinned (`fixed: true`), within the same limit of 10 as the
+ * back office's pin: with no slot left nothing is written (B0001); a write that raced another for the last slot
+ * is undone (the new post removed, the edited one restored) and answered B0001 too.
+ */
 export async function createBoard(ctx: CommunityContext, user: AuthClaims, input: BoardInput): Promise<number> {
   const content = contentFields(user, input, checkedCategory(input));
+  if (content.fixed) await assertPinRoom(ctx);
   const id = await nextId(ctx.models.boards.db, 'board');
   const now = ctx.now();
   await ctx.models.boards.create({
@@ -111,6 +118,10 @@ export async function createBoard(ctx: CommunityContext, user: AuthClaims, input
     createdAt: now,
     updatedAt: now,
   });
+  if (content.fixed && (await pinLimitExceeded(ctx))) {
+    await ctx.models.boards.deleteOne({ _id: id }).exec();
+    throw new AppError('B0001');
+  }
   return id;
 }
 
@@ -120,8 +131,17 @@ export async function updateBoard(ctx: CommunityContext, user: AuthClaims, input
   const board = await liveBoard(ctx, boardId);
   if (board.authorId !== user.userId) throw AppError.forbidden();
   const content = contentFields(user, input, category);
+  const newlyPinned = content.fixed && !board.fixed;
+  if (newlyPinned) await assertPinRoom(ctx);
   const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { ...content, updatedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
+  if (newlyPinned && (await pinLimitExceeded(ctx))) {
+    const { title, code, plainText, oneLineContent, imageUrls, category: before, prefixCategory, fixed, updatedAt } = board;
+    await ctx.models.boards
+      .updateOne({ _id: boardId }, { $set: { title, code, plainText, oneLineContent, imageUrls, category: before, prefixCategory, fixed, updatedAt } })
+      .exec();
+    throw new AppError('B0001');
+  }
   return boardId;
 }
 

@@ -6,6 +6,16 @@ export const MAX_PINNED_BOARDS = 10;
 
 const PINNED = { fixed: true, deleted: false };
 
+/** B0001 unless another post can still be pinned (asked before a write that would pin one). */
+export async function assertPinRoom(ctx: CommunityContext): Promise<void> {
+  if ((await ctx.models.boards.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
+}
+
+/** Asked after a write that pinned a post: two racing writes may both have taken the last slot. */
+export async function pinLimitExceeded(ctx: CommunityContext): Promise<boolean> {
+  return (await ctx.models.boards.countDocuments(PINNED).exec()) > MAX_PINNED_BOARDS;
+}
+
 /**
  * Pins or unpins a promotion (ADVERTISEMENT) post. Pinning sets the flag, then counts: over the limit it is
  * set back and answered B0001. Two racing pins of the 10th slot may both be refused (never both kept), so the
@@ -22,9 +32,9 @@ export async function setPinned(ctx: CommunityContext, _admin: AuthClaims, input
     return boardId;
   }
   if (board.fixed) return boardId;
-  if ((await models.boards.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
+  await assertPinRoom(ctx);
   const pinned = await models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec();
-  if (pinned.modifiedCount === 1 && (await models.boards.countDocuments(PINNED).exec()) > MAX_PINNED_BOARDS) {
+  if (pinned.modifiedCount === 1 && (await pinLimitExceeded(ctx))) {
     await models.boards.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
     throw new AppError('B0001');
   }

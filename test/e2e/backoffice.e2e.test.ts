@@ -9,6 +9,23 @@ import { startE2eSystem, type E2eSystem, type NotificationItem } from '../suppor
 jest.setTimeout(240_000);
 
 const ADMIN = { userName: 'boadmin', password: 'Adm1nPass!', nick_name: '운영자', phone_num: '01099990001', email: 'boadmin@example.com', userType: 'WEB' };
+/** A SERVER team of two, so a record of one is reviewed by the other (the WEB team has the administrator alone). */
+const SERVER_WRITER = {
+  userName: 'bowriter',
+  password: 'Wr1terPass!',
+  nick_name: '서버작성자',
+  phone_num: '01099990002',
+  email: 'bowriter@example.com',
+  userType: 'SERVER',
+};
+const SERVER_REVIEWER = {
+  userName: 'boreviewer',
+  password: 'Rev1ewPass!',
+  nick_name: '서버검토자',
+  phone_num: '01099990003',
+  email: 'boreviewer@example.com',
+  userType: 'SERVER',
+};
 const PASSWORD = 'Passw0rd!';
 
 let e2e: E2eSystem;
@@ -17,7 +34,7 @@ let admin: string;
 beforeAll(async () => {
   e2e = await startE2eSystem('backofficee2e', {
     services: ['accounts', 'community', 'houses', 'records', 'notifications'],
-    env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4', ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]), OUTBOX_INTERVAL_MS: '200' },
+    env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4', ADMIN_BOOTSTRAP: JSON.stringify([ADMIN, SERVER_WRITER, SERVER_REVIEWER]), OUTBOX_INTERVAL_MS: '200' },
   });
   admin = await e2e.signIn(ADMIN.userName, ADMIN.password);
 }, 120_000);
@@ -182,6 +199,32 @@ test('completing a withdrawal erases the identity, frees it, and every service s
   expect(oldSignIn.body.code).toBe('U0001');
   await ok('POST', '/api/v1/users/sign-up', undefined, leaver.body);
   await e2e.signIn(leaver.body.userName, PASSWORD);
+});
+
+test('a reviewer who withdraws shows as 탈퇴한 사용자 in the review of a record, as reviewer and as review author', async () => {
+  const writer = await e2e.signIn(SERVER_WRITER.userName, SERVER_WRITER.password);
+  const reviewer = await e2e.signIn(SERVER_REVIEWER.userName, SERVER_REVIEWER.password);
+  const reviewerId = (await ok<{ id: number }>('GET', '/api/v1/users', reviewer)).id;
+  // Records learns of the team from accounts' events: until then a record of the writer has nobody to review it.
+  const recordId = await eventually(async () => {
+    const id = await ok<number>('POST', '/api/v1/record', writer, { ...record, part: 'server' });
+    return (await ok<Loose>('GET', `/api/v1/record/review/${id}`, writer)).reviewers.length === 1 ? id : false;
+  }, 15_000);
+  await ok('POST', '/api/v1/record_review', reviewer, { record_id: recordId, content: '검토했습니다', status: 'approve' });
+  const before = await ok<Loose>('GET', `/api/v1/record/review/${recordId}`, writer);
+  expect(before.reviews.map((r: Loose) => r.nick_name)).toEqual([SERVER_REVIEWER.nick_name]);
+
+  await ok('POST', '/api/v1/users/withdrawal', reviewer, { reason: ['기타'], content: '이동합니다' });
+  expect(await ok('PUT', `/api/v1/admin/withdrawals/${reviewerId}`, admin)).toBe(reviewerId);
+
+  const GONE = '탈퇴한 사용자';
+  const after = await eventually(async () => {
+    const view = await ok<Loose>('GET', `/api/v1/record/review/${recordId}`, writer);
+    return view.reviewers[0]?.nick_name === GONE ? view : false;
+  }, 15_000);
+  expect(after.reviewers).toEqual([{ status: 'approve', nick_name: GONE }]);
+  expect(after.reviews).toEqual([expect.objectContaining({ content: '검토했습니다', status: 'approve', nick_name: GONE })]);
+  expect(after.nick_name).toBe(SERVER_WRITER.nick_name);
 });
 
 test('a report reaches the administrators and the author count; DISMISS shows the listing again, REMOVE deletes it', async () => {

@@ -210,6 +210,11 @@ describe('the gateway edge', () => {
       const escaped = await raw(port, 'GET /api/../../x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
       expect(escaped.status).toBe(400);
       expect(JSON.parse(escaped.body)).toEqual({ code: 'C0002', message: '올바르지 않은 요청 값입니다.' });
+
+      // The query goes on exactly as sent; a fragment never does.
+      const withFragment = await raw(port, 'GET /api/v1/Boards/2?q=%EB%B9%88%EC%A7%91&sort=a,b#top HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+      expect(withFragment.status).toBe(200);
+      expect(upstream.hits.at(-1)?.url).toBe('/api/v1/boards/2?q=%EB%B9%88%EC%A7%91&sort=a,b');
     });
   });
 

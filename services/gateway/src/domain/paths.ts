@@ -54,7 +54,10 @@ function canonicalRoute(raw: string): { path: string; route: Route | undefined }
  * Splits an origin-form request target into its canonical path and its query (with the `?`, or empty), with
  * the route owning the path (`undefined`: one of the gateway's own pages).
  */
-export function canonicalTarget(target: string): { path: string; query: string; route: Route | undefined } | undefined {
+export function canonicalTarget(raw: string): { path: string; query: string; route: Route | undefined } | undefined {
+  // A fragment is the client's own business and never part of what is forwarded.
+  const hash = raw.indexOf('#');
+  const target = hash === -1 ? raw : raw.slice(0, hash);
   const mark = target.indexOf('?');
   const canonical = canonicalRoute(mark === -1 ? target : target.slice(0, mark));
   return canonical === undefined ? undefined : { path: canonical.path, route: canonical.route, query: mark === -1 ? '' : target.slice(mark) };

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { parse as parseUrl, type Url } from 'node:url';
+import type { Url } from 'node:url';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { GatewayFaults, type Logger } from '@binzip/shared/dist/lite';
 import { SERVICE_NAMES, type Pools, type ServiceName } from '../domain/upstreams';
@@ -29,14 +29,18 @@ function stateOf(req: http.IncomingMessage): ProxyState {
 }
 
 /**
- * Targets handed to http-proxy already parsed: given a string, it runs the legacy `url.parse` on it for every
- * request. Instances are few (re-resolved addresses included), so this never grows far.
+ * Targets handed to http-proxy already parsed, in the legacy `url.parse` shape it reads: given a string, it
+ * would run `url.parse` (deprecated, and a warning on Node 24) on it for every request. Built from the WHATWG
+ * parser instead. Instances are few (re-resolved addresses included), so this never grows far.
  */
-const parsedTargets = new Map<string, Url>();
-function parsedTarget(url: string): Url {
+const parsedTargets = new Map<string, Partial<Url>>();
+function parsedTarget(url: string): Partial<Url> {
   let parsed = parsedTargets.get(url);
   if (parsed === undefined) {
-    parsed = parseUrl(url);
+    const { protocol, hostname, port, host } = new URL(url);
+    // http.request wants an IPv6 address without the brackets the URL form needs.
+    const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+    parsed = { protocol, host, hostname: bare, port: port || (protocol === 'https:' ? '443' : '80'), path: '/', pathname: '/' };
     if (parsedTargets.size >= 1_000) parsedTargets.clear();
     parsedTargets.set(url, parsed);
   }
@@ -204,6 +208,9 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       return parsedTarget(target);
     },
     agent,
+    // The request target is already the canonical origin form (`canonicalTarget`): forwarded as it is, rather
+    // than run through the legacy `url.parse` again for every request (http-proxy does that unless `toProxy`).
+    toProxy: true,
     xfwd: false,
     changeOrigin: false,
     ejectPlugins: true,

@@ -46,6 +46,10 @@ FROM ${NODE_IMAGE}
 ARG SERVICE
 # PORT here is the gateway's; compose sets each service's own. The health check reads the same variable.
 ENV NODE_ENV=production SERVICE=${SERVICE} HOST=0.0.0.0 PORT=8080
+# Node 24 sizes V8's young generation by the host's memory: on a large host the gateway's RSS under load went
+# from ~140 to ~220 MiB with no gain in throughput (README, "Gateway figures"). 16 MiB semi-spaces, Node 20's
+# size, keep every process's memory predictable; override NODE_OPTIONS to change it.
+ENV NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 COPY --from=runtime-deps /app /app
 USER node

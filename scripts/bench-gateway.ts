@@ -169,6 +169,8 @@ async function main(): Promise<void> {
     JWT_PUBLIC_KEY: keys.publicKey,
     COMMUNITY_URLS: direct,
     LOG_LEVEL,
+    // As the Docker image runs it (see the Dockerfile): it bounds the young generation on Node 24.
+    NODE_OPTIONS: '--max-semi-space-size=16',
   });
   const viaGateway = `http://127.0.0.1:${gatewayPort}`;
   await waitHealthy(`${viaGateway}/health`, gateway);
@@ -186,6 +188,7 @@ async function main(): Promise<void> {
       JWT_PUBLIC_KEY: keys.publicKey,
       COMMUNITY_URLS: direct,
       LOG_LEVEL,
+      NODE_OPTIONS: '--max-semi-space-size=16',
     });
     await waitHealthy(`http://127.0.0.1:${port}/health`, child);
     targets.push({ name: 'baseline', url: `http://127.0.0.1:${port}`, pid: child.pid });

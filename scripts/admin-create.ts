@@ -26,21 +26,35 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
+const USAGE = `usage: npm run admin:create -- --userName <name> --password <password> --nick_name <nick> \\
+         --phone_num <01012345678> --email <address> --type <WEB|SERVER>
+Creates an administrator in the accounts database (MONGODB_URI, MONGODB_DB) and publishes it on NATS (NATS_URL).`;
+
+const OPTIONS = {
+  userName: { type: 'string' },
+  password: { type: 'string' },
+  nick_name: { type: 'string' },
+  phone_num: { type: 'string' },
+  email: { type: 'string' },
+  type: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      userName: { type: 'string' },
-      password: { type: 'string' },
-      nick_name: { type: 'string' },
-      phone_num: { type: 'string' },
-      email: { type: 'string' },
-      type: { type: 'string' },
-    },
-    strict: true,
-  });
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+  try {
+    ({ values } = parseArgs({ options: OPTIONS, strict: true }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const missing = ['userName', 'password', 'nick_name', 'phone_num', 'email', 'type'].filter((k) => values[k as keyof typeof values] === undefined);
   if (missing.length > 0) {
-    console.error(`missing option(s): ${missing.map((m) => `--${m}`).join(' ')}`);
+    console.error(`missing option(s): ${missing.map((m) => `--${m}`).join(' ')}\n${USAGE}`);
     return 2;
   }
   const cost = Number(process.env.BCRYPT_COST ?? 10);

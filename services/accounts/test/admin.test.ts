@@ -150,4 +150,13 @@ describe('scripts/admin-create.ts', () => {
     expect(badType).toMatchObject({ code: 1 });
     expect((badType as { stderr: string }).stderr).toContain('C0002');
   }, 90_000);
+
+  it('prints its usage for --help (exit 0) and with an unknown option (exit 2)', async () => {
+    const help = await cli(['--help']);
+    expect(help.stdout).toMatch(/^usage: npm run admin:create -- --userName/);
+    const unknown = await cli([...args, '--admin', 'yes']).catch((err: { code: number; stderr: string }) => err);
+    expect(unknown).toMatchObject({ code: 2 });
+    expect((unknown as { stderr: string }).stderr).toContain("Unknown option '--admin'");
+    expect((unknown as { stderr: string }).stderr).toContain('usage: npm run admin:create');
+  }, 90_000);
 });

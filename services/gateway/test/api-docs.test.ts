@@ -1,10 +1,10 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { createLogger, type ApiDocument } from '@binzip/shared';
 import { apiDocument as notificationsDocument } from '../../notifications/src/openapi';
 import { apiDocsRouter } from '../src/routes/api-docs';
+import { serveLocally } from './helpers';
 
 /** A real upstream serving a document at /openapi.json (or failing). */
 async function documentServer(document: ApiDocument | 'fail'): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
@@ -17,9 +17,8 @@ async function documentServer(document: ApiDocument | 'fail'): Promise<{ url: st
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, hits: () => hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const { url, close } = await serveLocally(server);
+  return { url, hits: () => hits, close };
 }
 
 const otherDocument: ApiDocument = {

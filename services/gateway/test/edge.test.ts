@@ -10,6 +10,7 @@ import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/share
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
 import { canonicalPath } from '../src/domain/paths';
+import { serveLocally } from './helpers';
 
 interface Hit {
   method: string;
@@ -26,16 +27,8 @@ async function startEagerUpstream(): Promise<{ url: string; hits: Hit[]; close()
     res.writeHead(req.method === 'GET' ? 200 : 400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, close } = await serveLocally(server);
+  return { url, hits, close };
 }
 
 /** Raw bytes in, the whole answer out (status line, headers, body) until the gateway closes or `until` matches. */

@@ -6,6 +6,7 @@ import { eventually } from '../../../test/support';
 import { configSchema } from '../src/config';
 import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
 import { buildGateway, listenGateway } from '../src/gateway';
+import { refusedUrl, serveLocally } from './helpers';
 
 /** A real HTTP upstream that answers with what it received, so the tests see what the gateway forwarded. */
 interface Upstream {
@@ -44,26 +45,8 @@ async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'):
       res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: { upstream: name, url: req.url } }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    hits,
-    abandoned,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-async function refusedUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
+  const { url, close } = await serveLocally(server);
+  return { url, hits, abandoned, close };
 }
 
 /** Sends bytes as they are (what supertest cannot: absolute-form targets) and returns the status line. */
@@ -382,9 +365,9 @@ describe('gateway', () => {
         opened.push(socket);
         socket.on('close', () => closed.push(socket));
       });
-      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      const local = await serveLocally(upstream);
       try {
-        await serve({ COMMUNITY_URLS: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, UPSTREAM_IDLE_SOCKET_MS: '300' });
+        await serve({ COMMUNITY_URLS: local.url, UPSTREAM_IDLE_SOCKET_MS: '300' });
         expect((await send(url, { path: '/api/v1/boards/category' })).status).toBe(200);
         expect(opened).toHaveLength(1);
         await eventually(() => closed.length === 1, 3_000);
@@ -392,8 +375,7 @@ describe('gateway', () => {
         expect((await send(url, { path: '/api/v1/boards/category' })).status).toBe(200);
         expect(opened).toHaveLength(2);
       } finally {
-        upstream.closeAllConnections();
-        await new Promise((resolve) => upstream.close(resolve));
+        await local.close();
       }
     });
 

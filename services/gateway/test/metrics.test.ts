@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 // The gateway holds no store: loading mongoose or nats (the shared index does) would cost it a third of its
@@ -14,9 +13,10 @@ jest.mock('nats', () => {
 import { createLogger, generateDevKeyPair, metricsRegistry, signAccessToken } from '@binzip/shared/dist/lite';
 import { configSchema } from '../src/config';
 import { buildGateway } from '../src/gateway';
+import { refusedUrl, serveLocally, type LocalServer } from './helpers';
 
 /** An upstream that answers every path 200, `/fail` 500. */
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+async function startUpstream(): Promise<LocalServer> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -24,23 +24,7 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
       res.end('{"code":"SUCCESS","message":"성공"}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-async function refusedUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
+  return serveLocally(server);
 }
 
 /** The value of one sample line of the Prometheus text, e.g. `name{a="b"}`; 0 when absent. */

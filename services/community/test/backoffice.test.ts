@@ -103,4 +103,29 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
       .expect(200);
     expect(await h.models.boards.findById(own).lean().exec()).toMatchObject({ title: '바뀐 제목', fixed: true });
   });
+
+  it('racing edits for the last pinned slot never leave more than 10 pinned; a refused edit leaves the post as it was', async () => {
+    await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
+    const post = (over: Record<string, unknown>) => boardPayload({ prefixCategory: 'ADVERTISEMENT', category: null, ...over });
+    for (let i = 0; i < 9; i++) await postBoard(h.app, admin, post({ fixed: true }));
+    const racers = [await postBoard(h.app, admin, post({ title: '원래 A' })), await postBoard(h.app, admin, post({ title: '원래 B' }))];
+    const answers = await Promise.all(
+      racers.map((id, i) =>
+        request(h.app)
+          .put(`/api/v1/boards/${id}`)
+          .set('Authorization', admin.token)
+          .send(post({ title: `바뀐 ${i}`, fixed: true })),
+      ),
+    );
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBeLessThanOrEqual(10);
+    expect(answers.filter((res) => res.status === 200).length).toBeLessThanOrEqual(1);
+    for (const [i, res] of answers.entries()) {
+      const stored = await h.models.boards.findById(racers[i]).lean().exec();
+      if (res.status === 200) expect(stored).toMatchObject({ title: `바뀐 ${i}`, fixed: true });
+      else {
+        expect(res.body.code).toBe('B0001');
+        expect(stored).toMatchObject({ title: i === 0 ? '원래 A' : '원래 B', fixed: false });
+      }
+    }
+  });
 });

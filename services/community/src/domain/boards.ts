@@ -136,10 +136,9 @@ export async function updateBoard(ctx: CommunityContext, user: AuthClaims, input
   const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { ...content, updatedAt: ctx.now() } }).exec();
   if (result.matchedCount === 0) throw AppError.notFound();
   if (newlyPinned && (await pinLimitExceeded(ctx))) {
-    const { title, code, plainText, oneLineContent, imageUrls, category: before, prefixCategory, fixed, updatedAt } = board;
-    await ctx.models.boards
-      .updateOne({ _id: boardId }, { $set: { title, code, plainText, oneLineContent, imageUrls, category: before, prefixCategory, fixed, updatedAt } })
-      .exec();
+    // Back to what was stored, field for field of what the edit wrote.
+    const before = Object.fromEntries(Object.keys(content).map((field) => [field, board[field as keyof typeof content]]));
+    await ctx.models.boards.updateOne({ _id: boardId }, { $set: { ...before, updatedAt: board.updatedAt } }).exec();
     throw new AppError('B0001');
   }
   return boardId;

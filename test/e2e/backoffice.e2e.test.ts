@@ -4,7 +4,7 @@
  * token, completes a withdrawal, handles reports, pins a promotion post and reads the statistics.
  */
 import { eventually } from '../support';
-import { startE2eSystem, type E2eSystem, type NotificationItem } from '../support/e2e';
+import { sampleListing, startE2eSystem, type E2eSystem, type NotificationItem } from '../support/e2e';
 
 jest.setTimeout(240_000);
 
@@ -71,25 +71,8 @@ async function member(label: string): Promise<{ body: ReturnType<typeof memberBo
   return { body, token, id };
 }
 
-const listing = (title: string) => ({
-  rentalType: 'SALE',
-  city: '강원특별자치도 평창군 대관령면',
-  detail: '횡계리 1',
-  zipCode: '25354',
-  size: '84.5',
-  purpose: '단독주택',
-  floorNum: 1,
-  contact: '01012345678',
-  createdDate: '1998',
-  price: 12000,
-  monthlyPrice: 0,
-  agentName: null,
-  title,
-  code: '<p>햇살 좋은 집</p>',
-  imageUrls: [],
-  tmpYn: false,
-  recommendedTag: [],
-});
+// In 강원, which the statistics test counts by region.
+const listing = (title: string) => ({ ...sampleListing(title), city: '강원특별자치도 평창군 대관령면', zipCode: '25354' });
 const board = (title: string, prefixCategory = 'DEFAULT') => ({
   title,
   code: '<p>본문입니다</p>',

@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { EventBus, OutboxRelay, connectMongo, createLogger, isAppError, serviceContext } from '@binzip/shared';
 import type { Connection } from 'mongoose';
+import { PasswordHasher } from '../services/accounts/src/domain/passwords';
 import { createAdministrator } from '../services/accounts/src/domain/users';
 import { accountsModels, initModels } from '../services/accounts/src/models';
 import { devDataDir, devNatsPrefix } from './lib/system';
@@ -80,7 +81,7 @@ async function main(): Promise<number> {
     );
     await bus.ensureStream('ACCOUNTS');
     // The relay below publishes the event, so no kick is needed; the CLI has no keys or senders to give.
-    const ctx = { ...serviceContext(models, { logger }), bcryptCost: cost };
+    const ctx = { ...serviceContext(models, { logger }), passwords: new PasswordHasher(cost, 1) };
     const admin = await createAdministrator(ctx, {
       userName: values.userName,
       password: values.password,

@@ -12,6 +12,7 @@ export interface AppDeps extends ServiceAppDeps {
   privateKey: string;
   senders: Senders;
   bcryptCost?: number;
+  passwordHashConcurrency?: number;
   defaultProfileImageUrl?: string;
 }
 

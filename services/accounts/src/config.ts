@@ -1,6 +1,7 @@
 import { blankToUndefined, loadConfig, serviceConfigShape } from '@binzip/shared';
 import { z } from 'zod';
 import { DEFAULT_BCRYPT_COST, DEFAULT_PROFILE_IMAGE_URL } from './domain/context';
+import { defaultPasswordHashConcurrency } from './domain/passwords';
 import { DEFAULT_SEND_DEADLINE_MS, DEFAULT_SMTP_TIMEOUTS, DEFAULT_TWILIO_TIMEOUT_MS } from './domain/senders';
 
 /** An administrator to create at start-up when missing (ADMIN_BOOTSTRAP is a JSON array of these). */
@@ -38,6 +39,7 @@ export const configSchema = z
     ...serviceConfigShape({ port: 7001, db: 'accounts' }),
     JWT_PRIVATE_KEY: z.string().min(1),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(DEFAULT_BCRYPT_COST),
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(defaultPasswordHashConcurrency),
     DEFAULT_PROFILE_IMAGE_URL: z.string().url().default(DEFAULT_PROFILE_IMAGE_URL),
     SMS_PROVIDER: z.enum(['local', 'twilio']).default('local'),
     TWILIO_ACCOUNT_SID: optionalText,

@@ -1,6 +1,7 @@
 import { runService, serviceContext, startOutboxRelay } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
+import { PasswordHasher } from './domain/passwords';
 import { createSenders, SmtpMailSender } from './domain/senders';
 import { bootstrapAdministrators } from './domain/users';
 import { startHouseReportSubscriber } from './events/house-report-subscriber';
@@ -18,7 +19,7 @@ runService({
     const eventsPending = () => void relay.kick();
     const houseReports = await startHouseReportSubscriber(serviceContext(models, { logger }), { bus });
     const created = await bootstrapAdministrators(
-      { ...serviceContext(models, { logger, eventsPending }), bcryptCost: config.BCRYPT_COST },
+      { ...serviceContext(models, { logger, eventsPending }), passwords: new PasswordHasher(config.BCRYPT_COST, config.PASSWORD_HASH_CONCURRENCY) },
       config.ADMIN_BOOTSTRAP,
     );
     if (created.length > 0) logger.info('administrators bootstrapped', { ids: created });
@@ -28,6 +29,7 @@ runService({
       logger,
       eventsPending,
       bcryptCost: config.BCRYPT_COST,
+      passwordHashConcurrency: config.PASSWORD_HASH_CONCURRENCY,
       publicKey: config.JWT_PUBLIC_KEY,
       privateKey: config.JWT_PRIVATE_KEY,
       senders,

@@ -1,5 +1,6 @@
 import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared';
 import type { AccountsModels } from '../models';
+import { PasswordHasher } from './passwords';
 import type { MailSender, SmsSender } from './senders';
 
 /** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
@@ -20,10 +21,10 @@ export interface Senders {
 
 /**
  * Accounts is where users, passwords and tokens come from, so its use-cases need more than models and a clock:
- * the bcrypt cost, the token keys, the code senders and the profile image shown when a user has none.
+ * the password hasher (bcrypt cost and queue), the token keys, the code senders and the profile image shown when a user has none.
  */
 export interface AccountsContext extends ServiceContext<AccountsModels> {
-  bcryptCost: number;
+  passwords: PasswordHasher;
   keys: SessionKeys;
   senders: Senders;
   defaultProfileImageUrl: string;
@@ -35,6 +36,8 @@ export interface AccountsContextDeps {
   now?: () => Date;
   eventsPending?: () => void;
   bcryptCost?: number;
+  /** bcrypt computations at once (default: every core but one). */
+  passwordHashConcurrency?: number;
   keys: SessionKeys;
   senders: Senders;
   defaultProfileImageUrl?: string;
@@ -43,7 +46,7 @@ export interface AccountsContextDeps {
 export function accountsContext(models: AccountsModels, deps: AccountsContextDeps): AccountsContext {
   return {
     ...serviceContext(models, deps),
-    bcryptCost: deps.bcryptCost ?? DEFAULT_BCRYPT_COST,
+    passwords: new PasswordHasher(deps.bcryptCost ?? DEFAULT_BCRYPT_COST, deps.passwordHashConcurrency),
     keys: deps.keys,
     senders: deps.senders,
     defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,

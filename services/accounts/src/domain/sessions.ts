@@ -2,7 +2,6 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, BEARER_PREFIX, isDuplicateKeyError, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
-import { passwordMatches } from './passwords';
 import { findUser } from './user-lookup';
 
 export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -92,7 +91,7 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   const user = await ctx.models.users.findOne({ userName }, { pendingEvents: 0 }).lean<UserDoc>().exec();
   if (!user) throw new AppError('U0001');
   await assertNotLocked(ctx, user._id);
-  if (!(await passwordMatches(password, user.passwordHash))) {
+  if (!(await ctx.passwords.matches(password, user.passwordHash))) {
     await recordWrongPassword(ctx, user._id);
     throw new AppError('U0002');
   }

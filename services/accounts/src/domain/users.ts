@@ -14,7 +14,6 @@ import {
 import { userSnapshotEvent } from '../events/user-snapshot';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
-import { hashPassword, passwordMatches } from './passwords';
 import {
   administratorInput,
   MANDATORY_TERMS,
@@ -30,7 +29,7 @@ import { findUser } from './user-lookup';
 import { consumeVerification, requireVerified } from './verification';
 
 /** What creating a user needs; the admin CLI builds only this much (it has no keys or senders). */
-export type UserWriteContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending' | 'bcryptCost'>;
+export type UserWriteContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending' | 'passwords'>;
 
 export interface UserSignUp {
   userName: string;
@@ -146,7 +145,7 @@ async function insertUser(ctx: UserWriteContext, fields: NewUser): Promise<UserD
 async function memberFields(ctx: UserWriteContext, input: UserSignUp) {
   return {
     userName: input.userName,
-    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    passwordHash: await ctx.passwords.hash(input.password),
     nickName: input.nick_name,
     phoneNum: input.phone_num,
     email: input.email,
@@ -193,7 +192,7 @@ export async function createAdministrator(ctx: UserWriteContext, raw: unknown): 
   const input: AdministratorInput = parseWith(administratorInput, raw);
   const user = await insertUser(ctx, {
     userName: input.userName,
-    passwordHash: await hashPassword(input.password, ctx.bcryptCost),
+    passwordHash: await ctx.passwords.hash(input.password),
     nickName: input.nick_name,
     phoneNum: input.phone_num,
     email: input.email,
@@ -277,7 +276,7 @@ export async function isNickNameAvailable(ctx: AccountsContext, input: { nick_na
 
 export async function checkPassword(ctx: AccountsContext, caller: AuthClaims, input: { password: string }): Promise<boolean> {
   const user = await findUser(ctx, caller.userId);
-  return passwordMatches(input.password, user.passwordHash);
+  return ctx.passwords.matches(input.password, user.passwordHash);
 }
 
 /**
@@ -340,8 +339,8 @@ export async function updateNickName(ctx: AccountsContext, caller: AuthClaims, i
 /** Ends every other session of the user (the request's own refresh cookie keeps its session). */
 export async function updatePassword(ctx: AccountsContext, caller: AuthClaims, input: { password: string } & WithSession): Promise<void> {
   await changeUser(ctx, caller.userId, async (user) => {
-    if (await passwordMatches(input.password, user.passwordHash)) throw new AppError('U0006');
-    return { passwordHash: await hashPassword(input.password, ctx.bcryptCost) };
+    if (await ctx.passwords.matches(input.password, user.passwordHash)) throw new AppError('U0006');
+    return { passwordHash: await ctx.passwords.hash(input.password) };
   });
   await revokeOtherSessions(ctx, caller.userId, input.refreshToken);
 }
@@ -382,15 +381,15 @@ export async function updateProfile(ctx: AccountsContext, caller: AuthClaims, in
   let phoneChanged = false;
   let passwordChanged = false;
   await changeUser(ctx, userId, async (user) => {
-    if (!(await passwordMatches(input.password, user.passwordHash))) throw new AppError('U0002');
+    if (!(await ctx.passwords.matches(input.password, user.passwordHash))) throw new AppError('U0002');
     const change: UserChange = {};
     if (input.nick_name !== undefined && input.nick_name !== user.nickName) {
       await assertUnique(ctx, { nickName: input.nick_name }, userId);
       change.nickName = input.nick_name;
     }
     if (input.new_password !== undefined) {
-      if (await passwordMatches(input.new_password, user.passwordHash)) throw new AppError('U0006');
-      change.passwordHash = await hashPassword(input.new_password, ctx.bcryptCost);
+      if (await ctx.passwords.matches(input.new_password, user.passwordHash)) throw new AppError('U0006');
+      change.passwordHash = await ctx.passwords.hash(input.new_password);
     }
     if (input.phone_num !== undefined && input.phone_num !== user.phoneNum) {
       await assertUnique(ctx, { phoneNum: input.phone_num }, userId);

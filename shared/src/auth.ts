@@ -15,6 +15,8 @@ export interface AuthClaims {
   userName: string;
   authority: Authority;
   userType: UserType;
+  /** The sign-in this token belongs to (claim `sid`): logout and revocation end exactly that session. */
+  sessionId?: string;
 }
 
 declare global {
@@ -36,6 +38,9 @@ const accessPayload = z.object({
   authority: z.enum(Authorities),
   userType: z.enum(UserTypes),
   typ: z.literal('access'),
+  // jsonwebtoken checks `exp` only when present: a token without one would never expire, so it is required.
+  exp: z.number(),
+  sid: z.string().min(1).max(64).optional(),
 });
 
 /** PEM keys often arrive through env vars with escaped newlines. */
@@ -66,7 +71,8 @@ export function generateDevKeyPair(): { publicKey: string; privateKey: string } 
 }
 
 export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
-  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access' }, normalizePem(privateKey), {
+  const sid = claims.sessionId === undefined ? {} : { sid: claims.sessionId };
+  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, normalizePem(privateKey), {
     algorithm: JWT_ALGORITHM,
     subject: String(claims.userId),
     expiresIn: ttlSeconds,
@@ -85,8 +91,8 @@ export function verifyAccessJwt(token: string, publicKey: string, options: { ign
   }
   const payload = accessPayload.safeParse(decoded);
   if (!payload.success) throw new AppError('J0004');
-  const { sub, userName, authority, userType } = payload.data;
-  return { userId: Number(sub), userName, authority, userType };
+  const { sub, userName, authority, userType, sid } = payload.data;
+  return { userId: Number(sub), userName, authority, userType, ...(sid === undefined ? {} : { sessionId: sid }) };
 }
 
 /** Reads an `Authorization` header value: absent -> null; present but not `Bearer <jwt>` -> J0004. */

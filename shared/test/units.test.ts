@@ -95,6 +95,18 @@ describe('access tokens', () => {
     const hs = jwt.sign({ userName: 'kim', authority: 'USER', userType: 'NONE', typ: 'access' }, 'shared-secret', { subject: '1' });
     expect(codeOf(() => verifyAccessJwt(hs, keys.publicKey))).toBe('J0004');
   });
+
+  it('refuses a token signed with the real key but without an expiry (it would be valid forever)', () => {
+    const forever = jwt.sign({ userName: 'kim', authority: 'USER', userType: 'NONE', typ: 'access' }, keys.privateKey, { algorithm: 'ES256', subject: '1' });
+    expect(codeOf(() => verifyAccessJwt(forever, keys.publicKey))).toBe('J0004');
+    expect(codeOf(() => verifyAccessJwt(forever, keys.publicKey, { ignoreExpiration: true }))).toBe('J0004');
+  });
+
+  it('carries the session id as claim sid', () => {
+    const token = signAccessToken({ ...claims, sessionId: 'family-1' }, keys.privateKey);
+    expect(jwt.decode(token)).toMatchObject({ sid: 'family-1' });
+    expect(verifyAccessJwt(token, keys.publicKey)).toEqual({ ...claims, sessionId: 'family-1' });
+  });
 });
 
 describe('error table', () => {

@@ -101,8 +101,9 @@ describe('sign-up and the checks', () => {
     expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), terms: [] } })).body.code).toBe('U0009');
     expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), extra: 1 } })).body.code).toBe('C0002');
 
+    const { email: _unused, ...agentMember } = memberBody();
     const agent = {
-      ...memberBody(),
+      ...agentMember,
       terms: ['SERVICE_USED_AGREE', 'PERSONAL_INFO_NOTI'],
       agent_code: '1234567890',
       business_code: '12345678901234',

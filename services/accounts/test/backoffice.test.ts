@@ -53,7 +53,7 @@ describe('GET /api/v1/admin/users', () => {
   it('searches userName, nickname, e-mail and phone case-insensitively, filters, newest first, pages', async () => {
     const tag = randomUUID().slice(0, 6);
     const a = await signUp(h.app, userBody({ email: `Find${tag}@example.com` }));
-    const b = await signUpAgent(agentBody({ email: `find${tag}x@example.com` }));
+    const b = await signUpAgent(agentBody({ company_email: `find${tag}x@example.com` }));
     const res = await asAdmin('get', `/api/v1/admin/users?search=FIND${tag.toUpperCase()}&size=1`).expect(200);
     expect(res.body.data).toMatchObject({ totalElements: 2, totalPages: 2, size: 1, number: 0, first: true, last: false });
     expect(res.body.data.content[0]).toEqual({
@@ -147,7 +147,7 @@ describe('withdrawals', () => {
     expect((await asAdmin('put', `/api/v1/admin/withdrawals/${newerId}`).expect(200)).body.data).toBe(newerId);
     const erased = await h.ctx.models.users.findById(newerId).lean().exec();
     expect(erased).toMatchObject({ status: 'WITHDRAWN', agent: null, userName: `withdrawn:${newerId}`, nickName: `withdrawn:${newerId}` });
-    for (const value of [newer.body.userName, newer.body.nick_name, newer.body.phone_num, newer.body.email, 'office@example.com'])
+    for (const value of [newer.body.userName, newer.body.nick_name, newer.body.phone_num, newer.body.company_email])
       expect(JSON.stringify(erased)).not.toContain(String(value));
     expect(erased?.pendingEvents.at(-1)?.data).toMatchObject({ status: 'WITHDRAWN', userName: `withdrawn:${newerId}` });
 
@@ -161,7 +161,7 @@ describe('withdrawals', () => {
       userName: newer.body.userName,
       nick_name: newer.body.nick_name,
       phone_num: newer.body.phone_num,
-      email: newer.body.email,
+      email: newer.body.company_email,
     });
     expectError(await asAdmin('put', `/api/v1/admin/withdrawals/${newerId}`), 404, 'C0001');
     const after = await asAdmin('get', '/api/v1/admin/withdrawals?size=100').expect(200);

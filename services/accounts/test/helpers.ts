@@ -72,9 +72,11 @@ export function userBody(overrides: Record<string, unknown> = {}): Record<string
   };
 }
 
+/** A valid, unique agent sign-up body as the contract has it: no `email`, the agent's e-mail is `company_email`. */
 export function agentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const { email, ...member } = userBody();
   return {
-    ...userBody(),
+    ...member,
     terms: ['SERVICE_USED_AGREE', 'PERSONAL_INFO_NOTI'],
     agent_code: '1234567890',
     business_code: '12345678901234',
@@ -84,7 +86,7 @@ export function agentBody(overrides: Record<string, unknown> = {}): Record<strin
     assistant_name: null,
     company_address: '서울특별시 중구 세종대로 110',
     company_address_detail: '3층',
-    company_email: 'office@example.com',
+    company_email: `office.${String(email)}`,
     estate: '주택',
     ...overrides,
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { generateDevKeyPair, signAccessToken, verifyAccessJwt } from '@binzip/shared';
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer as testBearer, testEnv, expectError } from '../../../test/support';
 import { HUGE, refreshCookieValue, signUp, signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
@@ -214,6 +215,23 @@ describe('GET /api/v1/users', () => {
       404,
       'C0001',
     );
+  });
+
+  it('answers 401 J0004 for a token signed with the real key but without an expiry, for reads, writes and reissue', async () => {
+    const { body, refresh } = await signedIn(h.app);
+    const me = await request(h.app).post('/api/v1/users/sign-in').send({ userName: body.userName, password: body.password });
+    const userId = verifyAccessJwt(me.body.data.access_token.slice(7), testEnv().publicKey).userId;
+    const forever = jwt.sign({ userName: body.userName, authority: 'USER', userType: 'NONE', typ: 'access' }, testEnv().privateKey, {
+      algorithm: 'ES256',
+      subject: String(userId),
+    });
+    expectError(await request(h.app).get('/api/v1/users').set('Authorization', `Bearer ${forever}`), 401, 'J0004');
+    expectError(
+      await request(h.app).put('/api/v1/users/update/nick-name').set('Authorization', `Bearer ${forever}`).send({ nick_name: '영원한토큰' }),
+      401,
+      'J0004',
+    );
+    expectError(await reissue(refresh, `Bearer ${forever}`), 401, 'J0004');
   });
 });
 

@@ -117,7 +117,20 @@ describe('POST /api/v1/agents/sign-up', () => {
       assistantName: '이보조',
     });
     const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
-    expect(stored?.agent).toMatchObject({ businessCode: '12345678901234', estate: 'HOUSE', companyEmail: 'office@example.com' });
+    expect(stored?.agent).toMatchObject({ businessCode: '12345678901234', estate: 'HOUSE', companyEmail: body.company_email });
+  });
+
+  it('takes the contract body (no email): company_email is the agent’s e-mail in the profile and for uniqueness', async () => {
+    const body = agentBody();
+    expect(body).not.toHaveProperty('email');
+    expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
+    const { bearer } = await signedIn(h.app, body);
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data.email).toBe(body.company_email);
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ email: body.company_email })), 400, 'U0010');
+    expectError(await post('/api/v1/agents/sign-up').send(agentBody({ company_email: body.company_email })), 400, 'U0010');
+    expectError(await post('/api/v1/users/send/email').send({ email: body.company_email }), 400, 'U0010');
+    // The member's `email` is not part of the agent body: an unknown field, like any other.
+    expectError(await post('/api/v1/agents/sign-up').send(agentBody({ email: 'someone@example.com' })), 400, 'C0002');
   });
 
   it('accepts the codes the other way round and a missing assistant_name', async () => {

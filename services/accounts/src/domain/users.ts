@@ -42,7 +42,8 @@ export interface UserSignUp {
   email: string;
 }
 
-export interface AgentSignUp extends UserSignUp {
+/** No `email` of its own: the agent's e-mail is `company_email` (the contract's agent body). */
+export interface AgentSignUp extends Omit<UserSignUp, 'email'> {
   agent_code: string;
   business_code: string;
   company_name: string;
@@ -142,13 +143,13 @@ async function insertUser(ctx: UserWriteContext, fields: NewUser): Promise<UserD
 }
 
 /** What a general user's and an agent's sign-up store alike. */
-async function memberFields(ctx: UserWriteContext, input: UserSignUp) {
+async function memberFields(ctx: UserWriteContext, input: Omit<UserSignUp, 'email'>, email: string) {
   return {
     userName: input.userName,
     passwordHash: await ctx.passwords.hash(input.password),
     nickName: input.nick_name,
     phoneNum: input.phone_num,
-    email: input.email,
+    email,
     age: input.age,
     joinPaths: input.join_paths,
     terms: input.terms,
@@ -159,7 +160,7 @@ async function memberFields(ctx: UserWriteContext, input: UserSignUp) {
 export async function signUpUser(ctx: UserWriteContext, input: UserSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.user);
   const user = await insertUser(ctx, {
-    ...(await memberFields(ctx, input)),
+    ...(await memberFields(ctx, input, input.email)),
     userType: 'NONE',
     agent: null,
   });
@@ -169,7 +170,7 @@ export async function signUpUser(ctx: UserWriteContext, input: UserSignUp): Prom
 export async function signUpAgent(ctx: UserWriteContext, input: AgentSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.agent);
   const user = await insertUser(ctx, {
-    ...(await memberFields(ctx, input)),
+    ...(await memberFields(ctx, input, input.company_email)),
     userType: 'AGENT',
     agent: {
       agentCode: input.agent_code,

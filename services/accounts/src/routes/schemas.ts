@@ -58,9 +58,12 @@ const registrationNumber = z
   .max(14)
   .regex(/^(\d{10}|\d{14})$/);
 
+/** The contract's agent body has no `email`: `company_email` is the agent's e-mail (profile, uniqueness). */
+const { email: _memberEmail, ...agentMemberShape } = userSignUpShape;
+
 export const agentSignUpBody = z
   .strictObject({
-    ...userSignUpShape,
+    ...agentMemberShape,
     agent_code: registrationNumber,
     business_code: registrationNumber,
     company_name: text(100),

@@ -1,0 +1,41 @@
+/**
+ * Every deployment description the repository ships, rendered by the operators' own tools into each process's
+ * environment and parsed by that process's own config schema: a setting a process refuses (it would restart in a
+ * loop) can never ship again.
+ */
+import { composeEnvironments, configProblems, describeWithTools, PROCESSES, renderCompose, type Environment, type ProcessName } from '../support/deploy';
+
+const SERVICE_PORTS: Record<Exclude<ProcessName, 'gateway'>, string> = {
+  accounts: 'ACCOUNTS_URLS',
+  community: 'COMMUNITY_URLS',
+  houses: 'HOUSES_URLS',
+  records: 'RECORDS_URLS',
+  notifications: 'NOTIFICATIONS_URLS',
+};
+
+/** The gateway reaches every service at the host name and port that service listens on. */
+export function expectGatewayReachesServices(environments: Record<ProcessName, Environment>, hostOf: (service: ProcessName) => string): void {
+  for (const [service, variable] of Object.entries(SERVICE_PORTS) as Array<[Exclude<ProcessName, 'gateway'>, string]>) {
+    const urls = environments.gateway[variable].split(',').map((url) => new URL(url.trim()));
+    for (const url of urls) expect(`${service} ${url.hostname}:${url.port}`).toBe(`${service} ${hostOf(service)}:${environments[service].PORT}`);
+  }
+}
+
+describeWithTools('docker compose with .env.example', ['docker-compose'], () => {
+  const environments = composeEnvironments(renderCompose());
+
+  it('runs all six processes, and each accepts its environment', () => {
+    expect(Object.keys(environments).sort()).toEqual([...PROCESSES].sort());
+    for (const process of PROCESSES) expect({ process, problems: configProblems(process, environments[process]) }).toEqual({ process, problems: [] });
+  });
+
+  it('has every service listen on all interfaces and the gateway reach each one where it listens', () => {
+    for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
+    expectGatewayReachesServices(environments, (service) => service);
+  });
+
+  it('would catch a setting the gateway refuses (the CORS_ORIGINS=* that once shipped)', () => {
+    const refused = composeEnvironments(renderCompose('CORS_ORIGINS=*\n'));
+    expect(configProblems('gateway', refused.gateway)).toEqual([expect.stringMatching(/^CORS_ORIGINS\.0: /)]);
+  });
+});

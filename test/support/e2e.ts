@@ -103,7 +103,7 @@ export function codeSentTo(outboxDir: string, to: string): string | undefined {
     .map((l) => JSON.parse(l) as { to: string; text: string })
     .reverse()
     .find((m) => m.to === to);
-  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
+  return message ? /\b(\d{4,8})\b/.exec(message.text)?.[1] : undefined;
 }
 
 /** A complete, saveable house listing (a general member's waits for approval; an agent's is public at once). */

@@ -14,6 +14,8 @@ export interface AppDeps extends ServiceAppDeps {
   bcryptCost?: number;
   passwordHashConcurrency?: number;
   defaultProfileImageUrl?: string;
+  /** VERIFICATION_CODE_DIGITS (default 6). */
+  codeDigits?: number;
 }
 
 /**

@@ -2,6 +2,7 @@ import { blankToUndefined, loadConfig, serviceConfigShape } from '@binzip/shared
 import { z } from 'zod';
 import { DEFAULT_BCRYPT_COST, DEFAULT_PROFILE_IMAGE_URL } from './domain/context';
 import { defaultPasswordHashConcurrency } from './domain/passwords';
+import { DEFAULT_CODE_DIGITS, MAX_CODE_DIGITS, MIN_CODE_DIGITS } from './domain/verification';
 import { DEFAULT_SEND_DEADLINE_MS, DEFAULT_SMTP_TIMEOUTS, DEFAULT_TWILIO_TIMEOUT_MS } from './domain/senders';
 
 /** An administrator to create at start-up when missing (ADMIN_BOOTSTRAP is a JSON array of these). */
@@ -55,6 +56,7 @@ export const configSchema = z
     SMTP_GREETING_TIMEOUT_MS: timeoutMs(DEFAULT_SMTP_TIMEOUTS.greetingMs),
     SMTP_SOCKET_TIMEOUT_MS: timeoutMs(DEFAULT_SMTP_TIMEOUTS.socketMs),
     ADMIN_BOOTSTRAP: adminBootstrap,
+    VERIFICATION_CODE_DIGITS: z.coerce.number().int().min(MIN_CODE_DIGITS).max(MAX_CODE_DIGITS).default(DEFAULT_CODE_DIGITS),
   })
   .superRefine((config, ctx) => {
     if (config.SMS_PROVIDER === 'twilio') {

@@ -34,6 +34,7 @@ runService({
       privateKey: config.JWT_PRIVATE_KEY,
       senders,
       defaultProfileImageUrl: config.DEFAULT_PROFILE_IMAGE_URL,
+      codeDigits: config.VERIFICATION_CODE_DIGITS,
       trustProxy: config.TRUST_PROXY,
     });
     const closeMail = async () => {

@@ -29,6 +29,7 @@ export interface AccountsHarnessOptions {
   smsSender?: SmsSender;
   mailSender?: MailSender;
   defaultProfileImageUrl?: string;
+  codeDigits?: number;
   /** Replaces the harness's counting kick, e.g. with an outbox relay's. */
   eventsPending?: () => void;
 }
@@ -41,6 +42,7 @@ export async function startAccountsHarness(label: string, options: AccountsHarne
     senders: { sms: options.smsSender ?? sms, mail: options.mailSender ?? mail },
     bcryptCost: TEST_BCRYPT_COST,
     defaultProfileImageUrl: options.defaultProfileImageUrl,
+    codeDigits: options.codeDigits,
     // The kick is one of the base deps; a relay's replaces the harness's counter.
     ...(options.eventsPending ? { eventsPending: options.eventsPending } : {}),
   };
@@ -112,10 +114,10 @@ export function refreshCookieValue(setCookie: string | string[] | undefined): st
   return line.slice('RefreshToken='.length).split(';')[0] ?? '';
 }
 
-/** The 6-digit code in the last message sent to a target. */
+/** The code (4 to 8 digits, VERIFICATION_CODE_DIGITS) in the last message sent to a target. */
 export function lastCode(sender: LocalSmsSender | LocalMailSender, to: string): string {
   const text = sender.lastTo(to)?.text ?? '';
-  const match = /\b(\d{6})\b/.exec(text);
+  const match = /\b(\d{4,8})\b/.exec(text);
   if (!match?.[1]) throw new Error(`no code sent to ${to}`);
   return match[1];
 }

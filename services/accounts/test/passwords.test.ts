@@ -55,3 +55,14 @@ describe('PASSWORD_HASH_CONCURRENCY', () => {
     expect(() => readConfig({ ...base, PASSWORD_HASH_CONCURRENCY: '0' })).toThrow(/PASSWORD_HASH_CONCURRENCY/);
   });
 });
+
+describe('VERIFICATION_CODE_DIGITS', () => {
+  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+
+  it('defaults to 6 and accepts 4..8 only', () => {
+    expect(readConfig(base).VERIFICATION_CODE_DIGITS).toBe(6);
+    expect(readConfig({ ...base, VERIFICATION_CODE_DIGITS: '4' }).VERIFICATION_CODE_DIGITS).toBe(4);
+    expect(readConfig({ ...base, VERIFICATION_CODE_DIGITS: '8' }).VERIFICATION_CODE_DIGITS).toBe(8);
+    for (const bad of ['3', '9', '5.5', 'six']) expect(() => readConfig({ ...base, VERIFICATION_CODE_DIGITS: bad })).toThrow(/VERIFICATION_CODE_DIGITS/);
+  });
+});

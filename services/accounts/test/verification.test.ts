@@ -33,7 +33,7 @@ let mailSeq = 0;
 const freshEmail = () => `verify${process.pid}_${++mailSeq}@example.com`;
 
 describe('SMS codes', () => {
-  it('sends a random 6-digit code that checks true exactly once', async () => {
+  it('sends a random 6-digit code (the default length) that checks true exactly once', async () => {
     const phone = freshPhone();
     const sent = await post('/api/v1/users/send/sms', { phone_num: phone });
     expect(sent.status).toBe(200);
@@ -295,5 +295,40 @@ describe('audit: e-mail addresses are case-insensitive, own values are a no-op',
     await request(h.app).put('/api/v1/users/update/email').set('Authorization', bearer).send({ email: body.email }).expect(200);
     const stored = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
     expect(stored).toMatchObject({ phoneNum: body.phone_num, email: body.email, version: 1 });
+  });
+});
+
+describe('VERIFICATION_CODE_DIGITS=4 (what the original site’s clients accept)', () => {
+  let four: AccountsHarness;
+  beforeAll(async () => {
+    four = await startAccountsHarness('acctverify4', { codeDigits: 4 });
+  });
+  afterAll(async () => four.close());
+  const postFour = (path: string, body: object) => request(four.app).post(path).send(body);
+
+  it('sends 4-digit codes by SMS and e-mail that check true once; other lengths are the code format error', async () => {
+    const phone = freshPhone();
+    await postFour('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const code = lastCode(four.sms, phone);
+    expect(four.sms.lastTo(phone)?.text).toMatch(/인증번호는 \d{4} 입니다/);
+    expect(code).toMatch(/^\d{4}$/);
+    expectError(await postFour('/api/v1/users/check/sms', { phone_num: phone, code: `${code}00` }), 400, 'C0002', FormatMessages.code);
+    expect((await postFour('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(true);
+    expect((await postFour('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
+
+    const email = freshEmail();
+    await postFour('/api/v1/users/send/email', { email }).expect(200);
+    const mailed = lastCode(four.mail, email);
+    expect(mailed).toMatch(/^\d{4}$/);
+    expect((await postFour('/api/v1/users/check/email', { email, code: mailed })).body.data).toBe(true);
+  });
+
+  it('keeps the guess limit: 5 wrong checks void a 4-digit code', async () => {
+    const phone = freshPhone();
+    await postFour('/api/v1/users/send/sms', { phone_num: phone }).expect(200);
+    const code = lastCode(four.sms, phone);
+    const wrong = code === '1111' ? '2222' : '1111';
+    for (let i = 0; i < 5; i++) expect((await postFour('/api/v1/users/check/sms', { phone_num: phone, code: wrong })).body.data).toBe(false);
+    expect((await postFour('/api/v1/users/check/sms', { phone_num: phone, code })).body.data).toBe(false);
   });
 });

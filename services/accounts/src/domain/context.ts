@@ -2,6 +2,7 @@ import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared
 import type { AccountsModels } from '../models';
 import { PasswordHasher } from './passwords';
 import type { MailSender, SmsSender } from './senders';
+import { DEFAULT_CODE_DIGITS } from './verification';
 
 /** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
 export const DEFAULT_PROFILE_IMAGE_URL = 'https://static.binzip.kr/images/default-profile.png';
@@ -28,6 +29,8 @@ export interface AccountsContext extends ServiceContext<AccountsModels> {
   keys: SessionKeys;
   senders: Senders;
   defaultProfileImageUrl: string;
+  /** Digits of a verification code (VERIFICATION_CODE_DIGITS). */
+  codeDigits: number;
 }
 
 /** What an accounts context is built from; the optional parts have production defaults. */
@@ -41,6 +44,7 @@ export interface AccountsContextDeps {
   keys: SessionKeys;
   senders: Senders;
   defaultProfileImageUrl?: string;
+  codeDigits?: number;
 }
 
 export function accountsContext(models: AccountsModels, deps: AccountsContextDeps): AccountsContext {
@@ -50,5 +54,6 @@ export function accountsContext(models: AccountsModels, deps: AccountsContextDep
     keys: deps.keys,
     senders: deps.senders,
     defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,
+    codeDigits: deps.codeDigits ?? DEFAULT_CODE_DIGITS,
   };
 }

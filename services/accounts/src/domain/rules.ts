@@ -11,7 +11,8 @@ export const USER_NAME = /^(?=[A-Za-z0-9_]*[A-Za-z])[A-Za-z0-9_]{4,20}$/;
 export const PASSWORD = /^(?=.*[A-Za-z])(?=.*\d)(?=.*[!@#$%^&*.?])[A-Za-z\d!@#$%^&*.?]{8,16}$/;
 export const NICK_NAME = /^[A-Za-z0-9\uac00-\ud7a3]{1,20}$/;
 export const PHONE = /^01[016789]\d{7,8}$/;
-export const CODE = /^\d{6}$/;
+/** Any length VERIFICATION_CODE_DIGITS may choose (4 to 8); the check refuses other lengths than the configured one (C0002). */
+export const CODE = /^\d{4,8}$/;
 /** Seoul 02 and regional 0XX landlines, mobiles, 070, and the 8-digit 15XX/16XX/18XX representative numbers. */
 export const COMPANY_PHONE = /^(0\d{8,10}|1[568]\d{6})$/;
 
@@ -21,7 +22,7 @@ export const userNameField = z.string().max(20).regex(USER_NAME);
 export const passwordField = formatted(PASSWORD, FormatMessages.password, 16);
 export const nickNameField = formatted(NICK_NAME, FormatMessages.nickName, 20);
 export const phoneField = formatted(PHONE, FormatMessages.phone, 11);
-export const codeField = formatted(CODE, FormatMessages.code, 6);
+export const codeField = formatted(CODE, FormatMessages.code, 8);
 /**
  * Addresses are kept in lower case: `A@B.co` and `a@b.co` reach the same mailbox in practice, so they must
  * clash on uniqueness (U0010) and share one verification code and send log.

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { AppError, isDuplicateKeyError } from '@binzip/shared';
+import { AppError, FormatMessages, isDuplicateKeyError } from '@binzip/shared';
 import { verificationKey, type Channel } from '../models';
 import type { AccountsContext } from './context';
 
@@ -9,7 +9,14 @@ export const SEND_WINDOW_MS = 10 * 60_000;
 export const MAX_SENDS_PER_WINDOW = 5;
 export const DAY_WINDOW_MS = 24 * 60 * 60_000;
 export const MAX_SENDS_PER_DAY = 10;
-export const CODE_DIGITS = 6;
+/**
+ * VERIFICATION_CODE_DIGITS: 6 by default; the original site's clients accept exactly 4. With at most
+ * MAX_FAILED_CHECKS guesses per code and MAX_SENDS_PER_DAY codes a day per target, a guesser's daily chance
+ * is 50 / 10^digits: 1 in 20,000 with 6 digits, 1 in 200 with 4 (decisions-local.md).
+ */
+export const DEFAULT_CODE_DIGITS = 6;
+export const MIN_CODE_DIGITS = 4;
+export const MAX_CODE_DIGITS = 8;
 export const VERIFIED_TTL_MS = 30 * 60_000;
 
 const hashCode = (salt: string, code: string): string => createHash('sha256').update(`${salt}:${code}`).digest('hex');
@@ -19,7 +26,7 @@ const hashCode = (salt: string, code: string): string => createHash('sha256').up
  * at most MAX_SENDS_PER_WINDOW (10 minutes) and MAX_SENDS_PER_DAY (rolling 24 hours) entries: the push is
  * conditional on both last slots being free, so concurrent sends cannot overshoot either limit (a refused
  * upsert surfaces as a duplicate key). With 5 wrong checks per code that is at most 50 guesses a day
- * against a million codes.
+ * against 10^VERIFICATION_CODE_DIGITS codes.
  */
 async function issueCode(ctx: AccountsContext, channel: Channel, target: string): Promise<string> {
   const key = verificationKey(channel, target);
@@ -32,7 +39,7 @@ async function issueCode(ctx: AccountsContext, channel: Channel, target: string)
     )
     .exec();
   // crypto.randomInt is a CSPRNG with no modulo bias.
-  const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+  const code = String(randomInt(0, 10 ** ctx.codeDigits)).padStart(ctx.codeDigits, '0');
   const salt = randomBytes(16).toString('hex');
   try {
     const result = await verifications
@@ -55,6 +62,8 @@ async function issueCode(ctx: AccountsContext, channel: Channel, target: string)
 
 /** `true` once per code: right code, not expired, not used, fewer than MAX_FAILED_CHECKS wrong tries before. */
 async function checkCode(ctx: AccountsContext, channel: Channel, target: string, code: string): Promise<boolean> {
+  // The schema admits every length the setting may choose; the format is the length this instance sends.
+  if (code.length !== ctx.codeDigits) throw new AppError('C0002', FormatMessages.code);
   const key = verificationKey(channel, target);
   const now = ctx.now();
   const verifications = ctx.models.verifications;

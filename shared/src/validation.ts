@@ -31,7 +31,8 @@ export function describeIssue(issue: Issue, input: unknown): string {
     return `${fieldName([...issue.path, issue.keys[0] ?? ''])} 필드는 허용되지 않습니다.`;
   }
   const field = fieldName(issue.path) || '요청 본문';
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${field} 값이 누락되었습니다.`;
+  // A union (a number or its text) reports a missing member as `invalid_union`, a plain schema as `invalid_type`.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(input, issue.path) === undefined) return `${field} 값이 누락되었습니다.`;
   return `${field} 값이 올바르지 않습니다.`;
 }
 
@@ -48,6 +49,38 @@ export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.out
 /** Query strings arrive as text; an empty value means "not given". */
 export const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
 
+/**
+ * An optional query value the real clients leave out as empty or as the text `null` (the back office asks
+ * `?category=null`): both mean "not given". Every optional query building block below reads values this way.
+ */
+export const absentQueryValue = (value: unknown): unknown => (value === 'null' ? undefined : blankToUndefined(value));
+
+/** A decimal number written as text, as form inputs send it: digits, one optional point, an optional minus. */
+export const DECIMAL_TEXT = /^-?\d{1,15}(\.\d{1,15})?$/;
+
+/**
+ * A number in a JSON body, also accepted as text that is exactly a decimal number (`"3000"`, `"45.5"`):
+ * the original web client sends what its form inputs hold. `"1e3"`, `" 12"`, `""` and `true` stay refused;
+ * the value is a number from here on, so answers and the store keep numbers. The API document shows both
+ * accepted forms (`number` or a string with the decimal pattern).
+ */
+export function formNumber<T extends z.ZodNumber>(number: T) {
+  const text = z.string().regex(DECIMAL_TEXT).meta({ description: '숫자를 담은 문자열도 허용 (예: "3000", "45.5")' }).transform(Number).pipe(number);
+  return z.union([number, text]);
+}
+
+/**
+ * A nullable form number: additionally `null`, and `""` (a cleared input) read as null. The domain decides
+ * what a null stores.
+ */
+export function nullableFormNumber<T extends z.ZodNumber>(number: T) {
+  const cleared = z
+    .literal('')
+    .meta({ description: '비운 입력: null로 읽음' })
+    .transform(() => null);
+  return z.union([formNumber(number), cleared, z.null()]);
+}
+
 /** Text that must say something: not blank, bounded so huge bodies are refused early. */
 export const nonBlankText = (max: number) =>
   z
@@ -55,8 +88,8 @@ export const nonBlankText = (max: number) =>
     .max(max)
     .refine((s) => s.trim().length > 0);
 
-/** An id in a JSON body: a positive safe integer (never a string or a float). */
-export const bodyId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** An id in a JSON body: a positive safe integer, as a number or as its digits in text (`formNumber`). */
+export const bodyId = formNumber(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
 /** A path or query id: digits only, a positive safe integer. */
 export const idString = z
@@ -70,37 +103,53 @@ export function idParams<K extends string>(name: K) {
   return z.object({ [name]: idString } as Record<K, typeof idString>);
 }
 
+const QUERY_INTEGER = /^-?\d{1,16}$/;
+
 /** An optional integer query parameter with a default and bounds. */
 export function queryInt(defaultValue: number, min: number, max: number) {
   return z.preprocess(
-    (value) => blankToUndefined(value) ?? String(defaultValue),
-    z
-      .string()
-      .regex(/^-?\d{1,9}$/)
-      .transform(Number)
-      .pipe(z.number().int().min(min).max(max)),
+    (value) => absentQueryValue(value) ?? String(defaultValue),
+    z.string().regex(QUERY_INTEGER).transform(Number).pipe(z.number().int().min(min).max(max)),
   );
 }
 
-/** An optional text query parameter; blank counts as absent. */
+/**
+ * A page size or item limit: above `max` it is read as `max` (a client asking for 100 gets the most it may
+ * have rather than an error); below 1 or not a whole number it is C0002.
+ */
+export function querySize(defaultValue: number, max: number) {
+  return z
+    .preprocess(
+      (value) => absentQueryValue(value) ?? String(defaultValue),
+      z
+        .string()
+        .regex(QUERY_INTEGER)
+        .transform(Number)
+        .pipe(z.number().int().min(1))
+        .transform((n) => Math.min(n, max)),
+    )
+    .meta({ description: `기본 ${defaultValue}, 최대 ${max} (더 큰 값은 ${max}으로 읽음)` });
+}
+
+/** An optional text query parameter; blank or `null` counts as absent. */
 export function queryText(maxLength = 200) {
-  return z.preprocess(blankToUndefined, z.string().max(maxLength).optional());
+  return z.preprocess(absentQueryValue, z.string().max(maxLength).optional());
 }
 
-/** An optional enum query parameter; blank counts as absent. */
+/** An optional enum query parameter; blank or `null` counts as absent. */
 export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess(blankToUndefined, z.enum(values).optional());
+  return z.preprocess(absentQueryValue, z.enum(values).optional());
 }
 
-/** A required enum query parameter; blank counts as missing. */
+/** A required enum query parameter; blank or `null` counts as missing. */
 export function requiredQueryEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess(blankToUndefined, z.enum(values));
+  return z.preprocess(absentQueryValue, z.enum(values));
 }
 
-/** An optional boolean query parameter (`true`/`false`); blank counts as absent. */
+/** An optional boolean query parameter (`true`/`false`); blank or `null` counts as absent. */
 export function queryBoolean() {
   return z.preprocess(
-    blankToUndefined,
+    absentQueryValue,
     z
       .enum(['true', 'false'])
       .transform((v) => v === 'true')
@@ -108,10 +157,10 @@ export function queryBoolean() {
   );
 }
 
-/** Standard 0-based paging query: `page` (default 0) and `size` (default and max per list). */
+/** Standard 0-based paging query: `page` (default 0) and `size` (default, and clamped to the maximum). */
 export function pageQuery(defaultSize: number, maxSize = 50) {
   return {
     page: queryInt(0, 0, 1_000_000),
-    size: queryInt(defaultSize, 1, maxSize),
+    size: querySize(defaultSize, maxSize),
   };
 }

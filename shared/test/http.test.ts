@@ -123,7 +123,8 @@ describe('createServiceApp', () => {
     }
     expect((await request(app).get('/page')).body.data).toEqual({ page: 0, size: 8 });
     expect((await request(app).get('/page?page=2&size=&done=true&order=POPULAR')).body.data).toEqual({ page: 2, size: 8, done: true, order: 'POPULAR' });
-    expect((await request(app).get('/page?size=51')).status).toBe(400);
+    expect((await request(app).get('/page?size=51')).body.data).toEqual({ page: 0, size: 50 });
+    expect((await request(app).get('/page?size=-1')).status).toBe(400);
     expect((await request(app).get('/page?page=-1')).status).toBe(400);
     expect((await request(app).get('/page?order=OLDEST')).body).toEqual({ code: 'C0002', message: 'order 값이 올바르지 않습니다.' });
   });
@@ -167,6 +168,47 @@ describe('describeIssue', () => {
     const { parseWith } = await import('../src');
     const labels = z.object({ age: z.enum(['20대', '30대']) });
     expect(() => parseWith(labels, { age: '10대' })).toThrow('age 값이 올바르지 않습니다.');
+  });
+});
+
+describe('what real clients send', () => {
+  const { formNumber, nullableFormNumber, bodyId, querySize, queryEnum: optionalEnum, parseWith } = jest.requireActual<typeof import('../src')>('../src');
+  const body = z.strictObject({ price: formNumber(z.number().min(0).max(1000)), floorNum: nullableFormNumber(z.number().int().min(-20).max(300)), id: bodyId });
+  const parse = (input: Record<string, unknown>) => parseWith(body, { price: 1, floorNum: 1, id: 1, ...input });
+
+  it('reads a text that is exactly a decimal number as the number, and "" as null where null is accepted', () => {
+    expect(parse({ price: '300', floorNum: '-2', id: '7' })).toEqual({ price: 300, floorNum: -2, id: 7 });
+    expect(parse({ price: '45.5', floorNum: '' })).toEqual({ price: 45.5, floorNum: null, id: 1 });
+    expect(parse({ floorNum: null })).toMatchObject({ floorNum: null });
+  });
+
+  it.each([
+    [{ price: 'abc' }, 'price 값이 올바르지 않습니다.'],
+    [{ price: '1e3' }, 'price 값이 올바르지 않습니다.'],
+    [{ price: ' 12' }, 'price 값이 올바르지 않습니다.'],
+    [{ price: '' }, 'price 값이 올바르지 않습니다.'],
+    [{ price: true }, 'price 값이 올바르지 않습니다.'],
+    [{ price: '1001' }, 'price 값이 올바르지 않습니다.'],
+    [{ price: undefined }, 'price 값이 누락되었습니다.'],
+    [{ floorNum: '1.5' }, 'floorNum 값이 올바르지 않습니다.'],
+    [{ id: '0' }, 'id 값이 올바르지 않습니다.'],
+    [{ id: '' }, 'id 값이 올바르지 않습니다.'],
+  ])('still refuses %j', (input, message) => {
+    expect(() => parse(input)).toThrow(message);
+  });
+
+  it('clamps a size above its maximum and refuses one below 1 or not whole', () => {
+    const query = z.object({ size: querySize(8, 50), kind: optionalEnum(['A', 'B']) });
+    expect(parseWith(query, {})).toEqual({ size: 8 });
+    expect(parseWith(query, { size: '100' })).toEqual({ size: 50 });
+    expect(parseWith(query, { size: '50' })).toEqual({ size: 50 });
+    for (const size of ['0', '-1', 'abc', '1.5', '1e2']) expect(() => parseWith(query, { size })).toThrow('size 값이 올바르지 않습니다.');
+  });
+
+  it('reads an optional query value sent as the text null or as empty as absent', () => {
+    const query = z.object({ size: querySize(8, 50), kind: optionalEnum(['A', 'B']) });
+    expect(parseWith(query, { size: 'null', kind: 'null' })).toEqual({ size: 8 });
+    expect(parseWith(query, { size: '', kind: '' })).toEqual({ size: 8 });
   });
 });
 

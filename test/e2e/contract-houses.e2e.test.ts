@@ -79,7 +79,7 @@ test('listings: create, read, list, edit, complete, delete and their errors', as
   expect({ status: badToken.status, code: badToken.body.code }).toEqual({ status: 401, code: 'J0004' });
 
   await ok('GET', '/api/v1/houses?city=경상&size=4');
-  await expectAnswer('GET', '/api/v1/houses?size=999', undefined, 400, 'C0002');
+  await expectAnswer('GET', '/api/v1/houses?size=-1', undefined, 400, 'C0002');
   await ok('GET', '/api/v1/houses/tmp-save', member);
   await ok('GET', '/api/v1/houses/agent?isCompleted=false', agent);
   await ok('GET', `/api/v1/houses/user-scrap/${houseId}`, fan);

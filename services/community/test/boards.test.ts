@@ -373,7 +373,9 @@ describe('boards: lists, preview, categories, own posts', () => {
     [{ prefix: 'DEFAULT', page: -1 }, 'negative page'],
     [{ prefix: 'DEFAULT', page: 'x' }, 'text page'],
     [{ prefix: 'DEFAULT', size: 0 }, 'size 0'],
-    [{ prefix: 'DEFAULT', size: 51 }, 'size above 50'],
+    [{ prefix: 'DEFAULT', size: -3 }, 'negative size'],
+    [{ prefix: 'DEFAULT', category: 'nope' }, 'unknown category'],
+    [{ prefix: 'DEFAULT', size: '1e2' }, 'size in exponent form'],
     [{ prefix: ['DEFAULT', 'INTRO'] }, 'repeated prefix'],
   ] as Array<[Record<string, unknown>, string]>)('list rejects %j (%s) with C0002', async (query) => {
     expectError(await list(query), 400, 'C0002');
@@ -389,8 +391,15 @@ describe('boards: lists, preview, categories, own posts', () => {
 
     const blankCategory = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', category: '' });
     expect(blankCategory.body.data).toEqual(res.body.data);
+    const nullCategory = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', category: 'null' });
+    expect(nullCategory.body.data).toEqual(res.body.data);
     const two = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 2 });
     expect(two.body.data).toHaveLength(2);
+    // The web client's intro page asks for 100: read as the maximum (50), not refused.
+    const many = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: 100 });
+    expect(many.status).toBe(200);
+    expect(many.body.data.length).toBeGreaterThan(res.body.data.length);
+    expectError(await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'COMMUNITY', limit: -1 }), 400, 'C0002');
     const intro = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO' });
     expect(intro.body.data.map((b: { boardId: number }) => b.boardId)).toEqual([ids.in2, ids.in1]);
     const review = await request(h.app).get('/api/v1/boards/preview').query({ prefix: 'INTRO', category: 'REVIEW' });
@@ -405,7 +414,7 @@ describe('boards: lists, preview, categories, own posts', () => {
     { prefix: 'COMMUNITY', category: 'EMPTY' },
     { prefix: 'DEFAULT', category: 'QUESTION' },
     { prefix: 'INTRO', limit: 0 },
-    { prefix: 'INTRO', limit: 51 },
+    { prefix: 'INTRO', limit: -5 },
     { prefix: 'INTRO', limit: 'many' },
   ])('preview rejects %j with C0002', async (query) => {
     expectError(await request(h.app).get('/api/v1/boards/preview').query(query), 400, 'C0002');

@@ -42,7 +42,9 @@ test.each([
   ['NaN-like price', JSON.stringify(validListing({ price: '1e999' }))],
   ['1e999 price', JSON.stringify(validListing()).replace('"price":12000', '"price":1e999')],
   ['nested arrays in tags', JSON.stringify(validListing({ recommendedTag: [['WANT_TO_FARM']] }))],
-  ['floor as string', JSON.stringify(validListing({ floorNum: '3' }))],
+  ['floor as padded text', JSON.stringify(validListing({ floorNum: ' 3' }))],
+  ['floor as a fraction in text', JSON.stringify(validListing({ floorNum: '1.5' }))],
+  ['price as true', JSON.stringify(validListing({ price: true }))],
   ['draft with object price', JSON.stringify({ tmpYn: true, price: { a: 1 } })],
   ['draft with huge city', JSON.stringify({ tmpYn: true, city: 'c'.repeat(10_000) })],
 ])('update with %s: 4xx, nothing changed', async (_label, body) => {

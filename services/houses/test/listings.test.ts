@@ -218,7 +218,9 @@ describe('save validation', () => {
     ['floorNum', { floorNum: 1.5 }],
     ['contact', { contact: '010-1234-5678' }],
     ['createdDate', { createdDate: '98' }],
-    ['price', { price: '12000' }],
+    ['price', { price: '12,000' }],
+    ['price', { price: '1e3' }],
+    ['price', { price: '' }],
     ['monthlyPrice', { monthlyPrice: -1 }],
     ['title', { title: '' }],
     ['code', { code: '' }],
@@ -240,6 +242,28 @@ describe('save validation', () => {
       .expect(200);
     const id = await createListing(h, agentUser);
     expectError(await api(h).update(agentUser, id, validListing({ code: 'a'.repeat(10_001) })), 400, 'H0000');
+  });
+
+  test('numbers typed into form inputs arrive as text: saved, stored and answered as numbers; a cleared floor is 0', async () => {
+    const res = await api(h).create(agentUser, validListing({ price: '3000', monthlyPrice: '45.5', floorNum: '' }));
+    expect(res.status).toBe(200);
+    const detail = (await api(h).detail(res.body.data as number)).body.data;
+    expect(detail).toMatchObject({ price: 3000, monthlyPrice: 45.5, floorNum: 0 });
+    const stored = await h.models.houses
+      .findById(res.body.data as number)
+      .lean()
+      .exec();
+    expect(stored).toMatchObject({ price: 3000, monthlyPrice: 45.5, floorNum: 0 });
+
+    const edited = await api(h).update(agentUser, res.body.data as number, validListing({ floorNum: '-1', price: '0' }));
+    expect(edited.status).toBe(200);
+    expect((await api(h).detail(res.body.data as number)).body.data).toMatchObject({ floorNum: -1, price: 0 });
+  });
+
+  test('a draft takes the same texts, and an empty text as no value', async () => {
+    const res = await api(h).create(user, { tmpYn: true, price: '3000', monthlyPrice: '', floorNum: '1' });
+    expect(res.status).toBe(200);
+    expect((await api(h).detail(res.body.data as number, user)).body.data).toMatchObject({ price: 3000, monthlyPrice: 0, floorNum: 1 });
   });
 
   test('null and empty recommendedTag are accepted; monthly rent keeps decimals', async () => {

@@ -170,8 +170,14 @@ test('paging with size', async () => {
   expect(res.body.data).toMatchObject({ size: 2, number: 1, totalPages: 5, totalElements: 9 });
 });
 
+test('a size above the maximum is read as the maximum (50), not refused', async () => {
+  const res = await api(h).list('size=100');
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ size: 50, totalElements: 9 });
+});
+
 test.each([
-  'size=51',
+  'size=-1',
   'size=0',
   'size=abc',
   'page=-1',

@@ -35,7 +35,7 @@ const badBodies: unknown[] = [
   null,
   { title: 1, content: 2 },
   { title: huge, content: huge },
-  { record_id: '1', content: 'a', status: 'approve' },
+  { record_id: 'one', content: 'a', status: 'approve' },
   { record_id: 1.5, parent_id: null, content: 'a' },
   { record_id: -1, parent_id: 'x', content: 'a' },
   { record_id: 1e300, parent_id: { $gt: 0 }, content: 'a' },
@@ -107,7 +107,7 @@ test('bad path ids and query values answer 4xx', async () => {
   for (const path of [
     '/api/v1/record/web/tech?category=issue&page=-1',
     '/api/v1/record/web/tech?category=issue&page=abc',
-    '/api/v1/record/web/tech?category=issue&size=100000',
+    '/api/v1/record/web/tech?category=issue&size=-1',
     '/api/v1/record/web/tech?category=issue&category=culture',
     '/api/v1/record/web/all?page=1&page=2',
     `/api/v1/record/${recordId}?page=999999999999`,

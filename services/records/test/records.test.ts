@@ -249,12 +249,17 @@ describe('lists', () => {
 
     expect(ids(await request(h2.app).get('/api/v1/record/web/all'))).toEqual([made.webArch, made.webOdori, made.webTech2, made.webTech1]);
     expect(ids(await request(h2.app).get('/api/v1/record/all/tech?category=issue'))).toEqual([made.serverTech, made.webTech2, made.webTech1]);
-    expect(ids(await request(h2.app).get('/api/v1/record/all/all?category=culture'))).toEqual([made.webOdori]);
+    // For type all the category is no filter; the back office sends `category=null` for "none".
+    const everything = ids(await request(h2.app).get('/api/v1/record/all/all'));
+    expect(ids(await request(h2.app).get('/api/v1/record/all/all?category=culture'))).toEqual(everything);
+    expect(ids(await request(h2.app).get('/api/v1/record/all/all?category=null&page=0'))).toEqual(everything);
+    expect(ids(await request(h2.app).get('/api/v1/record/web/all?category=null'))).toEqual([made.webArch, made.webOdori, made.webTech2, made.webTech1]);
   });
 
   test('category is required unless type is all, and must fit the type', async () => {
     for (const path of [
       '/api/v1/record/web/tech',
+      '/api/v1/record/web/tech?category=null',
       '/api/v1/record/web/tech?category=culture',
       '/api/v1/record/web/odori?category=nope',
       '/api/v1/record/mobile/all',

@@ -1,5 +1,5 @@
 import {
-  blankToUndefined,
+  absentQueryValue,
   bodyId,
   idParams,
   isoTimestampSchema,
@@ -7,7 +7,7 @@ import {
   pageQuery,
   pageSchema,
   queryEnum,
-  queryInt,
+  querySize,
   requiredQueryEnum,
 } from '@binzip/shared';
 import { z } from 'zod';
@@ -52,7 +52,7 @@ export const boardBody = z.strictObject({
 });
 
 export const searchText = z.preprocess(
-  (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+  (value) => (typeof value === 'string' && value.trim() === '' ? undefined : absentQueryValue(value)),
   z
     .string()
     .max(Limits.search)
@@ -64,19 +64,19 @@ export const listQuery = z.object({
   prefix: requiredQueryEnum(BoardPrefixes),
   category: queryEnum(AllCategories),
   search: searchText.meta({ description: '제목과 본문 글자에서 찾는 글귀 (대소문자 무시)' }),
-  order: z.preprocess(blankToUndefined, z.enum(['RECENT', 'POPULAR']).default('RECENT')),
+  order: z.preprocess(absentQueryValue, z.enum(['RECENT', 'POPULAR']).default('RECENT')),
   ...pageQuery(BOARD_PAGE_SIZE),
 });
 
 export const previewQuery = z.object({
   prefix: requiredQueryEnum(PreviewPrefixes),
-  limit: queryInt(PREVIEW_LIMIT, 1, 50),
+  limit: querySize(PREVIEW_LIMIT, 50),
   category: queryEnum(AllCategories).meta({ description: 'prefix가 INTRO일 때만' }),
 });
 
 export const ownListQuery = z.object(pageQuery(OWN_LIST_PAGE_SIZE));
 
-export const categoryQuery = z.object({ name: z.preprocess(blankToUndefined, z.string().max(50)) });
+export const categoryQuery = z.object({ name: z.preprocess(absentQueryValue, z.string().max(50)) });
 
 export const commentBody = z.strictObject({
   boardId: bodyId,

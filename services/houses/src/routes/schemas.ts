@@ -1,4 +1,15 @@
-import { idParams, isoTimestampSchema, pageQuery, pageSchema, queryBoolean, queryEnum, queryText } from '@binzip/shared';
+import {
+  absentQueryValue,
+  formNumber,
+  idParams,
+  isoTimestampSchema,
+  nullableFormNumber,
+  pageQuery,
+  pageSchema,
+  queryBoolean,
+  queryEnum,
+  queryText,
+} from '@binzip/shared';
 import { z } from 'zod';
 import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
 import { ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
@@ -23,7 +34,8 @@ const MAX_MONTHLY_PRICE = 10_000_000;
 
 // Drafts: types are checked and sizes bounded; blank or null values are filled in by the domain.
 const draftText = (max: number) => z.string().max(max).nullish();
-const draftNumber = (max: number) => z.preprocess((value) => (value === '' ? null : value), z.number().finite().min(0).max(max).nullish());
+const draftNumber = (max: number) => nullableFormNumber(z.number().finite().min(0).max(max)).optional();
+const floorNum = z.number().int().min(-20).max(300);
 
 export const draftListingBody = z
   .strictObject({
@@ -34,7 +46,7 @@ export const draftListingBody = z
     zipCode: draftText(20),
     size: draftText(20),
     purpose: draftText(100),
-    floorNum: z.preprocess((value) => (value === '' ? null : value), z.number().int().min(-20).max(300).nullish()),
+    floorNum: nullableFormNumber(floorNum).optional(),
     contact: draftText(20),
     createdDate: draftText(10),
     price: draftNumber(MAX_PRICE),
@@ -62,11 +74,11 @@ export const savedListingBody = z
     zipCode: pattern(/^\d{5,6}$/),
     size: pattern(/^\d{1,7}(\.\d{1,2})?$/),
     purpose: required(100),
-    floorNum: z.number().int().min(-20).max(300).nullable(),
+    floorNum: nullableFormNumber(floorNum).meta({ description: '층수; null이나 빈 문자열은 0으로 저장' }),
     contact: pattern(/^\d{9,11}$/),
     createdDate: pattern(/^\d{4}$/),
-    price: z.number().finite().min(0).max(MAX_PRICE),
-    monthlyPrice: z.number().finite().min(0).max(MAX_MONTHLY_PRICE),
+    price: formNumber(z.number().finite().min(0).max(MAX_PRICE)),
+    monthlyPrice: formNumber(z.number().finite().min(0).max(MAX_MONTHLY_PRICE)),
     agentName: z.string().trim().max(50).nullish(),
     title: required(100),
     // Bounded far above the limit only so a huge value is refused cheaply; the limit itself (10000) is H0000.
@@ -89,9 +101,9 @@ const trimmedText = (max: number) => z.preprocess((value) => (typeof value === '
 /** `recommendedTag` may repeat (`?recommendedTag=A&recommendedTag=B`) and each value may be a comma list. */
 const tagList = z.preprocess(
   (value) => {
-    if (value === undefined) return undefined;
+    if (absentQueryValue(value) === undefined) return undefined;
     const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] => (typeof v === 'string' ? v.split(',') : [v]));
-    const cleaned = parts.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => p !== '');
+    const cleaned = parts.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => absentQueryValue(p) !== undefined);
     return cleaned.length === 0 ? undefined : cleaned;
   },
   z.array(z.enum(RecommendedTags)).max(20).optional(),

@@ -1,4 +1,4 @@
-import { idParams, idString, pageSchema, queryBoolean, queryInt } from '@binzip/shared';
+import { absentQueryValue, idParams, idString, pageSchema, queryBoolean, querySize } from '@binzip/shared';
 import { z } from 'zod';
 import type { InboxPage, NotificationItem } from '../domain/inbox';
 
@@ -10,8 +10,8 @@ export const NOTIFICATION_MAX_PAGE_SIZE = 50;
 export const listQuery = z.object({
   read: queryBoolean().meta({ description: '비우면 전체, `false` 안 읽음, `true` 읽음' }),
   // Empty on the first request, then the previous answer's nextId.
-  id: z.preprocess((value) => (value === '' ? undefined : value), idString.optional()).meta({ description: '커서: 이전 응답의 nextId (첫 요청은 비움)' }),
-  size: queryInt(NOTIFICATION_PAGE_SIZE, 1, NOTIFICATION_MAX_PAGE_SIZE),
+  id: z.preprocess(absentQueryValue, idString.optional()).meta({ description: '커서: 이전 응답의 nextId (첫 요청은 비움)' }),
+  size: querySize(NOTIFICATION_PAGE_SIZE, NOTIFICATION_MAX_PAGE_SIZE),
 });
 
 export const notificationParams = idParams('notificationId');

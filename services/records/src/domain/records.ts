@@ -168,7 +168,7 @@ async function recordPage(ctx: RecordsContext, filter: FilterQuery<RecordDoc>, r
   return { records: buildPage(items, request, total, { withPageable: true }) };
 }
 
-/** Public list: approved records; `all` as part or type means no filter on it. */
+/** Public list: approved records; `all` as part or type means no filter on it (for type `all`, a category too). */
 export async function listRecords(ctx: RecordsContext, query: { part: Part; type: ListType; category?: Category } & PageRequest): Promise<RecordPage> {
   const filter: FilterQuery<RecordDoc> = { ...APPROVED };
   if (query.part !== 'all') filter.part = query.part;
@@ -176,8 +176,8 @@ export async function listRecords(ctx: RecordsContext, query: { part: Part; type
     if (query.category === undefined) throw AppError.invalid('category 값이 누락되었습니다.');
     if (!categoryFitsType(query.type, query.category)) throw AppError.invalid('category 값이 type과 맞지 않습니다.');
     filter.type = query.type;
+    filter.category = query.category;
   }
-  if (query.category !== undefined) filter.category = query.category;
   return recordPage(ctx, filter, query);
 }
 

@@ -22,7 +22,7 @@ export const updateRecordBody = z.strictObject({ title: nonBlankText(LIMITS.titl
 
 export const recordListParams = z.object({ part: z.enum(PARTS), type: z.enum(LIST_TYPES) });
 export const recordListQuery = z.object({
-  category: queryEnum(CATEGORIES).meta({ description: 'type이 all이 아니면 필수이며 type에 맞아야 함' }),
+  category: queryEnum(CATEGORIES).meta({ description: 'type이 all이 아니면 필수이며 type에 맞아야 함; type이 all이면 무시' }),
   ...pageQuery(PAGE_SIZES.list, PAGE_SIZES.max),
 });
 

@@ -98,6 +98,8 @@ export interface OperationSpec {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** How `body` is sent: JSON (default) or a multipart form (uploads). */
+  bodyContentType?: 'application/json' | 'multipart/form-data';
   /** The `data` member on success; omitted when the operation returns none. */
   data?: z.ZodType;
   /** Every error code the operation itself can answer (auth and 500 are added from `access`). */
@@ -154,7 +156,7 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
     request: {
       params: spec.params,
       query: spec.query,
-      body: spec.body ? { required: true, content: { 'application/json': { schema: spec.body } } } : undefined,
+      body: spec.body ? { required: true, content: { [spec.bodyContentType ?? 'application/json']: { schema: spec.body } } } : undefined,
     },
     responses,
   });

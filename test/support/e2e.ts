@@ -44,6 +44,8 @@ export interface ApiOptions {
   body?: unknown;
   /** Sent as is with the JSON content type (malformed input). */
   rawBody?: string;
+  /** Sent as multipart/form-data (uploads). */
+  form?: FormData;
   headers?: Record<string, string>;
   /**
    * Off for requests that deliberately leave the API (unknown routes, malformed paths); otherwise every answer
@@ -245,7 +247,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
         ...(request.token !== undefined ? { Authorization: request.token } : {}),
         ...request.headers,
       },
-      body: request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
+      body: request.form ?? request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();

@@ -15,6 +15,9 @@ const adminMemberSearchShapes = Object.fromEntries(
 );
 
 export const QUERY_SCAN_ALLOWED: Record<string, string> = {
+  'pictures.files':
+    "GridFS's own collection (shared/src/media/store.ts): the driver's GridFSBucket creates its {filename, uploadDate} index itself before the first upload; the `{}` look-up is its check for an empty bucket (limit 1)",
+  'pictures.chunks': "GridFS's own collection: the driver's GridFSBucket creates its unique {files_id, n} index itself before the first upload",
   probe: "a test fixture's throw-away collection (shared/test/fixtures/lifecycle-service.ts), not the product's",
   ...adminMemberSearchShapes,
   'users(ProjectedUser):nickName':

@@ -1,4 +1,5 @@
 import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { communityModels } from './models';
 import { apiDocument } from './openapi';
@@ -7,9 +8,20 @@ import { boardRoutes } from './routes/boards';
 import { commentRoutes } from './routes/comments';
 import { loveRoutes } from './routes/loves';
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps extends ServiceAppDeps {
+  /** The pictures settings (`MEDIA_*`); every default when absent (GridFS in the service's database). */
+  media?: MediaSettings;
+}
 
 export function buildApp(deps: AppDeps): Express {
+  const pictures = createPictures({
+    connection: deps.connection,
+    settings: deps.media ?? defaultMediaSettings(),
+    service: 'community',
+    mountPath: '/api/v1/boards/images',
+    logger: deps.logger,
+    now: deps.now ?? (() => new Date()),
+  });
   const ctx = serviceContext(communityModels(deps.connection), deps);
   return createServiceApp({
     service: 'community',
@@ -20,6 +32,7 @@ export function buildApp(deps: AppDeps): Express {
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
     routes: (app) => {
+      app.use('/api/v1/boards/images', pictureRoutes(pictures));
       app.use('/api/v1/boards', boardRoutes(ctx));
       app.use('/api/v1/comments', commentRoutes(ctx));
       app.use('/api/v1/loves', loveRoutes(ctx));

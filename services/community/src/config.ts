@@ -1,8 +1,10 @@
 import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { mediaConfigShape } from '@binzip/shared/dist/media';
 import { z } from 'zod';
 
 export const configSchema = z.object({
   ...serviceConfigShape({ port: 7002, db: 'community' }),
+  ...mediaConfigShape,
 });
 
 export type Config = z.output<typeof configSchema>;

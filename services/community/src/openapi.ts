@@ -1,4 +1,5 @@
 import { createApiRegistry, generateApiDocument, registerOperation, type ApiDocument } from '@binzip/shared';
+import { registerPictureOperations } from '@binzip/shared/dist/media';
 import { z } from 'zod';
 import {
   boardBody,
@@ -29,6 +30,7 @@ export function apiDocument(): ApiDocument {
   const registry = createApiRegistry();
 
   const boards = ['boards'];
+  registerPictureOperations(registry, { path: '/api/v1/boards/images', operationPrefix: 'Board', what: '게시글' });
   registerOperation(registry, {
     method: 'post',
     path: '/api/v1/boards',

@@ -49,6 +49,11 @@ export const configSchema = z.object({
   UPSTREAM_IDLE_SOCKET_MS: positiveInt.max(64_000).default(60_000),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  /**
+   * Largest body forwarded on the two picture upload paths (POST /api/v1/houses/images, /api/v1/boards/images):
+   * the services' 10 MiB file limit plus room for the multipart framing. Streamed, never held here.
+   */
+  UPLOAD_BODY_LIMIT_BYTES: positiveInt.default(10 * 1_048_576 + 65_536),
   /** Allowed origins (credentials allowed): exact origins, or `scheme://host:*` for any port. */
   CORS_ORIGINS: originList.default(['http://localhost:*', 'http://127.0.0.1:*']),
   /**

@@ -37,6 +37,9 @@ const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 const TOKEN_CHECK_EXEMPT = '/api/v1/users/reissue';
 
+/** Picture uploads (one file of up to 10 MB, streamed to the owning service): `UPLOAD_BODY_LIMIT_BYTES` there only. */
+const UPLOAD_PATHS = new Set(['/api/v1/houses/images', '/api/v1/boards/images']);
+
 function floodCeiling(windowMs: number, limit: number, trust: TrustFunction): Middleware {
   return rateLimit({
     windowMs,
@@ -91,7 +94,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
     logger,
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    bodyLimitOf: (req) => bodyLimitOf(req.method, req.url),
   });
   const sendCodeCeiling = () => floodCeiling(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX, trust);
   // Keyed on the canonical, lower-cased path: no spelling of these paths escapes its ceiling.
@@ -105,10 +108,12 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   // upstream faults are logged at warn.
   const logRequests = logger.isLevelEnabled('http');
   const bodyLimit = config.BODY_LIMIT_BYTES;
+  const bodyLimitOf = (method: string | undefined, path: string | undefined): number =>
+    method === 'POST' && path !== undefined && UPLOAD_PATHS.has(path.split('?')[0].toLowerCase()) ? config.UPLOAD_BODY_LIMIT_BYTES : bodyLimit;
 
   const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > bodyLimit) {
+    if (declared > bodyLimitOf(req.method, path)) {
       sendEnvelope(res, GatewayFaults.tooLarge, true);
       return;
     }

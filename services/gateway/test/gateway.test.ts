@@ -255,6 +255,26 @@ describe('gateway', () => {
     expect(community.hits.length).toBe(before);
   });
 
+  it('allows the larger upload limit on the two picture upload paths only', async () => {
+    const app = gateway({ BODY_LIMIT_BYTES: '100', UPLOAD_BODY_LIMIT_BYTES: '1000' });
+    const body = 'x'.repeat(500);
+    for (const path of ['/api/v1/boards/images', '/api/v1/houses/images', '/API/v1/Boards/images']) {
+      const res = await request(app).post(path).set('content-type', 'application/octet-stream').send(body);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
+    const overUpload = await request(app).post('/api/v1/boards/images').set('content-type', 'application/octet-stream').send('x'.repeat(1500));
+    expect(overUpload.status).toBe(413);
+    // Elsewhere, and on the upload paths with another method, the 1 MB (here 100 B) limit stays.
+    for (const [method, path] of [
+      ['post', '/api/v1/boards'],
+      ['post', '/api/v1/boards/images/x'],
+      ['put', '/api/v1/boards/images'],
+    ] as const) {
+      const res = await request(app)[method](path).set('content-type', 'application/octet-stream').send(body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 413 });
+    }
+  });
+
   it('rate limits sign-in and the two send-code endpoints per client with C0004', async () => {
     const app = gateway({ RATE_LIMIT_SIGN_IN_MAX: '3', RATE_LIMIT_SEND_CODE_MAX: '2' });
     for (let i = 0; i < 3; i++) expect((await request(app).post('/api/v1/users/sign-in').send({})).status).toBe(200);
@@ -293,6 +313,15 @@ describe('gateway', () => {
     afterEach(async () => {
       server?.closeAllConnections();
       await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it('streams a chunked upload under the upload limit and cuts one over it', async () => {
+      await serve({ BODY_LIMIT_BYTES: '100', UPLOAD_BODY_LIMIT_BYTES: '1000' });
+      const headers = { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' };
+      const under = await send(url, { method: 'POST', path: '/api/v1/houses/images', headers, body: 'y'.repeat(900) });
+      expect(under.status).toBe(200);
+      const over = await send(url, { method: 'POST', path: '/api/v1/houses/images', headers, body: 'y'.repeat(1100) });
+      expect(over.status).toBe(413);
     });
 
     it('refuses a chunked body over the limit with 413 while streaming, and forwards one under it', async () => {

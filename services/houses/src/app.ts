@@ -1,4 +1,5 @@
 import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { housesModels } from './models';
 import { apiDocument } from './openapi';
@@ -6,10 +7,21 @@ import { adminRoutes } from './routes/admin';
 import { houseRoutes } from './routes/houses';
 import { scrapRoutes } from './routes/scraps';
 
-export type AppDeps = ServiceAppDeps;
+export interface AppDeps extends ServiceAppDeps {
+  /** The pictures settings (`MEDIA_*`); every default when absent (GridFS in the service's database). */
+  media?: MediaSettings;
+}
 
 /** Stateless: everything lives in MongoDB, so operators run as many instances as they like. */
 export function buildApp(deps: AppDeps): Express {
+  const pictures = createPictures({
+    connection: deps.connection,
+    settings: deps.media ?? defaultMediaSettings(),
+    service: 'houses',
+    mountPath: '/api/v1/houses/images',
+    logger: deps.logger,
+    now: deps.now ?? (() => new Date()),
+  });
   const ctx = serviceContext(housesModels(deps.connection), deps);
   return createServiceApp({
     service: 'houses',
@@ -20,6 +32,7 @@ export function buildApp(deps: AppDeps): Express {
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
     routes: (app) => {
+      app.use('/api/v1/houses/images', pictureRoutes(pictures));
       app.use('/api/v1/houses', houseRoutes(ctx));
       app.use('/api/v1/scraps', scrapRoutes(ctx));
       app.use('/api/v1/admin', adminRoutes(ctx));

@@ -1,6 +1,7 @@
 import { loadConfig, serviceConfigShape } from '@binzip/shared';
+import { mediaConfigShape } from '@binzip/shared/dist/media';
 import { z } from 'zod';
 
-export const configSchema = z.object({ ...serviceConfigShape({ port: 7003, db: 'houses' }) });
+export const configSchema = z.object({ ...serviceConfigShape({ port: 7003, db: 'houses' }), ...mediaConfigShape });
 export type Config = z.output<typeof configSchema>;
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);

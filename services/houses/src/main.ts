@@ -23,6 +23,7 @@ runService({
       logger,
       publicKey: config.JWT_PUBLIC_KEY,
       trustProxy: config.TRUST_PROXY,
+      media: config,
       eventsPending: () => void reports.kick(),
     });
     return { app, closers: [() => reports.stop()] };

@@ -1,4 +1,5 @@
 import { createApiRegistry, generateApiDocument, registerOperation, type ApiDocument, type OperationSpec } from '@binzip/shared';
+import { registerPictureOperations } from '@binzip/shared/dist/media';
 import { z } from 'zod';
 import {
   adminReportPageSchema,
@@ -27,6 +28,7 @@ export function apiDocument(): ApiDocument {
   const registry = createApiRegistry();
   const add = (spec: OperationSpec) => registerOperation(registry, spec);
   const houses = ['houses'];
+  registerPictureOperations(registry, { path: '/api/v1/houses/images', operationPrefix: 'House', what: '빈집' });
 
   // Listings
   add({

@@ -77,8 +77,11 @@ export interface ProxyOptions {
   pools: Pools;
   timeoutMs: number;
   logger: Logger;
-  /** Largest body forwarded; declared lengths are checked before the proxy, chunked bodies while streaming. */
-  bodyLimitBytes: number;
+  /**
+   * Largest body forwarded for this request (larger on the picture upload paths); declared lengths are checked
+   * before the proxy, chunked bodies while streaming.
+   */
+  bodyLimitOf: (req: http.IncomingMessage) => number;
   /** A pooled upstream connection idle this long is closed (`UPSTREAM_IDLE_SOCKET_MS`). */
   idleSocketMs: number;
 }
@@ -124,9 +127,10 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       if (req.headers['transfer-encoding'] === undefined) return;
       const state = stateOf(req);
       let received = 0;
+      const limit = options.bodyLimitOf(req);
       const count = (chunk: Buffer) => {
         received += chunk.length;
-        if (received <= options.bodyLimitBytes || state.tooLarge) return;
+        if (received <= limit || state.tooLarge) return;
         state.tooLarge = true;
         req.off('data', count);
         req.unpipe();

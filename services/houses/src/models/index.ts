@@ -1,4 +1,5 @@
 import { projectedUserModel } from '@binzip/shared';
+import { pictureModel } from '@binzip/shared/dist/media';
 import type { Connection } from 'mongoose';
 import { houseModel } from './house';
 import { reportModel } from './report';
@@ -16,10 +17,12 @@ export function housesModels(connection: Connection) {
     scraps: scrapModel(connection),
     reports: reportModel(connection),
     users: projectedUserModel(connection),
+    /** Uploaded pictures (their files are in the picture store). */
+    pictures: pictureModel(connection),
   };
 }
 
 /** Builds the indexes; the unique ones (scrap and report per user) must exist before writes rely on them. */
 export async function initModels(models: HousesModels): Promise<void> {
-  await Promise.all([models.houses.init(), models.scraps.init(), models.reports.init(), models.users.init()]);
+  await Promise.all([models.houses.init(), models.scraps.init(), models.reports.init(), models.users.init(), models.pictures.init()]);
 }

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1');
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined)
+  .optional();
+
+/**
+ * The pictures settings of a service that stores uploads (houses, community): where pictures are kept, where
+ * they are served from, and the bounds of an upload. Spread into the service's config schema.
+ */
+export const mediaConfigShape = {
+  /** `gridfs` (default: the service's own MongoDB database, nothing new to run) or `s3` (an S3-compatible bucket). */
+  MEDIA_STORE: z.enum(['gridfs', 's3']).default('gridfs'),
+  MEDIA_S3_BUCKET: optionalText,
+  MEDIA_S3_REGION: z.string().min(1).default('us-east-1'),
+  /** An S3-compatible endpoint (MinIO, S3Proxy, another cloud's); AWS itself when absent. */
+  MEDIA_S3_ENDPOINT: z.string().url().optional(),
+  /** Both or neither; without them the AWS SDK's default chain (environment, instance role) is used. */
+  MEDIA_S3_ACCESS_KEY_ID: optionalText,
+  MEDIA_S3_SECRET_ACCESS_KEY: optionalText,
+  /** Object key prefix inside the bucket, so two services may share one bucket (default `<service>/images/`). */
+  MEDIA_S3_PREFIX: optionalText,
+  /**
+   * Where picture URLs point: absent, the service's own `/api/v1/<houses|boards>/images/` through the gateway
+   * (on the origin the request came in on); set (e.g. a CDN in front of the bucket, ending with the prefix), that.
+   */
+  MEDIA_PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//)
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  /** Largest accepted file (the gateway's `UPLOAD_BODY_LIMIT_BYTES` must be a little larger). */
+  MEDIA_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /** Largest decoded picture accepted (pixels); bigger ones (decompression bombs) are refused before decoding. */
+  MEDIA_MAX_INPUT_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
+  /** Long side of the stored picture and of its thumbnail, in pixels (never enlarged). */
+  MEDIA_MAX_SIDE: z.coerce.number().int().min(64).max(8192).default(2560),
+  MEDIA_THUMBNAIL_SIDE: z.coerce.number().int().min(32).max(2048).default(480),
+  /** Uploads decoded at once per process (bounds memory); more wait their turn. */
+  MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(4),
+  /** When true, `imageUrls` must be this service's own picture URLs (see `MEDIA_PUBLIC_BASE_URL`). */
+  MEDIA_OWN_URLS_ONLY: flag,
+  /** A picture no post or listing uses is removed this long after its upload. */
+  MEDIA_UNUSED_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
+  /** How often the unused pictures are looked for. */
+  MEDIA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+};
+
+const mediaConfigSchema = z.object(mediaConfigShape);
+export type MediaSettings = z.output<typeof mediaConfigSchema>;
+
+/** The settings with every default, for tests and tools that build a service without an environment. */
+export function defaultMediaSettings(overrides: Partial<MediaSettings> = {}): MediaSettings {
+  return { ...mediaConfigSchema.parse({}), ...overrides };
+}

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { AppError } from '../errors';
+
+// libvips' operation cache keeps decoded images around for reuse, which uploads never have: memory would grow
+// with traffic instead of staying bounded by the uploads under way.
+sharp.cache(false);
+
+/** Formats decoded from an upload (the declared type is never trusted). HEIF covers AVIF (and HEIC where libheif can). */
+const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'heif']);
+
+export const PictureRefusals = {
+  notAnImage: () => new AppError('C0002', '이미지 파일(JPEG, PNG, WebP, HEIC/AVIF)만 올릴 수 있습니다.'),
+  tooManyPixels: () => new AppError('C0002', '이미지의 해상도가 너무 큽니다.'),
+} as const;
+
+export interface EncodeLimits {
+  maxInputPixels: number;
+  maxSide: number;
+  thumbnailSide: number;
+}
+
+export interface EncodedRendition {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface EncodedPicture {
+  /** Hex of the first 128 bits of the full rendition's SHA-256: the picture's name and ETag. */
+  hash: string;
+  full: EncodedRendition;
+  thumbnail: EncodedRendition;
+}
+
+/**
+ * Decodes `input` as a picture and re-encodes it as WebP: oriented by its EXIF orientation, then every metadata
+ * block dropped (EXIF with GPS, XMP, IPTC, comments; an ICC profile is applied by converting to sRGB, which
+ * WebP without a profile means), bounded to `maxSide` on its long side, plus a `thumbnailSide` thumbnail. Only
+ * the first frame of an animation is kept. Anything that is not an accepted raster picture is C0002.
+ */
+export async function encodePicture(input: Buffer, limits: EncodeLimits): Promise<EncodedPicture> {
+  const options = { limitInputPixels: limits.maxInputPixels, failOn: 'error' as const };
+  let metadata: sharp.Metadata;
+  try {
+    // Reads the header only: the pixel count is judged before anything is decoded.
+    metadata = await sharp(input, options).metadata();
+  } catch {
+    throw PictureRefusals.notAnImage();
+  }
+  if (!ACCEPTED_FORMATS.has(metadata.format)) throw PictureRefusals.notAnImage();
+  if ((metadata.width ?? 0) * (metadata.height ?? 0) > limits.maxInputPixels) throw PictureRefusals.tooManyPixels();
+  const oriented = sharp(input, options).rotate();
+  const rendition = async (side: number, quality: number): Promise<EncodedRendition> => {
+    const { data, info } = await oriented
+      .clone()
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+      .webp({ quality })
+      .toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height };
+  };
+  let full: EncodedRendition;
+  let thumbnail: EncodedRendition;
+  try {
+    [full, thumbnail] = await Promise.all([rendition(limits.maxSide, 82), rendition(limits.thumbnailSide, 75)]);
+  } catch (err) {
+    // A header that promised a picture whose data then does not decode (truncated, corrupt).
+    if (err instanceof Error && /pixel limit/i.test(err.message)) throw PictureRefusals.tooManyPixels();
+    throw PictureRefusals.notAnImage();
+  }
+  const hash = createHash('sha256').update(full.data).digest('hex').slice(0, 32);
+  return { hash, full, thumbnail };
+}
+
+/** At most `limit` encodes at once (each holds a decoded picture); the rest wait in arrival order. */
+export function encodeSlots(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (work) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}

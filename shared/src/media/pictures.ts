@@ -1,0 +1,205 @@
+import { pipeline } from 'node:stream/promises';
+import type http from 'node:http';
+import busboy from 'busboy';
+import { Router, type Request, type RequestHandler } from 'express';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { currentUser, requireUser, type AuthClaims } from '../auth';
+import { AppError, GatewayFaults } from '../errors';
+import { handle } from '../http';
+import type { Logger } from '../logger';
+import { registerModel } from '../mongo';
+import type { MediaSettings } from './config';
+import { encodePicture, encodeSlots } from './encode';
+import { IMMUTABLE_CACHE_CONTROL, pictureStoreFor, type PictureStore } from './store';
+
+/** What an upload answers: `imageUrl` goes into `imageUrls`; lists show `thumbnailUrl`. */
+export interface UploadedPicture {
+  imageUrl: string;
+  thumbnailUrl: string;
+  width: number;
+  height: number;
+}
+
+/** One uploaded picture (its two files are `<_id>.webp` and `<_id>.thumb.webp` in the store). */
+export interface PictureDoc {
+  /** The content hash. */
+  _id: string;
+  ownerId: number;
+  createdAt: Date;
+}
+
+const pictureSchema = new Schema<PictureDoc>(
+  {
+    _id: { type: String, required: true },
+    ownerId: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+// The sweep looks for the oldest records first.
+pictureSchema.index({ createdAt: 1 });
+
+export const pictureModel = (connection: Connection): Model<PictureDoc> => registerModel(connection, 'Picture', pictureSchema);
+
+const FILE_NAME = /^([0-9a-f]{32})(\.thumb)?\.webp$/;
+const WEBP = 'image/webp';
+const fullKey = (hash: string) => `${hash}.webp`;
+const thumbnailKey = (hash: string) => `${hash}.thumb.webp`;
+
+/** Our own picture URLs end in `/images/<hash>.webp`; the thumbnail of one is `/images/<hash>.thumb.webp`. */
+const OWN_PICTURE_URL = /^(https?:\/\/[^?#\s]+\/images\/[0-9a-f]{32})\.webp$/;
+
+/** The thumbnail of one of our pictures, for list answers; any other URL comes back as it is. */
+export function thumbnailUrlOf(url: string): string;
+export function thumbnailUrlOf(url: string | null): string | null;
+export function thumbnailUrlOf(url: string | null): string | null {
+  if (url === null) return null;
+  const own = OWN_PICTURE_URL.exec(url);
+  return own ? `${own[1]}.thumb.webp` : url;
+}
+
+export const UploadRefusals = {
+  notMultipart: () => new AppError('C0002', '이미지는 multipart/form-data 형식의 파일 하나로 올려야 합니다.'),
+  noFile: () => new AppError('C0002', '올릴 이미지 파일이 없습니다.'),
+  moreThanOne: () => new AppError('C0002', '이미지는 한 번에 한 장만 올릴 수 있습니다.'),
+  tooLarge: (maxBytes: number) =>
+    new AppError('C0002', `이미지 파일은 ${Math.floor(maxBytes / (1024 * 1024))}MB 이하여야 합니다.`, GatewayFaults.tooLarge.status),
+  interrupted: () => new AppError('C0002', '이미지 업로드가 중단되었습니다.'),
+} as const;
+
+/**
+ * Reads the one file part of a multipart request, refusing past `maxBytes` as soon as it is passed (the rest is
+ * read and dropped, never kept). The file's declared name and type are ignored: the bytes are judged by decoding.
+ */
+function receiveOneFile(req: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 8, fieldSize: 1024, parts: 10 } });
+    } catch {
+      reject(UploadRefusals.notMultipart());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let files = 0;
+    let settled = false;
+    const fail = (err: AppError) => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      req.unpipe(parser);
+      req.resume();
+      reject(err);
+    };
+    parser.on('file', (_field, stream) => {
+      files++;
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      stream.on('limit', () => fail(UploadRefusals.tooLarge(maxBytes)));
+    });
+    parser.on('filesLimit', () => fail(UploadRefusals.moreThanOne()));
+    parser.on('partsLimit', () => fail(UploadRefusals.notMultipart()));
+    parser.on('fieldsLimit', () => fail(UploadRefusals.notMultipart()));
+    parser.on('error', () => fail(UploadRefusals.notMultipart()));
+    parser.on('close', () => {
+      if (settled) return;
+      if (files === 0 || size === 0) return fail(UploadRefusals.noFile());
+      settled = true;
+      resolve(Buffer.concat(chunks, size));
+    });
+    req.once('close', () => {
+      if (!req.complete) fail(UploadRefusals.interrupted());
+    });
+    req.pipe(parser);
+  });
+}
+
+export interface PicturesDeps {
+  connection: Connection;
+  settings: MediaSettings;
+  /** The service's name: the default S3 key prefix (`<service>/images/`). */
+  service: string;
+  /** Where the routes are mounted, e.g. `/api/v1/houses/images`. */
+  mountPath: string;
+  logger: Logger;
+  now: () => Date;
+  /** Checked before the upload's body is read (the uploads-per-member ceiling); throws to refuse. */
+  beforeUpload?: (caller: AuthClaims) => Promise<void>;
+}
+
+/** A service's pictures: upload, serve, and what its domain needs to know about its picture URLs. */
+export interface Pictures {
+  readonly settings: MediaSettings;
+  readonly store: PictureStore;
+  readonly records: Model<PictureDoc>;
+  upload(caller: AuthClaims, req: Request): Promise<UploadedPicture>;
+  /** `GET <mountPath>/:file`: the stored bytes with immutable caching. */
+  serve: RequestHandler;
+}
+
+export function createPictures(deps: PicturesDeps): Pictures {
+  const { settings } = deps;
+  const store = pictureStoreFor(settings, deps.connection, deps.service);
+  const records = pictureModel(deps.connection);
+  const slot = encodeSlots(settings.MEDIA_CONCURRENT_ENCODES);
+  const limits = { maxInputPixels: settings.MEDIA_MAX_INPUT_PIXELS, maxSide: settings.MEDIA_MAX_SIDE, thumbnailSide: settings.MEDIA_THUMBNAIL_SIDE };
+
+  const baseUrl = (req: Request) => settings.MEDIA_PUBLIC_BASE_URL ?? `${req.protocol}://${req.host}${deps.mountPath}`;
+
+  const upload = async (caller: AuthClaims, req: Request): Promise<UploadedPicture> => {
+    await deps.beforeUpload?.(caller);
+    const input = await receiveOneFile(req, settings.MEDIA_MAX_UPLOAD_BYTES);
+    const picture = await slot(() => encodePicture(input, limits));
+    const { hash } = picture;
+    // The same picture uploaded again (by anyone) is the same file: stored once, same URL.
+    if (!(await store.has(fullKey(hash)))) {
+      await store.put(thumbnailKey(hash), picture.thumbnail.data, WEBP);
+      await store.put(fullKey(hash), picture.full.data, WEBP);
+    }
+    // A new upload of a known picture restarts its unused period (it is about to be used again).
+    await records.updateOne({ _id: hash }, { $set: { createdAt: deps.now() }, $setOnInsert: { ownerId: caller.userId } }, { upsert: true }).exec();
+    const base = baseUrl(req);
+    deps.logger.info('picture stored', { hash, bytes: picture.full.data.length, width: picture.full.width, height: picture.full.height });
+    return { imageUrl: `${base}/${fullKey(hash)}`, thumbnailUrl: `${base}/${thumbnailKey(hash)}`, width: picture.full.width, height: picture.full.height };
+  };
+
+  const serve: RequestHandler = async (req, res) => {
+    const name = FILE_NAME.exec(String(req.params.file));
+    if (!name) throw AppError.notFound();
+    const etag = `"${name[1]}${name[2] ? '-t' : ''}"`;
+    const cacheable = () => {
+      res.setHeader('etag', etag);
+      res.setHeader('cache-control', IMMUTABLE_CACHE_CONTROL);
+    };
+    if (req.headers['if-none-match'] === etag) {
+      cacheable();
+      res.status(304).end();
+      return;
+    }
+    const stored = await store.open(name[0]);
+    if (!stored) throw AppError.notFound();
+    cacheable();
+    res.setHeader('content-type', WEBP);
+    res.setHeader('content-length', stored.length);
+    // A reader that goes away mid-picture ends the answer; there is nobody left to tell.
+    await pipeline(stored.body, res).catch(() => res.destroy());
+  };
+
+  return { settings, store, records, upload, serve };
+}
+
+/** `POST <mountPath>` (a member uploads one picture) and `GET <mountPath>/:file` (anyone reads one). */
+export function pictureRoutes(pictures: Pictures): Router {
+  const router = Router();
+  router.post(
+    '/',
+    requireUser,
+    handle((req) => pictures.upload(currentUser(req), req)),
+  );
+  router.get('/:file', pictures.serve);
+  return router;
+}

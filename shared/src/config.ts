@@ -12,6 +12,27 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }
 
+const ceilingCount = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000).default(fallback);
+const ceilingSeconds = (fallback: number) => z.coerce.number().int().min(1).max(86_400).default(fallback);
+
+/**
+ * `CEILING_*` settings, read by every service (README, "Configuration"). The defaults are far above what a
+ * person does by hand, and far below what a script does: a member writes a post, a comment or a like every
+ * few seconds at most; a household or an office behind one address signs up a handful of accounts an hour,
+ * each needing two or three codes.
+ */
+export const ceilingConfigShape = {
+  /** Writes (POST/PUT/PATCH/DELETE) one member may make to one service per window (administrators are not counted). */
+  CEILING_MEMBER_WRITES: ceilingCount(60),
+  CEILING_MEMBER_WRITES_WINDOW_SECONDS: ceilingSeconds(60),
+  /** Sign-ups (members and agents together) from one client address per window. */
+  CEILING_SIGN_UPS_PER_ADDRESS: ceilingCount(20),
+  CEILING_SIGN_UPS_WINDOW_SECONDS: ceilingSeconds(3_600),
+  /** Verification codes sent (SMS and e-mail together, to any number or address) for one client address per window. */
+  CEILING_CODE_SENDS_PER_ADDRESS: ceilingCount(60),
+  CEILING_CODE_SENDS_WINDOW_SECONDS: ceilingSeconds(3_600),
+};
+
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** How the JetStream streams are kept (applied by whichever process ensures a stream first, and on every start). */
@@ -54,6 +75,7 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
     ...metricsConfigShape,
     ...streamConfigShape,
+    ...ceilingConfigShape,
     /** How long MongoDB or NATS may stay unreachable (at start-up or later) before the process exits non-zero. */
     OUTAGE_EXIT_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),
   };

@@ -76,6 +76,13 @@ export class AppError extends Error {
   }
 }
 
+/** 429 C0004 with the seconds after which a retry can succeed (rendered as `Retry-After` by the error handler). */
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('C0004');
+  }
+}
+
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }

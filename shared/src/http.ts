@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Connection } from 'mongoose';
 import { authenticate } from './auth';
+import { memberWriteCeiling, type CeilingSettings } from './ceilings';
 import { refuseSuspendedWrites, type SuspensionLookup } from './suspension';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
-import { AppError, ErrorCodes, GatewayFaults } from './errors';
+import { AppError, ErrorCodes, GatewayFaults, TooManyRequestsError } from './errors';
 import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
 import { isConnected, isStoreUnavailableError } from './mongo';
@@ -60,6 +61,7 @@ interface BodyParserError {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) return next(err);
+    if (err instanceof TooManyRequestsError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
     if (err instanceof AppError) {
       res.status(err.status).json(errorEnvelope(err.code, err.message));
       return;
@@ -119,6 +121,8 @@ export interface ServiceAppDeps {
   trustProxy?: string | boolean | number;
   /** The clock (default: the real one); tests move it. */
   now?: () => Date;
+  /** `CEILING_*` settings; absent, no ceiling is counted (tests of other rules). */
+  ceilings?: CeilingSettings;
   /** Kicks the outbox relay after a write that stored an event (services that publish). */
   eventsPending?: () => void;
 }
@@ -141,6 +145,8 @@ export interface ServiceAppOptions {
   before?: RequestHandler[];
   /** Where a suspension is looked up; given, a suspended member's writes answer 403 U0012 (backoffice.md). */
   isSuspended?: SuspensionLookup;
+  /** `CEILING_*`: given (with `connection`), each member's writes are counted and held to the ceiling (429 C0004). */
+  ceilings?: CeilingSettings;
   /** The service's API document (src/openapi.ts), served at `/openapi.json` for the gateway to merge. */
   apiDocument?: () => ApiDocument;
 }
@@ -172,6 +178,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));
   if (options.isSuspended) app.use(refuseSuspendedWrites(options.isSuspended));
+  if (options.ceilings && options.connection) app.use(memberWriteCeiling(options.connection, options.ceilings));
   // Express would answer OPTIONS itself with a plain-text method list; preflight belongs to the gateway.
   app.options(/.*/, notFoundHandler);
   options.routes(app);

@@ -21,6 +21,7 @@ export * from './readiness';
 export * from './dead-letters';
 export * from './content';
 export * from './retry';
+export * from './ceilings';
 export * from './watchdog';
 export * from './openapi';
 export * from './context-types';

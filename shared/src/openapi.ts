@@ -118,9 +118,16 @@ const AUTH_ERRORS: Record<OperationAccess, ErrorCode[]> = {
   admin: ['J0000', 'J0001', 'J0002', 'J0004', 'J0006'],
 };
 
+/** Every 429 (a ceiling, a sign-in lock, a write that kept losing its race) says when to try again. */
+const RETRY_AFTER: ResponseConfig['headers'] = {
+  'Retry-After': { description: 'seconds until a retry can succeed', schema: { type: 'integer', minimum: 1 } },
+};
+
 /** Registers one operation with its success envelope and one error response per HTTP status it can answer. */
 export function registerOperation(registry: ApiRegistry, spec: OperationSpec): void {
   const codes = new Set<ErrorCode>([...AUTH_ERRORS[spec.access], ...(spec.errors ?? []), 'C0000']);
+  // A member's writes are held to the per-member write ceiling in every service (`CEILING_MEMBER_WRITES`).
+  if (spec.method !== 'get' && (spec.access === 'user' || spec.access === 'optional')) codes.add('C0004');
   // Every request can be malformed (bad JSON, bad ids, unknown fields).
   if (spec.body || spec.params || spec.query) codes.add('C0002');
   const byStatus = new Map<number, string[]>();
@@ -138,6 +145,7 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
   for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: list.map((code) => `${code}: ${ErrorCodes[code as ErrorCode].message}`).join(' / '),
+      ...(status === 429 ? { headers: RETRY_AFTER } : {}),
       content: { 'application/json': { schema: errorEnvelopeSchema(list as [string, ...string[]]) } },
     };
   }

@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { TooManyRequestsError } from './errors';
 
 /** What an attempt of `retryOnConflict` returns when its conditional write matched nothing (it lost a race). */
 export const CONFLICT: unique symbol = Symbol('conflict');
@@ -29,5 +29,6 @@ export async function retryOnConflict<T>(attempt: (attemptNumber: number) => Pro
     const result = await attempt(n);
     if (result !== CONFLICT) return result;
   }
-  throw new AppError('C0004');
+  // The race is over within moments: a retry a second later meets a settled document.
+  throw new TooManyRequestsError(1);
 }

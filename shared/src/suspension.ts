@@ -5,7 +5,8 @@ import { AppError } from './errors';
 /** Answers whether a user is suspended now, from the service's own store (never a call to accounts). */
 export type SuspensionLookup = (userId: number) => Promise<boolean>;
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The methods that change something: what the suspension guard and the member-writes ceiling look at. */
+export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Refuses a suspended member's writes with 403 U0012, whatever the route. Access tokens live 30 minutes and

@@ -27,11 +27,22 @@ const codesAt = (responses: Responses, status: number): string[] => responses[St
 describe('registerOperation', () => {
   it('declares one error answer per status with exactly the codes the operation can give', () => {
     const responses = responsesOf(documentWith('/items/{itemId}', 'user', ['C0001', 'C0003', 'U0002']), '/items/{itemId}');
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '404', '500']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
     expect(codesAt(responses, 400).sort()).toEqual(['C0002', 'U0002']);
     expect(codesAt(responses, 401).sort()).toEqual(['J0000', 'J0001', 'J0002', 'J0004']);
     expect(codesAt(responses, 403)).toEqual(['C0003']);
     expect(codesAt(responses, 500)).toEqual(['C0000']);
+  });
+
+  it("gives a member's writes the write ceiling's 429 C0004 with Retry-After, and no 429 to reads or administrators' writes", () => {
+    const responses = responsesOf(documentWith('/items/{itemId}', 'user'), '/items/{itemId}') as unknown as Record<
+      string,
+      { headers?: Record<string, unknown> }
+    >;
+    expect(codesAt(responses as unknown as Responses, 429)).toEqual(['C0004']);
+    expect(Object.keys(responses['429']?.headers ?? {})).toEqual(['Retry-After']);
+    expect(responsesOf(documentWith('/a/{itemId}', 'admin'), '/a/{itemId}')['429']).toBeUndefined();
+    expect(responsesOf(documentWith('/p/{itemId}', 'public'), '/p/{itemId}')['429']).toBeUndefined();
   });
 
   it('gives admin operations J0006 and public ones no auth errors or security', () => {

@@ -10,6 +10,7 @@ import {
   projectedUserModel,
   serviceContext,
   type AuthClaims,
+  type CeilingSettings,
   type ServiceAppDeps,
   type ServiceContext,
   type UserSnapshotV1,
@@ -64,12 +65,12 @@ export interface ServiceHarness<Models> {
 
 /**
  * Starts a service's app on a fresh database. `extra` adds the service's own dependencies (senders, keys, a
- * relay); `clockStart` fixes the clock's start (default: now, so real JWT expiry and the clock agree).
+ * relay); `ceilings` turns the `CEILING_*` counts on (off otherwise); `clockStart` fixes the clock's start (default: now, so real JWT expiry and the clock agree).
  */
 export async function startServiceHarness<Models, Deps extends ServiceAppDeps = ServiceAppDeps>(
   label: string,
   recipe: ServiceRecipe<Models, Deps>,
-  options: { extra?: Omit<Deps, keyof ServiceAppDeps>; clockStart?: Date } = {},
+  options: { extra?: Omit<Deps, keyof ServiceAppDeps>; clockStart?: Date; ceilings?: CeilingSettings } = {},
 ): Promise<ServiceHarness<Models>> {
   const names = isolatedNames(label);
   const connection = await connectTestDb(names.db);
@@ -85,6 +86,7 @@ export async function startServiceHarness<Models, Deps extends ServiceAppDeps = 
     eventsPending: () => {
       outboxKicks.count += 1;
     },
+    ...(options.ceilings ? { ceilings: options.ceilings } : {}),
     ...options.extra,
   } as Deps;
   let bus: Promise<EventBus> | undefined;

@@ -5,6 +5,7 @@ import { accountsModels } from './models';
 import { apiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
+import { addressCeilings } from './routes/ceilings';
 import { userRoutes } from './routes/users';
 
 export interface AppDeps extends ServiceAppDeps {
@@ -30,19 +31,21 @@ const ignoreAuthorizationOnReissue: RequestHandler = (req, _res, next) => {
 
 export function buildApp(deps: AppDeps): Express {
   const ctx = accountsContext(accountsModels(deps.connection), { ...deps, keys: { privateKey: deps.privateKey, publicKey: deps.publicKey } });
+  const ceilings = addressCeilings(deps.connection, deps.ceilings);
   return createServiceApp({
     service: 'accounts',
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
+    ceilings: deps.ceilings,
     connection: deps.connection,
     before: [ignoreAuthorizationOnReissue],
     apiDocument,
     // Accounts is the source of the status: it reads its own users, not a projection.
     isSuspended: async (userId) => (await ctx.models.users.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null,
     routes: (app) => {
-      app.use('/api/v1/users', userRoutes(ctx));
-      app.use('/api/v1/agents', agentRoutes(ctx));
+      app.use('/api/v1/users', userRoutes(ctx, ceilings));
+      app.use('/api/v1/agents', agentRoutes(ctx, ceilings));
       app.use('/api/v1/admin', adminRoutes(ctx));
     },
   });

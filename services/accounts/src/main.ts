@@ -36,6 +36,7 @@ runService({
       defaultProfileImageUrl: config.DEFAULT_PROFILE_IMAGE_URL,
       codeDigits: config.VERIFICATION_CODE_DIGITS,
       trustProxy: config.TRUST_PROXY,
+      ceilings: config,
     });
     const closeMail = async () => {
       if (senders.mail instanceof SmtpMailSender) senders.mail.close();

@@ -41,8 +41,8 @@ const SET_REFRESH_COOKIE: OperationSpec['successHeaders'] = {
   },
 };
 
-/** A sign-up's clashes in decisions.md's order, and its mandatory terms. */
-const SIGN_UP_ERRORS: ErrorCode[] = ['U0007', 'U0005', 'U0000', 'U0010', 'U0009'];
+/** A sign-up's clashes in decisions.md's order, its mandatory terms, and the per-address sign-up ceiling (C0004). */
+const SIGN_UP_ERRORS: ErrorCode[] = ['U0007', 'U0005', 'U0000', 'U0010', 'U0009', 'C0004'];
 /**
  * Every write of a signed-in member: the suspension guard (U0012), the member's own document (C0001 once it is
  * gone), and C0004 when the document keeps changing under the request (compare-and-set retries exhausted).

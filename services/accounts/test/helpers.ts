@@ -1,3 +1,4 @@
+import type { CeilingSettings } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
 import { testEnv } from '../../../test/support';
@@ -32,6 +33,8 @@ export interface AccountsHarnessOptions {
   codeDigits?: number;
   /** Replaces the harness's counting kick, e.g. with an outbox relay's. */
   eventsPending?: () => void;
+  /** `CEILING_*` counts (none unless given). */
+  ceilings?: CeilingSettings;
 }
 
 export async function startAccountsHarness(label: string, options: AccountsHarnessOptions = {}): Promise<AccountsHarness> {
@@ -47,7 +50,11 @@ export async function startAccountsHarness(label: string, options: AccountsHarne
     ...(options.eventsPending ? { eventsPending: options.eventsPending } : {}),
   };
   const started = new Date();
-  const h = await startServiceHarness<AccountsModels, AppDeps>(label, { models: accountsModels, initModels, buildApp }, { extra, clockStart: started });
+  const h = await startServiceHarness<AccountsModels, AppDeps>(
+    label,
+    { models: accountsModels, initModels, buildApp },
+    { extra, clockStart: started, ceilings: options.ceilings },
+  );
   const ctx = accountsContext(h.models, {
     ...h.ctx,
     ...extra,

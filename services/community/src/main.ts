@@ -20,7 +20,7 @@ runService({
       relay.kick().catch((err: Error) => logger.warn('outbox kick failed', { error: err.message }));
     };
     return {
-      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, media: config, eventsPending }),
+      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, media: config, ceilings: config, eventsPending }),
       closers: [() => relay.stop()],
     };
   },

@@ -24,6 +24,7 @@ runService({
       publicKey: config.JWT_PUBLIC_KEY,
       trustProxy: config.TRUST_PROXY,
       media: config,
+      ceilings: config,
       eventsPending: () => void reports.kick(),
     });
     return { app, closers: [() => reports.stop()] };

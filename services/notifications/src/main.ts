@@ -14,7 +14,7 @@ runService({
     const ctx = serviceContext(models, { logger });
     const comments = await startCommentSubscribers(ctx, { bus, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_BACKOFF_MS });
     return {
-      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY }),
+      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, ceilings: config }),
       closers: [() => comments.stop()],
     };
   },

@@ -16,6 +16,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,
+    ceilings: deps.ceilings,
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,

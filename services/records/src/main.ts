@@ -17,6 +17,7 @@ runService({
       logger,
       publicKey: config.JWT_PUBLIC_KEY,
       trustProxy: config.TRUST_PROXY,
+      ceilings: config,
       eventsPending: () => void relay.kick(),
     });
     return { app, closers: [() => relay.stop()] };

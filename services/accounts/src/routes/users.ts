@@ -16,6 +16,7 @@ import {
   updateProfile,
 } from '../domain/users';
 import { checkEmailCode, checkSmsCode, sendEmailCode, sendSmsCode } from '../domain/verification';
+import type { AddressCeilings } from './ceilings';
 import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './cookies';
 import {
   emailBody,
@@ -34,11 +35,12 @@ import {
 } from './schemas';
 
 /** /api/v1/users: sign-up, sessions, verification codes, the caller's profile and its changes. */
-export function userRoutes(ctx: AccountsContext): Router {
+export function userRoutes(ctx: AccountsContext, ceilings: AddressCeilings): Router {
   const router = Router();
 
   router.post(
     '/sign-up',
+    ceilings.signUps,
     handle(async (req) => {
       await signUpUser(ctx, parseBody(req, userSignUpBody));
     }),
@@ -77,6 +79,7 @@ export function userRoutes(ctx: AccountsContext): Router {
 
   router.post(
     '/send/sms',
+    ceilings.codeSends,
     handle(async (req) => {
       await sendSmsCode(ctx, parseBody(req, phoneBody));
     }),
@@ -89,6 +92,7 @@ export function userRoutes(ctx: AccountsContext): Router {
 
   router.post(
     '/send/email',
+    ceilings.codeSends,
     handle(async (req) => {
       await sendEmailCode(ctx, parseBody(req, emailBody));
     }),

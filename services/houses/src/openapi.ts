@@ -108,6 +108,16 @@ export function apiDocument(): ApiDocument {
   });
   add({
     method: 'get',
+    path: '/api/v1/houses/my',
+    operationId: 'listMyHouses',
+    summary: '내 매물 관리: /houses/agent와 같은 목록 (원래 웹 클라이언트의 경로)',
+    tags: houses,
+    access: 'user',
+    query: ownListQuery,
+    data: ownListPageSchema,
+  });
+  add({
+    method: 'get',
     path: '/api/v1/houses/user-scrap/{houseId}',
     operationId: 'getHouseForMember',
     summary: '빈집 게시글 상세 (로그인 회원, 스크랩 여부 포함)',

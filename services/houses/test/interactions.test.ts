@@ -160,6 +160,16 @@ describe('own lists', () => {
     expect(searched.body.data.count).toEqual({ all: 3, applying: 0, ongoing: 2, completed: 1 });
     expectError(await api(h).own(seller, 'isCompleted=maybe'), 400, 'C0002');
 
+    // The web client's "내 매물 관리": /houses/my with `keyword` is the same list; both names work on both paths.
+    const my = (query: string) => api(h).raw.get(`/api/v1/houses/my?${query}`).set('Authorization', seller.token);
+    const myPage = await my('page=0&keyword=');
+    expect(myPage.status).toBe(200);
+    expect(myPage.body.data).toEqual(res.body.data);
+    expect(houseIds(await my(`page=0&keyword=${encodeURIComponent('창고')}`))).toEqual([three]);
+    expect(houseIds(await my(`search=${encodeURIComponent('창고')}`))).toEqual([three]);
+    expect(houseIds(await api(h).own(seller, `keyword=${encodeURIComponent('창고')}`))).toEqual([three]);
+    expectError(await api(h).raw.get('/api/v1/houses/my'), 401, 'J0000');
+
     const waitingAuthor = await addMember(h.connection, '대기작성자');
     await createListing(h, waitingAuthor);
     const mine = await api(h).own(waitingAuthor);
@@ -179,7 +189,8 @@ describe('own lists', () => {
     expect(houseIds(res)).toEqual([first, third]);
     expect(res.body.data.content[0]).toMatchObject({ title: '초안 1 수정', nickName: '작가', imageUrl: null, isCompleted: false });
     expect(houseIds(await api(h).drafts(writer, 'size=1&page=1'))).toEqual([third]);
-    expectError(await api(h).drafts(writer, 'size=100'), 400, 'C0002');
+    expect((await api(h).drafts(writer, 'size=100')).body.data.size).toBe(50);
+    expectError(await api(h).drafts(writer, 'size=0'), 400, 'C0002');
   });
 });
 

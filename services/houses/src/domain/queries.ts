@@ -23,6 +23,8 @@ export interface ScrapListQuery extends PageRequest {
 
 export interface OwnListQuery extends PageRequest {
   search?: string;
+  /** The web client's name for `search`; wins when both are given. */
+  keyword?: string;
   isCompleted?: boolean;
 }
 
@@ -96,7 +98,8 @@ export async function ownList(ctx: HousesContext, caller: AuthClaims, query: Own
   const { houses: model } = ctx.models;
   const mine: FilterQuery<HouseDoc> = { authorId: caller.userId, tmpYn: false, deleted: false };
   const filter: FilterQuery<HouseDoc> = { ...mine };
-  if (query.search) filter.title = new RegExp(escapeRegex(query.search), 'i');
+  const text = query.keyword ?? query.search;
+  if (text) filter.title = new RegExp(escapeRegex(text), 'i');
   if (query.isCompleted === true) filter.dealState = 'COMPLETED';
   if (query.isCompleted === false) filter.dealState = { $ne: 'COMPLETED' };
   const { skip, limit } = pageWindow(query);

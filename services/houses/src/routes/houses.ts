@@ -23,8 +23,9 @@ export function houseRoutes(ctx: HousesContext): Router {
     handle((req) => scrapList(ctx, currentUser(req), parseQuery(req, scrapListQuery))),
   );
 
+  // `/my` is the original web client's name for the same list ("내 매물 관리").
   router.get(
-    '/agent',
+    ['/agent', '/my'],
     requireUser,
     handle((req) => ownList(ctx, currentUser(req), parseQuery(req, ownListQuery))),
   );

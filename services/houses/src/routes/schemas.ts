@@ -122,7 +122,13 @@ export const ownDraftsQuery = z.object({ ...pageQuery(10) });
 
 export const scrapListQuery = z.object({ filter: queryEnum(DealStates), ...pageQuery(10) });
 
-export const ownListQuery = z.object({ search: trimmedText(100), isCompleted: queryBoolean(), ...pageQuery(10) });
+/** The caller's saved listings; the web client's "내 매물 관리" page names the search `keyword`: both names work. */
+export const ownListQuery = z.object({
+  search: trimmedText(100).meta({ description: '제목의 일부 (keyword와 같음)' }),
+  keyword: trimmedText(100).meta({ description: '제목의 일부 (search와 같음; 둘 다 있으면 keyword)' }),
+  isCompleted: queryBoolean(),
+  ...pageQuery(10),
+});
 
 export const waitingListQuery = z.object({ ...pageQuery(10) });
 

@@ -57,10 +57,12 @@ export interface StartProcessOptions {
   restartBackoffMs?: number[];
   /** Where the launcher says what it does (a restart); default stdout when inheritOutput, else only `output`. */
   log?: (line: string) => void;
+  /** The checkout whose build to run (default this one; bench:site's `--baseline` runs another). */
+  root?: string;
 }
 
-export function serviceEntry(service: ServiceName | 'gateway'): string {
-  const entry = path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
+export function serviceEntry(service: ServiceName | 'gateway', root: string = REPO_ROOT): string {
+  const entry = path.join(root, 'services', service, 'dist', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   return entry;
 }
@@ -81,7 +83,7 @@ async function waitHealthy(handle: ProcessHandle, timeoutMs: number): Promise<vo
 }
 
 export async function startProcess(options: StartProcessOptions): Promise<ProcessHandle> {
-  const entry = serviceEntry(options.service);
+  const entry = serviceEntry(options.service, options.root);
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
     output.push(chunk.toString());
@@ -127,7 +129,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
   };
   const launch = () => {
     const child = spawn(process.execPath, [entry], {
-      cwd: REPO_ROOT,
+      cwd: options.root ?? REPO_ROOT,
       env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -198,6 +200,8 @@ export interface SystemOptions {
   restartBackoffMs?: number[];
   /** Where the launcher reports restarts. */
   log?: (line: string) => void;
+  /** The checkout whose build to run (default this one). */
+  root?: string;
 }
 
 export interface RunningSystem {
@@ -238,6 +242,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           inheritOutput: options.inheritOutput,
           restartBackoffMs: options.restartBackoffMs,
           log: options.log,
+          root: options.root,
         });
         started.push(handle);
         (byService[service] ??= []).push(handle);
@@ -258,6 +263,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       inheritOutput: options.inheritOutput,
       restartBackoffMs: options.restartBackoffMs,
       log: options.log,
+      root: options.root,
     });
     started.push(gateway);
     return {

@@ -1,0 +1,546 @@
+/**
+ * The site as its users drive it: the issue's mix of requests through the real gateway and the five real
+ * services, on data seeded through the API. Prints per request kind p50/p90/p99, throughput, errors and the CPU
+ * milliseconds each process (gateway, each service, store, broker) spent per request; asserts nothing.
+ *
+ *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
+ *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
+ *
+ * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
+ * this one, on the same store and broker, seeds it the same way and measures both in alternating rounds: each
+ * figure is the median of its rounds and is also printed as a ratio to the baseline's. The load generator is
+ * its own process (scripts/lib/site-load.ts). Starts its own store and broker unless MONGODB_URI / NATS_URL are
+ * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateDevKeyPair } from '../shared/src';
+import { startMongo } from './lib/mongo';
+import { startNatsServer } from './lib/nats';
+import { KINDS, WRITE_KINDS, type Fixture, type Kind, type LoadResult, type LoadSpec, type Member } from './lib/site-load';
+import { REPO_ROOT, SERVICES, startSystem, type RunningSystem } from './lib/system';
+
+// ---------------------------------------------------------------------------------------------------------
+// options
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+const numbers = (text: string) => text.split(',').filter(Boolean).map(Number);
+
+const LISTINGS = numbers(option('listings', '300,5000'));
+const SECONDS = Number(option('seconds', '10'));
+const ROUNDS = Number(option('rounds', '2'));
+const CONNECTIONS = Number(option('connections', '32'));
+const RATES = numbers(option('rates', '100,200'));
+const MIXES = option('mixes', 'site,read,houses').split(',');
+const BASELINE = process.argv.includes('--baseline') ? path.resolve(option('baseline', '')) : undefined;
+const LOG_LEVEL = option('log-level', 'info');
+const MEMBERS = 30;
+const POSTS = 300;
+
+/** Per 100 requests, as the issue measured the original site. */
+const SITE_MIX: Record<Kind, number> = {
+  boardList: 25,
+  boardDetail: 15,
+  houseList: 20,
+  houseDetail: 15,
+  preview: 5,
+  signIn: 5,
+  commentWrite: 5,
+  loveToggle: 3,
+  notificationList: 4,
+  myPageList: 3,
+};
+const MIXES_BY_NAME = {
+  site: SITE_MIX,
+  /** The same reads, no writes. */
+  read: Object.fromEntries(KINDS.filter((k) => !WRITE_KINDS.includes(k)).map((k) => [k, SITE_MIX[k]])),
+  /** The house list alone. */
+  houses: { houseList: 1 },
+  /** Sign-in alone: sign-ins per second per core. */
+  signIn: { signIn: 1 },
+} satisfies Record<string, Partial<Record<Kind, number>>>;
+type MixName = keyof typeof MIXES_BY_NAME;
+
+function mixNamed(name: string): Partial<Record<Kind, number>> {
+  if (name in MIXES_BY_NAME) return MIXES_BY_NAME[name as MixName];
+  const kind = name.startsWith('only:') ? (name.slice(5) as Kind) : undefined;
+  if (kind && KINDS.includes(kind)) return { [kind]: 1 };
+  throw new Error(`unknown mix ${name}: one of ${Object.keys(MIXES_BY_NAME).join(', ')} or only:<${KINDS.join('|')}>`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// CPU of processes, from /proc (clock ticks of user + system time)
+
+const TICK_MS = 1000 / 100;
+
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Descendants of this process whose command is `name` (the store's JVM, the broker). */
+function descendantsNamed(name: string): number[] {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const isMine = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...names].filter(([pid, comm]) => comm === name && isMine(pid)).map(([pid]) => pid);
+}
+
+interface Target {
+  label: string;
+  system: RunningSystem;
+  fixture: Fixture;
+  outboxDir: string;
+}
+
+function processesOf(target: Target, shared: Record<string, number[]>): Record<string, number[]> {
+  const byName: Record<string, number[]> = { gateway: [target.system.gateway.child.pid ?? 0] };
+  for (const service of SERVICES) byName[service] = (target.system.services[service] ?? []).map((h) => h.child.pid ?? 0);
+  return { ...byName, ...shared };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// seeding through the API
+
+async function api<T = unknown>(base: string, method: string, pathname: string, options: { body?: unknown; token?: string } = {}): Promise<T> {
+  const res = await fetch(`${base}${pathname}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(options.token ? { authorization: options.token } : {}) },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const body = (await res.json()) as { code: string; message: string; data?: T };
+  if (res.status !== 200 || body.code !== 'SUCCESS') throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data as T;
+}
+
+async function inParallel<T>(count: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await work(i);
+      }
+    }),
+  );
+  return results;
+}
+
+function codeSentTo(outboxDir: string, to: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const message = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { to: string; text: string })
+    .reverse()
+    .find((m) => m.to === to);
+  return message ? /\b(\d{6})\b/.exec(message.text)?.[1] : undefined;
+}
+
+async function verifiedPhone(base: string, outboxDir: string, phone: string): Promise<void> {
+  await api(base, 'POST', '/api/v1/users/send/sms', { body: { phone_num: phone } });
+  let code: string | undefined;
+  for (let i = 0; i < 100 && !(code = codeSentTo(outboxDir, phone)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!code) throw new Error(`no code sent to ${phone}`);
+  await api(base, 'POST', '/api/v1/users/check/sms', { body: { phone_num: phone, code } });
+}
+
+const PASSWORD = 'Passw0rd!';
+const memberBody = (i: number, phone: string) => ({
+  userName: `bench_member${i}`,
+  password: PASSWORD,
+  nick_name: `벤치회원${i}`,
+  phone_num: phone,
+  age: '30대',
+  join_paths: ['검색'],
+  terms: ['SERVICE_USED_AGREE', 'PERSONAL_INFO_NOTI'],
+  email: `member${i}@bench.example`,
+});
+
+async function signIn(base: string, userName: string): Promise<string> {
+  return (await api<{ access_token: string }>(base, 'POST', '/api/v1/users/sign-in', { body: { userName, password: PASSWORD } })).access_token;
+}
+
+const PROVINCES = [
+  '서울특별시 종로구',
+  '경기도 양평군',
+  '강원특별자치도 평창군',
+  '전라남도 담양군',
+  '전북특별자치도 완주군',
+  '경상북도 안동시',
+  '충청남도 공주시',
+  '제주특별자치도 서귀포시',
+];
+const TAGS = ['WANT_TO_INTERIOR_FOR_THE_FIRST_TIME', 'WANT_TO_READY_HOUSE', 'HAVE_CHILDREN', 'WANT_TO_LOOK_A_GOOD_VIEW', 'WANT_TO_FARM'];
+const RENTALS = ['SALE', 'JEONSE', 'MONTHLYRENT'];
+const PARAGRAPH = '<p>마당이 넓고 볕이 잘 드는 집입니다. 마을 회관과 버스 정류장이 가깝고, 뒷산 산책로가 이어집니다.</p>';
+
+const listingBody = (i: number) => ({
+  rentalType: RENTALS[i % RENTALS.length],
+  city: PROVINCES[i % PROVINCES.length],
+  detail: `마을길 ${i}`,
+  zipCode: '57330',
+  size: String(60 + (i % 90)),
+  purpose: '주거용',
+  floorNum: null,
+  contact: '01055556666',
+  createdDate: String(1970 + (i % 50)),
+  price: 3000 + (i % 40) * 250,
+  monthlyPrice: i % 3 === 2 ? 30 : 0,
+  agentName: '벤치중개',
+  title: `볕 좋은 시골집 ${i}호`,
+  code: PARAGRAPH.repeat(3),
+  imageUrls: [`https://img.example.com/house-${i}.jpg`],
+  tmpYn: false,
+  recommendedTag: [TAGS[i % TAGS.length], TAGS[(i + 2) % TAGS.length]],
+});
+
+const POST_KINDS = [
+  { prefixCategory: 'DEFAULT', category: 'DAILY' },
+  { prefixCategory: 'DEFAULT', category: 'QUESTION' },
+  { prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR' },
+  { prefixCategory: 'INTRO', category: 'REVIEW' },
+  { prefixCategory: 'INTRO', category: 'TREND' },
+];
+
+async function seedPeople(target: Target, phoneBase: number): Promise<{ agentToken: string }> {
+  const base = target.system.url;
+  const members = await inParallel(MEMBERS, 4, async (i): Promise<Member> => {
+    const phone = `010${String(phoneBase + i).padStart(8, '0')}`;
+    await verifiedPhone(base, target.outboxDir, phone);
+    await api(base, 'POST', '/api/v1/users/sign-up', { body: memberBody(i, phone) });
+    return { userName: `bench_member${i}`, password: PASSWORD, token: await signIn(base, `bench_member${i}`) };
+  });
+  const agentPhone = `010${String(phoneBase + MEMBERS).padStart(8, '0')}`;
+  await verifiedPhone(base, target.outboxDir, agentPhone);
+  await api(base, 'POST', '/api/v1/agents/sign-up', {
+    body: {
+      ...memberBody(MEMBERS, agentPhone),
+      userName: 'bench_agent',
+      nick_name: '벤치중개사',
+      agent_code: '1234567890',
+      business_code: '12345678901234',
+      company_name: '벤치 공인중개사',
+      agent_name: '김대표',
+      company_phone_num: '0212345678',
+      assistant_name: null,
+      company_address: '서울특별시 중구 세종대로 110',
+      company_address_detail: '3층',
+      company_email: 'office@bench.example',
+      estate: '주택',
+    },
+  });
+  target.fixture.members = members;
+  const agentToken = await signIn(base, 'bench_agent');
+  const boardIds = await inParallel(POSTS, 6, (i) =>
+    api<number>(base, 'POST', '/api/v1/boards', {
+      token: members[i % members.length].token,
+      body: {
+        title: `시골 생활 이야기 ${i}`,
+        code: PARAGRAPH.repeat(2),
+        imageUrls: [`https://img.example.com/post-${i}.jpg`],
+        fixed: false,
+        ...POST_KINDS[i % POST_KINDS.length],
+      },
+    }),
+  );
+  target.fixture.boardIds = boardIds;
+  // Comments by other members: the posts' authors get notifications to list.
+  await inParallel(POSTS, 6, (i) =>
+    api(base, 'POST', '/api/v1/comments', { token: members[(i + 7) % members.length].token, body: { boardId: boardIds[i], content: '잘 읽었습니다.' } }),
+  );
+  return { agentToken };
+}
+
+async function seedListings(target: Target, agentToken: string, upTo: number): Promise<void> {
+  const from = target.fixture.houseIds.length;
+  const ids = await inParallel(upTo - from, 6, (i) =>
+    api<number>(target.system.url, 'POST', '/api/v1/houses', { token: agentToken, body: listingBody(from + i) }),
+  );
+  target.fixture.houseIds.push(...ids);
+}
+
+/** Fresh tokens before a scenario: access tokens last 30 minutes. */
+async function refreshTokens(target: Target): Promise<void> {
+  await inParallel(target.fixture.members.length, 2, async (i) => {
+    const member = target.fixture.members[i];
+    member.token = await signIn(target.system.url, member.userName);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// load generator process
+
+class Loader {
+  private nextId = 0;
+  private readonly waiting = new Map<number, (result: LoadResult) => void>();
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (message: { type: string; id?: number; result?: LoadResult }) => {
+      if (message.type === 'result' && message.id !== undefined && message.result) {
+        this.waiting.get(message.id)?.(message.result);
+        this.waiting.delete(message.id);
+      }
+    });
+  }
+
+  static async start(): Promise<Loader> {
+    const child = fork(path.join(__dirname, 'lib', 'site-load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`load generator exited (${code})`)));
+    });
+    return new Loader(child);
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ type: 'run', id, spec });
+    });
+  }
+
+  stop(): void {
+    this.child.send({ type: 'exit' });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// measuring and printing
+
+interface Measured {
+  load: LoadResult;
+  /** CPU milliseconds per request, by process name, and their sum. */
+  cpuPerRequest: Record<string, number>;
+  /** Share of one core the processes used together, in per cent. */
+  cpuPercent: number;
+}
+
+async function measure(
+  loader: Loader,
+  target: Target,
+  shared: Record<string, number[]>,
+  spec: Omit<LoadSpec, 'url' | 'fixture' | 'stateKey'>,
+): Promise<Measured> {
+  const processes = processesOf(target, shared);
+  const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
+  const before = sample();
+  const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
+  const after = sample();
+  const cpuPerRequest: Record<string, number> = {};
+  let total = 0;
+  for (const name of Object.keys(processes)) {
+    const spent = after[name] - before[name];
+    total += spent;
+    cpuPerRequest[name] = spent / Math.max(1, load.count);
+  }
+  cpuPerRequest.total = total / Math.max(1, load.count);
+  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100 };
+}
+
+const median = (values: number[]): number => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const ratio = (ours: number, theirs: number) => (Number.isFinite(ours) && Number.isFinite(theirs) && theirs !== 0 ? ` (${(ours / theirs).toFixed(2)}x)` : '');
+
+function report(title: string, runs: Record<string, Measured[]>, labels: string[]): void {
+  const [ours, theirs] = labels;
+  const mid = (label: string, get: (m: Measured) => number | undefined) => median((runs[label] ?? []).map((m) => get(m) ?? NaN));
+  console.log(`\n### ${title}`);
+  for (const label of labels) {
+    const errors = (runs[label] ?? []).reduce((sum, m) => sum + m.load.errors, 0);
+    const failures: Record<string, number> = {};
+    for (const m of runs[label] ?? []) for (const [code, n] of Object.entries(m.load.all.failures)) failures[code] = (failures[code] ?? 0) + n;
+    console.log(
+      `${label.padEnd(9)} ${fmt(
+        mid(label, (m) => m.load.perSecond),
+        0,
+      ).padStart(6)} req/s` +
+        (label === ours && theirs
+          ? ratio(
+              mid(ours, (m) => m.load.perSecond),
+              mid(theirs, (m) => m.load.perSecond),
+            )
+          : '') +
+        `  p50/p90/p99 ${fmt(mid(label, (m) => m.load.all.p50))}/${fmt(mid(label, (m) => m.load.all.p90))}/${fmt(mid(label, (m) => m.load.all.p99))} ms` +
+        `  CPU ${fmt(
+          mid(label, (m) => m.cpuPercent),
+          0,
+        )} % of a core  errors ${errors}${errors ? ` ${JSON.stringify(failures)}` : ''}`,
+    );
+  }
+  console.log(`| kind | n | p50 ms | p90 ms | p99 ms |`);
+  console.log(`|---|---|---|---|---|`);
+  for (const kind of KINDS) {
+    if (!runs[ours]?.some((m) => m.load.kinds[kind])) continue;
+    const cell = (get: (m: Measured) => number | undefined) => {
+      const value = mid(ours, get);
+      return `${fmt(value)}${theirs ? ratio(value, mid(theirs, get)) : ''}`;
+    };
+    const n = (runs[ours] ?? []).reduce((sum, m) => sum + (m.load.kinds[kind]?.count ?? 0), 0);
+    const errors = (runs[ours] ?? []).reduce((sum, m) => sum + (m.load.kinds[kind]?.errors ?? 0), 0);
+    console.log(
+      `| ${kind} | ${n}${errors ? ` (${errors} errors)` : ''} | ${cell((m) => m.load.kinds[kind]?.p50)} | ${cell((m) => m.load.kinds[kind]?.p90)} | ${cell((m) => m.load.kinds[kind]?.p99)} |`,
+    );
+  }
+  const names = Object.keys(runs[ours]?.[0]?.cpuPerRequest ?? {});
+  console.log(
+    `CPU ms per request: ` +
+      names
+        .map(
+          (name) =>
+            `${name} ${fmt(
+              mid(ours, (m) => m.cpuPerRequest[name]),
+              2,
+            )}${
+              theirs
+                ? ratio(
+                    mid(ours, (m) => m.cpuPerRequest[name]),
+                    mid(theirs, (m) => m.cpuPerRequest[name]),
+                  )
+                : ''
+            }`,
+        )
+        .join(', '),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  MIXES.forEach(mixNamed);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-site-'));
+  const mongo = await startMongo({ persistent: false, dataDir });
+  const nats = process.env.NATS_URL
+    ? { uri: process.env.NATS_URL, stop: async () => undefined }
+    : await startNatsServer({ storeDir: path.join(dataDir, 'nats') });
+  const shared: Record<string, number[]> = {};
+  const store = descendantsNamed('java');
+  if (store.length > 0) shared.store = store;
+  const broker = descendantsNamed('nats-server');
+  if (broker.length > 0) shared.broker = broker;
+  const keys = generateDevKeyPair();
+  const builds: Array<{ label: string; root: string }> = [{ label: 'this', root: REPO_ROOT }];
+  if (BASELINE) builds.push({ label: 'baseline', root: BASELINE });
+  const loader = await Loader.start();
+  const targets: Target[] = [];
+  console.log(
+    `bench:site ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, Node ${process.version}`,
+  );
+  console.log(
+    `listings ${LISTINGS.join(', ')}; ${SECONDS} s per run, ${ROUNDS} rounds per build, ${CONNECTIONS} connections at saturation, rates ${RATES.join(', ')} req/s`,
+  );
+  try {
+    for (const [i, build] of builds.entries()) {
+      const outboxDir = path.join(dataDir, `outbox-${build.label}`);
+      const system = await startSystem({
+        root: build.root,
+        mongoUri: mongo.uri,
+        natsUrl: nats.uri,
+        publicKey: keys.publicKey,
+        privateKey: keys.privateKey,
+        dbPrefix: `site${i}${Date.now().toString(36)}_`,
+        natsPrefix: `site${i}${Date.now().toString(36)}`,
+        env: {
+          LOG_LEVEL,
+          DEV_OUTBOX_DIR: outboxDir,
+          // The load comes from one address: the gateway's per-address flood ceilings would refuse it.
+          RATE_LIMIT_SIGN_IN_MAX: '1000000000',
+          RATE_LIMIT_SEND_CODE_MAX: '1000000000',
+          NODE_OPTIONS: '--max-semi-space-size=16',
+        },
+      });
+      targets.push({ label: build.label, system, outboxDir, fixture: { members: [], boardIds: [], houseIds: [] } });
+    }
+    const agentTokens = await Promise.all(targets.map((t, i) => seedPeople(t, 20_000_000 + i * 1000)));
+    console.log(`seeded ${MEMBERS} members, an agent, ${POSTS} posts and ${POSTS} comments per build`);
+    for (const listings of LISTINGS) {
+      await Promise.all(targets.map((t, i) => seedListings(t, agentTokens[i].agentToken, listings)));
+      console.log(`\n## ${listings} listings (seeded through the API)`);
+      const scenarios: Array<{ title: string; mix: string; connections?: number; rate?: number }> = [];
+      for (const mix of MIXES) {
+        scenarios.push({ title: `${mix} mix, saturation (${CONNECTIONS} connections), ${listings} listings`, mix, connections: CONNECTIONS });
+        if (mix === 'site' || mix === 'read')
+          for (const rate of RATES) scenarios.push({ title: `${mix} mix, steady ${rate} req/s, ${listings} listings`, mix, rate });
+      }
+      if (listings === LISTINGS[0])
+        scenarios.push({ title: `sign-in alone, saturation (${CONNECTIONS} connections)`, mix: 'signIn', connections: CONNECTIONS });
+      for (const scenario of scenarios) {
+        for (const target of targets) await refreshTokens(target);
+        const runs: Record<string, Measured[]> = {};
+        for (let round = 0; round < ROUNDS; round++) {
+          // Alternating, and starting with the other build every second round, so a neighbour's load falls on both.
+          const order = round % 2 === 0 ? targets : [...targets].reverse();
+          for (const target of order) {
+            const spec = { mix: mixNamed(scenario.mix), seconds: SECONDS, connections: scenario.connections, rate: scenario.rate };
+            // A short unrecorded warm-up: JIT, connection pools, caches.
+            await loader.run({ ...spec, seconds: Math.min(3, SECONDS), url: target.system.url, fixture: target.fixture, stateKey: target.label });
+            (runs[target.label] ??= []).push(await measure(loader, target, shared, spec));
+          }
+        }
+        report(
+          scenario.title,
+          runs,
+          targets.map((t) => t.label),
+        );
+        if (scenario.mix === 'signIn') {
+          const perSecond = median((runs.this ?? []).map((m) => m.load.perSecond));
+          console.log(`sign-ins per second per core: ${fmt(perSecond / os.availableParallelism())} (${os.availableParallelism()} cores, bcrypt cost 10)`);
+        }
+      }
+    }
+    console.log(
+      `\nload average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+  } finally {
+    loader.stop();
+    for (const target of targets) await target.system.stop();
+    await nats.stop();
+    await mongo.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -33,8 +33,17 @@ export function sendEnvelope(res: http.ServerResponse, fault: Fault, closeConnec
   res.end(body);
 }
 
+/** An envelope answer written straight to a socket Node's HTTP layer has given up on (or never parsed a request of). */
+function endWithEnvelope(socket: Duplex, status: number, reason: string, extraHeaders = ''): void {
+  const body = JSON.stringify(errorEnvelope('C0002', ErrorCodes.C0002.message));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
+  );
+}
+
 /**
- * Requests Node's HTTP parser rejects before any handler runs (headers or URL over 16 KiB, a malformed request
+ * Requests Node's HTTP parser rejects before any handler runs (headers or URL over the limit, a malformed request
  * line or header, conflicting framing) still get an envelope and `nosniff` instead of an empty response.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
@@ -43,12 +52,37 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
-  const body = JSON.stringify(errorEnvelope('C0002', ErrorCodes.C0002.message));
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-  );
+  endWithEnvelope(socket, status, { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status]);
+}
+
+/** `CONNECT` (Node hands it to a separate event and, unanswered, just closes the socket): the gateway tunnels nothing. */
+export function answerConnect(_req: http.IncomingMessage, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  endWithEnvelope(socket, 405, 'Method Not Allowed', 'Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n');
+}
+
+/**
+ * The most header bytes the gateway takes from a client: 1 KiB under what the services' Node parser takes
+ * (16 KiB), so what the gateway adds (request id, forwarding headers) never makes a service answer a bare 431.
+ */
+export const MAX_HEADER_BYTES = 15 * 1024;
+/** The most header lines the gateway takes from a client (Node would otherwise drop the ones past 2,000 silently). */
+export const MAX_HEADER_COUNT = 200;
+
+const tooManyHeaders: Fault = { status: 431, code: 'C0002', message: ErrorCodes.C0002.message };
+
+/**
+ * What Node's parser lets through but the gateway refuses itself, as envelopes: an HTTP/1.1 request without
+ * `Host` (RFC 9112 3.2; Node's own refusal has no body, so its check is off) and more header lines than
+ * `MAX_HEADER_COUNT` (the server keeps one more than that, so the excess is seen rather than cut).
+ */
+export function headerFault(req: http.IncomingMessage): Fault | undefined {
+  if (req.rawHeaders.length / 2 > MAX_HEADER_COUNT) return tooManyHeaders;
+  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return invalidRequest;
+  return undefined;
 }
 
 /** An `Expect` other than `100-continue` (Node would answer an empty 417): the same status, with an envelope. */

@@ -5,7 +5,20 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { AppError, ErrorCodes, GatewayFaults, requestContext, type Logger } from '@binzip/shared/dist/lite';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
-import { REQUEST_ID_HEADER, answerBadExpectation, answerClientError, corsPolicy, drainUnread, invalidRequest, sendEnvelope, type Middleware } from './edge';
+import {
+  MAX_HEADER_BYTES,
+  MAX_HEADER_COUNT,
+  REQUEST_ID_HEADER,
+  answerBadExpectation,
+  answerClientError,
+  answerConnect,
+  headerFault,
+  corsPolicy,
+  drainUnread,
+  invalidRequest,
+  sendEnvelope,
+  type Middleware,
+} from './edge';
 import { canonicalTarget } from './domain/paths';
 import { TokenVerifier } from './domain/tokens';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './domain/trust';
@@ -152,6 +165,11 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       }
     });
     try {
+      const refused = headerFault(req);
+      if (refused) {
+        sendEnvelope(res, refused, true);
+        return;
+      }
       if (!target) {
         sendEnvelope(res, invalidRequest);
         return;
@@ -186,8 +204,10 @@ function answerError(err: unknown, res: http.ServerResponse, logger: Logger): vo
 
 /** The gateway's http.Server: the front door plus envelopes for what Node's parser refuses by itself. */
 export function createGatewayServer(gateway: Gateway): http.Server {
-  const server = http.createServer(gateway.handle);
+  const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, gateway.handle);
+  server.maxHeadersCount = MAX_HEADER_COUNT + 1;
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   server.on('checkExpectation', answerBadExpectation);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

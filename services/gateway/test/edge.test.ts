@@ -234,6 +234,54 @@ describe('the gateway edge', () => {
     });
   });
 
+  describe('every answer is an envelope (issue 19 item 9)', () => {
+    const envelope = (res: { body: string }) => JSON.parse(res.body) as { code: string; message: string };
+
+    it('an HTTP/1.1 request without Host is 400 C0002, on the API and on the own pages', async () => {
+      const { port } = await serve();
+      for (const path of ['/api/v1/boards', '/health']) {
+        const res = await raw(port, `GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+        expect(res.status).toBe(400);
+        expect(res.head).toContain('x-content-type-options: nosniff');
+        expect(envelope(res)).toEqual({ code: 'C0002', message: '올바르지 않은 요청 값입니다.' });
+      }
+      // HTTP/1.0 has no Host requirement.
+      expect((await raw(port, 'GET /health HTTP/1.0\r\n\r\n')).status).toBe(200);
+    });
+
+    it('CONNECT is 405 C0002 with Allow, and nothing is tunnelled', async () => {
+      const { port } = await serve();
+      const before = upstream.hits.length;
+      for (const target of ['example.com:443', '/api/v1/boards']) {
+        const res = await raw(port, `CONNECT ${target} HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
+        expect(res.status).toBe(405);
+        expect(res.head).toContain('allow: get, head, post, put, patch, delete, options');
+        expect(envelope(res).code).toBe('C0002');
+      }
+      expect(upstream.hits.length).toBe(before);
+    });
+
+    it('hundreds of small headers are 431 C0002 (not silently cut at 2,000); an ordinary number passes', async () => {
+      const { port } = await serve();
+      const lines = (n: number) => Array.from({ length: n }, (_, i) => `a${i % 10}: ${i % 10}`).join('\r\n');
+      const before = upstream.hits.length;
+      const many = await raw(port, `GET /api/v1/boards HTTP/1.1\r\nHost: a\r\n${lines(3_000)}\r\nConnection: close\r\n\r\n`);
+      expect(many.status).toBe(431);
+      expect(envelope(many).code).toBe('C0002');
+      expect(upstream.hits.length).toBe(before);
+      const ordinary = await raw(port, `GET /api/v1/boards HTTP/1.1\r\nHost: a\r\n${lines(150)}\r\nConnection: close\r\n\r\n`);
+      expect(ordinary.status).toBe(200);
+    });
+
+    it('headers just under 16 KiB get the gateway\'s 431 envelope, never a service\'s bare 431', async () => {
+      const { port } = await serve();
+      const filler = Array.from({ length: 4 }, (_, i) => `x-filler-${i}: ${'v'.repeat(4_000)}`).join('\r\n');
+      const res = await raw(port, `GET /api/v1/boards HTTP/1.1\r\nHost: a\r\n${filler}\r\nConnection: close\r\n\r\n`);
+      expect(res.status).toBe(431);
+      expect(envelope(res).code).toBe('C0002');
+    });
+  });
+
   describe('flood ceilings', () => {
     it('count every spelling of sign-in together', async () => {
       const app = handler({ RATE_LIMIT_SIGN_IN_MAX: '4' });

@@ -181,9 +181,10 @@ export function apiDocument(): ApiDocument {
     summary: '비밀번호 확인',
     tags: USERS,
     access: 'user',
+    description: 'Shares the sign-in attempt limit: five wrong passwords lock the account for 15 minutes (429 C0004 with `Retry-After`).',
     body: passwordCheckBody,
     data: checkResultSchema,
-    errors: ['U0012', 'C0001'],
+    errors: ['U0012', 'C0001', 'C0004'],
   });
   op({
     method: 'get',
@@ -200,7 +201,8 @@ export function apiDocument(): ApiDocument {
     path: users(''),
     operationId: 'updateMyProfile',
     summary: '회원 정보 수정',
-    description: 'The current password proves the caller; a new password ends the other sessions.',
+    description:
+      'The current password proves the caller (under the sign-in attempt limit: five wrong passwords lock the account for 15 minutes, 429 C0004 with `Retry-After`); a new password ends the other sessions.',
     tags: USERS,
     access: 'user',
     body: profileUpdateBody,

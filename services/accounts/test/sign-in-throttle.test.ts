@@ -5,7 +5,7 @@ import request from 'supertest';
 import { connectTestDb, testEnv, expectError } from '../../../test/support';
 import { buildApp } from '../src/app';
 import { LocalMailSender, LocalSmsSender } from '../src/domain/senders';
-import { signUp, startAccountsHarness, TEST_BCRYPT_COST, type AccountsHarness } from './helpers';
+import { signUp, signedIn, startAccountsHarness, TEST_BCRYPT_COST, type AccountsHarness } from './helpers';
 
 let h: AccountsHarness;
 /** A second accounts instance: its own app and its own connection to the same database. */
@@ -118,5 +118,74 @@ describe('sign-in throttling per account', () => {
     for (let i = 0; i < 25; i++) members.push(await signUp(h.app));
     const results = await Promise.all(members.map((m) => signIn(m, m.password, { app: other.app, from: '198.51.100.99' })));
     expect(results.map((r) => r.status)).toEqual(Array(25).fill(200));
+  });
+});
+
+describe('attempts are reserved before the password is compared (issue 19 item 3)', () => {
+  const judged = (answers: request.Response[]) => answers.filter((r) => r.status !== 429).length;
+  const statuses = (answers: request.Response[]) => answers.map((r) => r.status).sort();
+
+  it('100 wrong passwords at once on two instances: at most 5 are judged, the rest are 429, then the account is locked', async () => {
+    const user = await signUp(h.app);
+    const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(user, `${WRONG}${i}`, { app: i % 2 === 0 ? h.app : other.app })));
+    expect(judged(burst)).toBeLessThanOrEqual(5);
+    for (const res of burst) expect([400, 429]).toContain(res.status);
+    expectError(await signIn(user, user.password), 429, 'C0004');
+  });
+
+  it('19 wrong passwords and the right one at once: no more than 5 judged; unless the right one was among them, the account is locked', async () => {
+    for (let round = 0; round < 3; round++) {
+      const user = await signUp(h.app);
+      const guesses = Array.from({ length: 19 }, (_, i) => `${WRONG}${i}`);
+      guesses.splice(round * 7, 0, String(user.password));
+      const answers = await Promise.all(guesses.map((password, i) => signIn(user, password, { app: i % 2 === 0 ? h.app : other.app })));
+      expect(judged(answers)).toBeLessThanOrEqual(5);
+      expect(statuses(answers).filter((s) => s === 400).length).toBeLessThanOrEqual(5);
+      const rightWon = answers.some((r) => r.status === 200);
+      if (!rightWon) expectError(await signIn(user, user.password), 429, 'C0004');
+    }
+  });
+
+  it('check/password: 5 wrong answers false, then 429 with Retry-After even for the right password; sign-in is locked too', async () => {
+    const user = await signUp(h.app);
+    const { bearer } = await signedIn(h.app, user);
+    const check = (password: string) => request(h.app).post('/api/v1/users/check/password').set('Authorization', bearer).send({ password });
+    for (let i = 0; i < 5; i++) expect((await check(WRONG)).body.data).toBe(false);
+    const locked = await check(String(user.password));
+    expectError(locked, 429, 'C0004');
+    expect(locked.headers['retry-after']).toBe(String(LOCK_SECONDS));
+    expectError(await signIn(user, user.password), 429, 'C0004');
+    h.clockAt(LOCK_SECONDS * 1000 + 1_000);
+    expect((await check(String(user.password))).body.data).toBe(true);
+  });
+
+  it('check/password: 60 wrong guesses at once judge at most 5', async () => {
+    const user = await signUp(h.app);
+    const { bearer } = await signedIn(h.app, user);
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        request(i % 2 === 0 ? h.app : other.app)
+          .post('/api/v1/users/check/password')
+          .set('Authorization', bearer)
+          .send({ password: `${WRONG}${i}` }),
+      ),
+    );
+    expect(judged(answers)).toBeLessThanOrEqual(5);
+    expect(answers.filter((r) => r.status === 200).every((r) => r.body.data === false)).toBe(true);
+  });
+
+  it('PUT /api/v1/users: the current password is judged under the same limit', async () => {
+    const user = await signUp(h.app);
+    const { bearer } = await signedIn(h.app, user);
+    const update = (password: string) =>
+      request(h.app)
+        .put('/api/v1/users')
+        .set('Authorization', bearer)
+        .send({ password, nick_name: `바뀐${String(user.nick_name).slice(-6)}` });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => update(`${WRONG}${i}`)));
+    expect(judged(answers)).toBeLessThanOrEqual(5);
+    const locked = await update(String(user.password));
+    expectError(locked, 429, 'C0004');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { AppError, BEARER_PREFIX, isDuplicateKeyError, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
+import { AppError, BEARER_PREFIX, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
+import { judgePassword } from './password-attempts';
 import { findUser } from './user-lookup';
 
 export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -35,48 +36,6 @@ async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Pro
   return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user), ctx.keys.privateKey)}`, refreshToken };
 }
 
-export const MAX_FAILED_SIGN_INS = 5;
-export const SIGN_IN_LOCK_MS = 15 * 60_000;
-
-/** 429 C0004 for a locked account; the route turns `retryAfterSeconds` into the `Retry-After` header. */
-export class SignInLockedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('C0004');
-  }
-}
-
-async function assertNotLocked(ctx: AccountsContext, userId: number): Promise<void> {
-  const throttle = await ctx.models.signInThrottles.findById(userId, { lockedUntil: 1 }).lean().exec();
-  const remainingMs = (throttle?.lockedUntil?.getTime() ?? 0) - ctx.now().getTime();
-  if (remainingMs > 0) throw new SignInLockedError(Math.ceil(remainingMs / 1000));
-}
-
-/**
- * Counts a wrong password with one atomic $inc (parallel guesses each count). Whoever brings the count to
- * the limit locks the account and starts a fresh count, conditional on the count it saw, so of several
- * parallel lockers the last one's lock stands and none is lost.
- */
-async function recordWrongPassword(ctx: AccountsContext, userId: number): Promise<void> {
-  const throttles = ctx.models.signInThrottles;
-  let counted;
-  try {
-    counted = await throttles
-      .findOneAndUpdate({ _id: userId }, { $inc: { failures: 1 } }, { upsert: true, new: true })
-      .lean()
-      .exec();
-  } catch (err) {
-    // Two first failures raced to create the document: the loser increments the one that now exists.
-    if (!isDuplicateKeyError(err)) throw err;
-    counted = await throttles
-      .findOneAndUpdate({ _id: userId }, { $inc: { failures: 1 } }, { new: true })
-      .lean()
-      .exec();
-  }
-  if (!counted || counted.failures < MAX_FAILED_SIGN_INS) return;
-  const lockedUntil = new Date(ctx.now().getTime() + SIGN_IN_LOCK_MS);
-  await throttles.updateOne({ _id: userId, failures: counted.failures }, { $set: { failures: 0, lockedUntil } }).exec();
-}
-
 /** Sign-in's refusal of a suspended account, checked after the password so it tells nothing to a guesser. */
 function assertNotSuspended(user: Pick<UserDoc, 'status'>): void {
   if (user.status === 'SUSPENDED') throw new AppError('U0012');
@@ -90,13 +49,8 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   const { userName, password } = input;
   const user = await ctx.models.users.findOne({ userName }, { pendingEvents: 0 }).lean<UserDoc>().exec();
   if (!user) throw new AppError('U0001');
-  await assertNotLocked(ctx, user._id);
-  if (!(await ctx.passwords.matches(password, user.passwordHash))) {
-    await recordWrongPassword(ctx, user._id);
-    throw new AppError('U0002');
-  }
+  if (!(await judgePassword(ctx, user, password))) throw new AppError('U0002');
   assertNotSuspended(user);
-  await ctx.models.signInThrottles.updateOne({ _id: user._id, failures: { $gt: 0 } }, { $set: { failures: 0 } }).exec();
   return issue(ctx, user, randomUUID());
 }
 

@@ -24,6 +24,7 @@ import {
   type Term,
   type WithdrawalReason,
 } from './rules';
+import { judgePassword } from './password-attempts';
 import { revokeOtherSessions } from './sessions';
 import { findUser } from './user-lookup';
 import { consumeVerification, requireVerified } from './verification';
@@ -276,8 +277,7 @@ export async function isNickNameAvailable(ctx: AccountsContext, input: { nick_na
 }
 
 export async function checkPassword(ctx: AccountsContext, caller: AuthClaims, input: { password: string }): Promise<boolean> {
-  const user = await findUser(ctx, caller.userId);
-  return ctx.passwords.matches(input.password, user.passwordHash);
+  return judgePassword(ctx, await findUser(ctx, caller.userId), input.password);
 }
 
 /**
@@ -381,8 +381,12 @@ export async function updateProfile(ctx: AccountsContext, caller: AuthClaims, in
   const userId = caller.userId;
   let phoneChanged = false;
   let passwordChanged = false;
+  // Judged once, under the attempt limit; the change then lands only on the password hash that was judged.
+  const judgedHash = (await findUser(ctx, userId)).passwordHash;
+  if (!(await judgePassword(ctx, { _id: userId, passwordHash: judgedHash }, input.password))) throw new AppError('U0002');
   await changeUser(ctx, userId, async (user) => {
-    if (!(await ctx.passwords.matches(input.password, user.passwordHash))) throw new AppError('U0002');
+    // Changed since it was judged (a parallel change): the given password was judged against an old one.
+    if (user.passwordHash !== judgedHash) throw new AppError('U0002');
     const change: UserChange = {};
     if (input.nick_name !== undefined && input.nick_name !== user.nickName) {
       await assertUnique(ctx, { nickName: input.nick_name }, userId);

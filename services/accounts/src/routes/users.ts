@@ -1,7 +1,8 @@
 import { currentUser, handle, parseBody, requireUser } from '@binzip/shared';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import type { AccountsContext } from '../domain/context';
-import { logout, reissue, signIn, SignInLockedError } from '../domain/sessions';
+import { SignInLockedError } from '../domain/password-attempts';
+import { logout, reissue, signIn } from '../domain/sessions';
 import {
   checkPassword,
   isNickNameAvailable,
@@ -34,6 +35,14 @@ import {
   withdrawalBody,
 } from './schemas';
 
+/** Runs a use-case that judges a password; a lock's remaining time goes out as `Retry-After`. */
+async function withRetryAfter<T>(res: Response, run: Promise<T>): Promise<T> {
+  return run.catch((err: unknown) => {
+    if (err instanceof SignInLockedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+    throw err;
+  });
+}
+
 /** /api/v1/users: sign-up, sessions, verification codes, the caller's profile and its changes. */
 export function userRoutes(ctx: AccountsContext, ceilings: AddressCeilings): Router {
   const router = Router();
@@ -49,10 +58,7 @@ export function userRoutes(ctx: AccountsContext, ceilings: AddressCeilings): Rou
   router.post(
     '/sign-in',
     handle(async (req, res) => {
-      const session = await signIn(ctx, parseBody(req, signInBody)).catch((err: unknown) => {
-        if (err instanceof SignInLockedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-        throw err;
-      });
+      const session = await withRetryAfter(res, signIn(ctx, parseBody(req, signInBody)));
       setRefreshCookie(res, session.refreshToken);
       return { access_token: session.accessToken };
     }),
@@ -116,7 +122,7 @@ export function userRoutes(ctx: AccountsContext, ceilings: AddressCeilings): Rou
   router.post(
     '/check/password',
     requireUser,
-    handle(async (req) => checkPassword(ctx, currentUser(req), parseBody(req, passwordCheckBody))),
+    handle(async (req, res) => withRetryAfter(res, checkPassword(ctx, currentUser(req), parseBody(req, passwordCheckBody)))),
   );
 
   router.get(
@@ -128,8 +134,8 @@ export function userRoutes(ctx: AccountsContext, ceilings: AddressCeilings): Rou
   router.put(
     '/',
     requireUser,
-    handle(async (req) => {
-      await updateProfile(ctx, currentUser(req), { ...parseBody(req, profileUpdateBody), refreshToken: readRefreshCookie(req) });
+    handle(async (req, res) => {
+      await withRetryAfter(res, updateProfile(ctx, currentUser(req), { ...parseBody(req, profileUpdateBody), refreshToken: readRefreshCookie(req) }));
     }),
   );
 

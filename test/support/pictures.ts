@@ -6,7 +6,7 @@ import http from 'node:http';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { bearer } from './index';
-import { startE2eSystem, type E2eSystem } from './e2e';
+import { sampleListing, startE2eSystem, type E2eSystem } from './e2e';
 import { apiContract } from './contract';
 
 /** A phone photo: a JPEG with camera and GPS EXIF (the house's position). `noise` makes it photo-sized in bytes. */
@@ -182,6 +182,28 @@ export function picturesSuite(label: string, settings: () => NodeJS.ProcessEnv):
     expect(first.body.data).toMatchObject({ width: 400, height: 300, imageUrl: expect.stringContaining('/api/v1/boards/images/') });
     const thumbnail = await sharp(Buffer.from(await (await fetch((first.body.data as Uploaded).thumbnailUrl)).arrayBuffer())).metadata();
     expect({ width: thumbnail.width, height: thumbnail.height }).toEqual({ width: 400, height: 300 });
+  });
+
+  test('lists show our pictures as thumbnails, details the full pictures; other URLs stay as they are', async () => {
+    const photo = (await upload('/api/v1/houses/images', pictureForm(await photoWithGps(900, 600, { seed: 7 })))).body.data as Uploaded;
+    const other = 'https://img.example.com/hanok.jpg';
+    const agent = bearer({ userId: 730_002, userType: 'AGENT' });
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', {
+      token: agent,
+      body: { ...sampleListing('사진 있는 한옥'), imageUrls: [photo.imageUrl, other] },
+    });
+    const foreign = await e2e.ok<number>('POST', '/api/v1/houses', { token: agent, body: { ...sampleListing('남의 사진'), imageUrls: [other] } });
+    const houses = await e2e.ok<{ content: Array<{ houseId: number; imageUrl: string | null }> }>('GET', '/api/v1/houses');
+    const listed = new Map(houses.content.map((item) => [item.houseId, item.imageUrl]));
+    expect([listed.get(houseId), listed.get(foreign)]).toEqual([photo.thumbnailUrl, other]);
+    expect((await e2e.ok<{ imageUrls: string[] }>('GET', `/api/v1/houses/${houseId}`)).imageUrls).toEqual([photo.imageUrl, other]);
+
+    const boardPhoto = (await upload('/api/v1/boards/images', pictureForm(await photoWithGps(900, 600, { seed: 8 })))).body.data as Uploaded;
+    const board = { title: '마당 사진', code: '<p>마당</p>', category: 'DAILY', prefixCategory: 'DEFAULT', fixed: false, imageUrls: [boardPhoto.imageUrl] };
+    const boardId = await e2e.ok<number>('POST', '/api/v1/boards', { token: member, body: board });
+    const boards = await e2e.ok<{ content: Array<{ boardId: number; imageUrl: string | null }> }>('GET', '/api/v1/boards?prefix=DEFAULT');
+    expect(boards.content.find((item) => item.boardId === boardId)?.imageUrl).toBe(boardPhoto.thumbnailUrl);
+    expect((await e2e.ok<{ imageUrls: string[] }>('GET', `/api/v1/boards/${boardId}`)).imageUrls).toEqual([boardPhoto.imageUrl]);
   });
 
   test('anything that is not a bounded raster picture is refused with a Korean message', async () => {

@@ -46,18 +46,6 @@ const WEBP = 'image/webp';
 const fullKey = (hash: string) => `${hash}.webp`;
 const thumbnailKey = (hash: string) => `${hash}.thumb.webp`;
 
-/** Our own picture URLs end in `/images/<hash>.webp`; the thumbnail of one is `/images/<hash>.thumb.webp`. */
-const OWN_PICTURE_URL = /^(https?:\/\/[^?#\s]+\/images\/[0-9a-f]{32})\.webp$/;
-
-/** The thumbnail of one of our pictures, for list answers; any other URL comes back as it is. */
-export function thumbnailUrlOf(url: string): string;
-export function thumbnailUrlOf(url: string | null): string | null;
-export function thumbnailUrlOf(url: string | null): string | null {
-  if (url === null) return null;
-  const own = OWN_PICTURE_URL.exec(url);
-  return own ? `${own[1]}.thumb.webp` : url;
-}
-
 export const UploadRefusals = {
   notMultipart: () => new AppError('C0002', '이미지는 multipart/form-data 형식의 파일 하나로 올려야 합니다.'),
   noFile: () => new AppError('C0002', '올릴 이미지 파일이 없습니다.'),

@@ -1,4 +1,5 @@
 import { nickNameIn, toIsoOffset } from '@binzip/shared';
+import { thumbnailUrlOf } from '@binzip/shared/dist/media';
 import type { BoardDoc, CommentDoc } from '../models';
 
 /** Shapes of the spec's board and comment responses (field names and order as the spec lists them). */
@@ -54,7 +55,8 @@ export interface BoardDetail {
   comments: CommentItem[];
 }
 
-const thumbnail = (board: BoardDoc): string | null => board.imageUrls[0] ?? null;
+/** List items show the first picture's thumbnail (for our own pictures; other URLs as they are); details the full ones. */
+const thumbnail = (board: BoardDoc): string | null => thumbnailUrlOf(board.imageUrls[0] ?? null);
 
 export function boardItem(board: BoardDoc, nickNames: Map<number, string>): BoardItem {
   return {

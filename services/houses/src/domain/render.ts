@@ -1,4 +1,5 @@
 import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
+import { thumbnailUrlOf } from '@binzip/shared/dist/media';
 import type { Model } from 'mongoose';
 import type { DealState, HouseDoc, ListingContent } from '../models';
 import { DealStateNames, tagNamesOf } from './vocabulary';
@@ -16,7 +17,8 @@ export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pi
   return new Map(found.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
 }
 
-const thumbnail = (house: HouseDoc): string | null => house.imageUrls[0] ?? null;
+/** List items show the first picture's thumbnail (for our own pictures; other URLs as they are); details the full ones. */
+const thumbnail = (house: HouseDoc): string | null => thumbnailUrlOf(house.imageUrls[0] ?? null);
 
 export interface HouseListItem {
   houseId: number;

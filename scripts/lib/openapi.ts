@@ -1,5 +1,5 @@
 import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
-import { API_INFO } from '../../services/gateway/src/routes/api-docs';
+import { API_INFO, API_SERVERS } from '../../services/gateway/src/routes/api-docs';
 import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
 import { apiDocument as communityDocument } from '../../services/community/src/openapi';
 import { apiDocument as housesDocument } from '../../services/houses/src/openapi';
@@ -22,5 +22,6 @@ export function buildApiDocument(): ApiDocument {
   return mergeApiDocuments(
     Object.values(SERVICE_DOCUMENTS).map((document) => document()),
     API_INFO,
+    API_SERVERS,
   );
 }

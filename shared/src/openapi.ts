@@ -110,6 +110,44 @@ export interface OperationSpec {
   refreshCookie?: boolean;
 }
 
+/** Who may call, in every operation's description (the security requirement says the same for machines). */
+const ACCESS_DESCRIPTIONS: Record<OperationAccess, string> = {
+  public: '인증 없음: 누구나 호출할 수 있다.',
+  optional: '인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.',
+  user: '로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).',
+  admin: '관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).',
+};
+const REFRESH_COOKIE_ACCESS = '`RefreshToken` 쿠키 (로그인이 HttpOnly로 설정)를 읽는다: 브라우저는 `credentials: include`로 보낸다.';
+
+/**
+ * The document's tags, each with a description (lint rules and readers want one). An operation tagged with a
+ * name missing here still works; the API lint test names it.
+ */
+export const API_TAGS: Record<string, string> = {
+  users: '회원: 가입 (문자·메일 인증 코드), 로그인, 토큰 재발급, 로그아웃, 내 정보',
+  agents: '공인중개사 회원 가입과 확인',
+  'admin-users': '관리자: 회원 목록, 정지와 해제',
+  'admin-withdrawals': '관리자: 탈퇴 회원 기록',
+  'admin-stats': '관리자: 회원과 게시판 통계',
+  boards: '커뮤니티 게시판: 글 목록, 상세, 작성, 수정, 삭제, 고정',
+  comments: '게시글 댓글',
+  loves: '게시글 좋아요',
+  'admin-boards': '관리자: 게시판 관리와 홍보 글 고정',
+  houses: '빈집 매물: 목록, 상세, 작성과 임시저장, 수정, 신고, 거래 완료',
+  scraps: '빈집 매물 스크랩',
+  'house-approval': '관리자: 일반 회원 매물의 승인 대기열',
+  'admin-reports': '관리자: 신고된 매물 처리',
+  'admin-stats-houses': '관리자: 매물 통계',
+  notifications: '댓글 알림함 (커서 페이지)',
+  records: '팀 기록: 글 목록, 상세, 작성, 수정, 삭제',
+  'record-reviews': '팀 기록의 검토',
+  'record-comments': '팀 기록의 댓글과 답글',
+  'record-templates': '팀 기록 양식',
+};
+
+const TAG_ORDER = Object.keys(API_TAGS);
+const tagRank = (name: string) => (TAG_ORDER.includes(name) ? TAG_ORDER.indexOf(name) : TAG_ORDER.length);
+
 const AUTH_ERRORS: Record<OperationAccess, ErrorCode[]> = {
   public: [],
   // A token that is sent is checked even where none is needed.
@@ -149,6 +187,7 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
       content: { 'application/json': { schema: errorEnvelopeSchema(list as [string, ...string[]]) } },
     };
   }
+  // Public operations say so with `security: []` (an absent requirement would mean "as the document's default").
   const security: RouteConfig['security'] = [];
   if (spec.access === 'user' || spec.access === 'admin') security.push({ [BEARER_SCHEME]: [] });
   if (spec.access === 'optional') security.push({}, { [BEARER_SCHEME]: [] });
@@ -158,9 +197,9 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
     path: spec.path,
     operationId: spec.operationId,
     summary: spec.summary,
-    description: spec.description,
+    description: [spec.description, spec.refreshCookie ? REFRESH_COOKIE_ACCESS : ACCESS_DESCRIPTIONS[spec.access]].filter(Boolean).join('\n\n'),
     tags: spec.tags,
-    security: security.length > 0 ? security : undefined,
+    security,
     request: {
       params: spec.params,
       query: spec.query,
@@ -171,7 +210,31 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
 }
 
 export function generateApiDocument(registry: ApiRegistry, info: { title: string; version: string; description?: string }): ApiDocument {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info });
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info });
+  dropUnmappableDiscriminators(document);
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { tags?: string[] }>)) for (const tag of operation.tags ?? []) used.add(tag);
+  }
+  const tags = [...used].map((name) => (API_TAGS[name] ? { name, description: API_TAGS[name] } : { name }));
+  return { ...document, ...(tags.length > 0 ? { tags } : {}) };
+}
+
+/**
+ * zod-to-openapi writes a `discriminator` for every discriminated union, but OpenAPI's mapping keys are strings:
+ * on a boolean (`tmpYn`) the mapping comes out empty and generators then type the property as the schema names.
+ * A plain `oneOf` of branches that each carry their literal is exact, so an empty mapping is removed.
+ */
+function dropUnmappableDiscriminators(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropUnmappableDiscriminators(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const object = node as JsonObject;
+  const discriminator = object.discriminator as { mapping?: JsonObject } | undefined;
+  if (discriminator && Object.keys(discriminator.mapping ?? {}).length === 0) delete object.discriminator;
+  for (const value of Object.values(object)) dropUnmappableDiscriminators(value);
 }
 
 type JsonObject = Record<string, unknown>;
@@ -181,7 +244,11 @@ type JsonObject = Record<string, unknown>;
  * two services define differently is a mistake and is refused rather than silently overwritten.
  * The gateway's own faults (413, 502, 503, 504) are added to every proxied operation.
  */
-export function mergeApiDocuments(documents: ApiDocument[], info: { title: string; version: string; description?: string }): ApiDocument {
+export function mergeApiDocuments(
+  documents: ApiDocument[],
+  info: { title: string; version: string; description?: string },
+  servers?: Array<{ url: string; description?: string }>,
+): ApiDocument {
   const paths: JsonObject = {};
   const components: Record<string, JsonObject> = {};
   const tags = new Map<string, JsonObject>();
@@ -204,7 +271,9 @@ export function mergeApiDocuments(documents: ApiDocument[], info: { title: strin
   return {
     openapi: '3.1.0',
     info,
-    ...(tags.size > 0 ? { tags: [...tags.values()] } : {}),
+    ...(servers ? { servers } : {}),
+    // In API_TAGS' order, whatever order the services' documents came in.
+    ...(tags.size > 0 ? { tags: [...tags.values()].sort((a, b) => tagRank(String(a.name)) - tagRank(String(b.name))) } : {}),
     paths,
     components,
   } as ApiDocument;

@@ -91,12 +91,16 @@ export const nonBlankText = (max: number) =>
 /** An id in a JSON body: a positive safe integer, as a number or as its digits in text (`formNumber`). */
 export const bodyId = formNumber(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
-/** A path or query id: digits only, a positive safe integer. */
+/**
+ * A path or query id: digits only, a positive safe integer. On the wire it is text, so zod sees a string; the
+ * document says what a client sends, an integer (`type` in the metadata replaces the inferred schema).
+ */
 export const idString = z
   .string()
   .regex(/^\d{1,16}$/)
   .transform(Number)
-  .refine((n) => n > 0 && Number.isSafeInteger(n));
+  .refine((n) => n > 0 && Number.isSafeInteger(n))
+  .meta({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 /** `{ id }`-style path parameter schema for one named parameter. */
 export function idParams<K extends string>(name: K) {
@@ -105,12 +109,17 @@ export function idParams<K extends string>(name: K) {
 
 const QUERY_INTEGER = /^-?\d{1,16}$/;
 
+// Query values are documented by what a client sends (`type` in the metadata), not as zod's nullable
+// pre-processed strings.
+
 /** An optional integer query parameter with a default and bounds. */
-export function queryInt(defaultValue: number, min: number, max: number) {
-  return z.preprocess(
-    (value) => absentQueryValue(value) ?? String(defaultValue),
-    z.string().regex(QUERY_INTEGER).transform(Number).pipe(z.number().int().min(min).max(max)),
-  );
+export function queryInt(defaultValue: number, min: number, max: number, description?: string) {
+  return z
+    .preprocess(
+      (value) => absentQueryValue(value) ?? String(defaultValue),
+      z.string().regex(QUERY_INTEGER).transform(Number).pipe(z.number().int().min(min).max(max)),
+    )
+    .meta({ type: 'integer', minimum: min, maximum: max, default: defaultValue, ...(description ? { description } : {}) });
 }
 
 /**
@@ -128,39 +137,47 @@ export function querySize(defaultValue: number, max: number) {
         .pipe(z.number().int().min(1))
         .transform((n) => Math.min(n, max)),
     )
-    .meta({ description: `기본 ${defaultValue}, 최대 ${max} (더 큰 값은 ${max}으로 읽음)` });
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: max,
+      default: defaultValue,
+      description: `페이지 크기: 기본 ${defaultValue}, 최대 ${max} (더 큰 값은 ${max}으로 읽음)`,
+    });
 }
 
 /** An optional text query parameter; blank or `null` counts as absent. */
 export function queryText(maxLength = 200) {
-  return z.preprocess(absentQueryValue, z.string().max(maxLength).optional());
+  return z.preprocess(absentQueryValue, z.string().max(maxLength).optional()).meta({ type: 'string', maxLength });
 }
 
 /** An optional enum query parameter; blank or `null` counts as absent. */
 export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess(absentQueryValue, z.enum(values).optional());
+  return z.preprocess(absentQueryValue, z.enum(values).optional()).meta({ type: 'string', enum: [...values] });
 }
 
 /** A required enum query parameter; blank or `null` counts as missing. */
 export function requiredQueryEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess(absentQueryValue, z.enum(values));
+  return z.preprocess(absentQueryValue, z.enum(values)).meta({ type: 'string', enum: [...values] });
 }
 
 /** An optional boolean query parameter (`true`/`false`); blank or `null` counts as absent. */
 export function queryBoolean() {
-  return z.preprocess(
-    absentQueryValue,
-    z
-      .enum(['true', 'false'])
-      .transform((v) => v === 'true')
-      .optional(),
-  );
+  return z
+    .preprocess(
+      absentQueryValue,
+      z
+        .enum(['true', 'false'])
+        .transform((v) => v === 'true')
+        .optional(),
+    )
+    .meta({ type: 'boolean' });
 }
 
 /** Standard 0-based paging query: `page` (default 0) and `size` (default, and clamped to the maximum). */
 export function pageQuery(defaultSize: number, maxSize = 50) {
   return {
-    page: queryInt(0, 0, 1_000_000),
+    page: queryInt(0, 0, 1_000_000, '페이지 번호, 0부터 시작 (첫 페이지는 0)'),
     size: querySize(defaultSize, maxSize),
   };
 }

@@ -1,4 +1,4 @@
-import { createApiRegistry, generateApiDocument, registerOperation, type ApiDocument } from '@binzip/shared';
+import { createApiRegistry, generateApiDocument, idString, registerOperation, type ApiDocument } from '@binzip/shared';
 import { registerPictureOperations } from '@binzip/shared/dist/media';
 import { z } from 'zod';
 import {
@@ -13,7 +13,6 @@ import {
   commentBody,
   commentIdData,
   commentItemSchema,
-  commentParams,
   listQuery,
   ownBoardPageSchema,
   ownCommentPageSchema,
@@ -140,14 +139,19 @@ export function apiDocument(): ApiDocument {
   });
 
   const comments = ['comments'];
+  // The contract's GET /comments/{boardId} and PUT/DELETE /comments/{commentId} are one path template to OpenAPI
+  // (names of path parameters do not tell paths apart), so the document names the segment `id` and says per
+  // operation whose id it is. The wire is unchanged.
+  const commentsPath = '/api/v1/comments/{id}';
+  const commentsPathParams = (description: string) => z.object({ id: idString.meta({ description }) });
   registerOperation(registry, {
     method: 'get',
-    path: '/api/v1/comments/{boardId}',
+    path: commentsPath,
     operationId: 'listBoardComments',
     summary: '게시글의 댓글 (오래된 순)',
     tags: comments,
     access: 'optional',
-    params: boardParams,
+    params: commentsPathParams('게시글 id (boardId)'),
     data: z.array(commentItemSchema),
     errors: ['C0001'],
   });
@@ -164,24 +168,24 @@ export function apiDocument(): ApiDocument {
   });
   registerOperation(registry, {
     method: 'put',
-    path: '/api/v1/comments/{commentId}',
+    path: commentsPath,
     operationId: 'updateBoardComment',
     summary: '댓글 수정 (작성자만)',
     tags: comments,
     access: 'user',
-    params: commentParams,
+    params: commentsPathParams('댓글 id (commentId)'),
     body: commentBody,
     data: commentIdData,
     errors: ['C0001', 'C0003', 'U0012'],
   });
   registerOperation(registry, {
     method: 'delete',
-    path: '/api/v1/comments/{commentId}',
+    path: commentsPath,
     operationId: 'deleteBoardComment',
     summary: '댓글 삭제 (작성자 또는 관리자)',
     tags: comments,
     access: 'user',
-    params: commentParams,
+    params: commentsPathParams('댓글 id (commentId)'),
     errors: ['C0001', 'C0003', 'U0012'],
   });
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import vm from 'node:vm';
 import express from 'express';
 import request from 'supertest';
 import { createLogger, type ApiDocument } from '@binzip/shared';
@@ -77,5 +78,21 @@ describe('gateway API document', () => {
     }
     const init = await request(app).get('/docs/swagger-initializer.js').expect(200);
     expect(init.text).toContain("url: '/openapi.json'");
+  });
+
+  it("sends the access_token pasted into Authorize exactly as sign-in returns it ('Bearer …') with one Bearer", async () => {
+    const app = express().use(apiDocsRouter({ services: () => ({}), logger }));
+    const init = await request(app).get('/docs/swagger-initializer.js').expect(200);
+    // Runs the served script with a stand-in for the bundle, which records the configuration Swagger UI gets.
+    let config: { requestInterceptor: (r: { headers: Record<string, string> }) => { headers: Record<string, string> } } | undefined;
+    const SwaggerUIBundle = Object.assign((c: typeof config) => (config = c), { presets: { apis: {} } });
+    const window: { onload?: () => void } = {};
+    vm.runInNewContext(init.text, { window, SwaggerUIBundle, SwaggerUIStandalonePreset: {} });
+    window.onload?.();
+    const sent = (authorization: string) => config!.requestInterceptor({ headers: { Authorization: authorization } }).headers.Authorization;
+    // Swagger UI's bearer scheme prefixes what was pasted.
+    expect(sent('Bearer Bearer eyJhbGciOiJFUzI1NiJ9.x.y')).toBe('Bearer eyJhbGciOiJFUzI1NiJ9.x.y');
+    expect(sent('Bearer eyJhbGciOiJFUzI1NiJ9.x.y')).toBe('Bearer eyJhbGciOiJFUzI1NiJ9.x.y');
+    expect(config!.requestInterceptor({ headers: {} }).headers).toEqual({});
   });
 });

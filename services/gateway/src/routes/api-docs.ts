@@ -6,10 +6,28 @@ import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type
 export const API_INFO = {
   title: 'binzip API',
   version: '1.0.0',
-  description:
+  description: [
     '커뮤니티·빈집 매물 서비스의 공개 API와 관리자 API. 모든 응답은 `{code, message, data?}` 봉투이며, ' +
-    '오류는 코드와 한국어 메시지로 답한다. 게이트웨이를 거치는 모든 요청에 413/502/503/504가 더해질 수 있다.',
+      '오류는 코드와 한국어 메시지로 답한다. 게이트웨이를 거치는 모든 요청에 413/502/503/504가 더해질 수 있다.',
+    '## 인증 흐름',
+    '1. `POST /api/v1/users/sign-in`: 성공 응답의 `data.access_token`은 `Bearer `로 시작하는 값 그대로 ' +
+      '`Authorization` 헤더에 넣는다 (예: `Authorization: Bearer eyJ...`). 같은 응답이 `RefreshToken` 쿠키를 ' +
+      '설정한다 (HttpOnly, Secure, SameSite=None, 7일).',
+    '2. access token은 30분 뒤 만료되어 401 J0002로 답한다. 그때 `POST /api/v1/users/reissue`를 ' +
+      '본문 `{access_token: <만료된 access_token>}`과 `RefreshToken` 쿠키로 (브라우저: `credentials: "include"`) ' +
+      '호출하면 새 `access_token`을 주고 쿠키를 교체한다. 교체된 쿠키는 다시 쓸 수 없다.',
+    '3. `POST /api/v1/users/logout`은 쿠키를 지운다.',
+    '이 페이지(`/docs`)의 Authorize에는 로그인이 준 `access_token`을 그대로 붙여 넣는다 (`Bearer `가 붙어 있어도 된다).',
+    '## 페이지',
+    '목록의 `page`는 0부터 시작하고 (`page=0`이 첫 페이지), `size`의 기본값과 최댓값은 각 목록의 매개변수에 적혀 있다. ' + '알림함은 `id` 커서로 넘긴다.',
+  ].join('\n\n'),
 };
+
+/** Where the document's operations are called: the gateway that served it, or `npm start`'s one. */
+export const API_SERVERS = [
+  { url: '/', description: '이 문서를 준 게이트웨이' },
+  { url: 'http://127.0.0.1:8080', description: '`npm start`의 로컬 게이트웨이' },
+];
 
 /** How long a merged document is reused; the services' documents only change with a deployment. */
 const DOCUMENT_TTL_MS = 60_000;
@@ -50,7 +68,7 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
     if (cached && now() - cached.at < DOCUMENT_TTL_MS) return cached.document;
     inFlight ??= Promise.all(Object.values(options.services()).map((urls) => fetchDocument(urls)))
       .then((documents) => {
-        const document = mergeApiDocuments(documents, API_INFO);
+        const document = mergeApiDocuments(documents, API_INFO, API_SERVERS);
         cached = { document, at: now() };
         return document;
       })
@@ -109,6 +127,13 @@ const SWAGGER_INITIALIZER = `window.onload = function () {
     persistAuthorization: false,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: 'StandaloneLayout',
+    // Sign-in's access_token already starts with "Bearer " and Swagger UI adds its own for a bearer scheme:
+    // the token pasted exactly as sign-in returns it must work, so a doubled prefix is sent once.
+    requestInterceptor: function (request) {
+      var auth = request.headers && request.headers.Authorization;
+      if (typeof auth === 'string') request.headers.Authorization = auth.replace(/^Bearer\\s+(?:Bearer\\s+)+/i, 'Bearer ');
+      return request;
+    },
   });
 };
 `;

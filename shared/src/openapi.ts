@@ -143,6 +143,7 @@ export const API_TAGS: Record<string, string> = {
   'record-reviews': '팀 기록의 검토',
   'record-comments': '팀 기록의 댓글과 답글',
   'record-templates': '팀 기록 양식',
+  pictures: '사진 올리기 (게시글과 매물 본문의 이미지)와 사진 파일',
 };
 
 const TAG_ORDER = Object.keys(API_TAGS);

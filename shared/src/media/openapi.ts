@@ -46,6 +46,7 @@ export function registerPictureOperations(registry: ApiRegistry, options: { path
     summary: `${options.what} 사진 파일 (원본 또는 썸네일)`,
     description: '내용 해시로 이름 지은 변하지 않는 파일: Cache-Control: public, max-age=31536000, immutable 과 ETag (If-None-Match -> 304).',
     tags: ['pictures'],
+    security: [],
     request: { params: pictureFileParams },
     responses: {
       200: { description: 'WebP 이미지', content: { 'image/webp': { schema: z.string().meta({ format: 'binary' }) } } },

@@ -50,6 +50,9 @@ export const mediaConfigShape = {
   MEDIA_THUMBNAIL_SIDE: z.coerce.number().int().min(32).max(2048).default(480),
   /** Uploads decoded at once per process (bounds memory); more wait their turn. */
   MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(4),
+  /** Pictures one member may upload to one service per window (administrators are not counted; 0 turns it off). */
+  CEILING_PICTURE_UPLOADS: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  CEILING_PICTURE_UPLOADS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),
   /** When true, `imageUrls` must be this service's own picture URLs (see `MEDIA_PUBLIC_BASE_URL`). */
   MEDIA_OWN_URLS_ONLY: flag,
   /** A picture no post or listing uses is removed this long after its upload. */

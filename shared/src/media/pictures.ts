@@ -3,7 +3,8 @@ import type http from 'node:http';
 import busboy from 'busboy';
 import { Router, type Request, type RequestHandler } from 'express';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { currentUser, requireUser, type AuthClaims } from '../auth';
+import { currentUser, isAdmin, requireUser, type AuthClaims } from '../auth';
+import { Ceiling } from '../ceilings';
 import { AppError, GatewayFaults } from '../errors';
 import { handle } from '../http';
 import type { Logger } from '../logger';
@@ -115,8 +116,6 @@ export interface PicturesDeps {
   mountPath: string;
   logger: Logger;
   now: () => Date;
-  /** Checked before the upload's body is read (the uploads-per-member ceiling); throws to refuse. */
-  beforeUpload?: (caller: AuthClaims) => Promise<void>;
 }
 
 /** A service's pictures: upload, serve, and what its domain needs to know about its picture URLs. */
@@ -136,10 +135,17 @@ export function createPictures(deps: PicturesDeps): Pictures {
   const slot = encodeSlots(settings.MEDIA_CONCURRENT_ENCODES);
   const limits = { maxInputPixels: settings.MEDIA_MAX_INPUT_PIXELS, maxSide: settings.MEDIA_MAX_SIDE, thumbnailSide: settings.MEDIA_THUMBNAIL_SIDE };
 
+  // Counted before the body is read: a member past the ceiling costs no decoding.
+  const uploads = new Ceiling(deps.connection, {
+    name: 'picture-uploads',
+    limit: settings.CEILING_PICTURE_UPLOADS,
+    windowSeconds: settings.CEILING_PICTURE_UPLOADS_WINDOW_SECONDS,
+  });
+
   const baseUrl = (req: Request) => settings.MEDIA_PUBLIC_BASE_URL ?? `${req.protocol}://${req.host}${deps.mountPath}`;
 
   const upload = async (caller: AuthClaims, req: Request): Promise<UploadedPicture> => {
-    await deps.beforeUpload?.(caller);
+    if (!isAdmin(caller)) await uploads.take(String(caller.userId));
     const input = await receiveOneFile(req, settings.MEDIA_MAX_UPLOAD_BYTES);
     const picture = await slot(() => encodePicture(input, limits));
     const { hash } = picture;

@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
+import { onceOrInterrupted } from './lib/cleanup';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
 
@@ -52,12 +53,23 @@ async function main(): Promise<void> {
   const natsPrefix = dbPrefix.replace(/_/g, '');
 
   const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
-  const seeded = await seedHouses(connection, { count });
-  console.log(`seeded ${seeded.inserted} listings; ${seconds} s per run, ${connections} connections`);
-
+  let system: RunningSystem | undefined;
+  // The bench's streams and database go away however it ends: done, failed, or interrupted (Ctrl-C).
+  const cleanUp = onceOrInterrupted(async () => {
+    await system?.stop();
+    const bus = await EventBus.connect({ url: nats.uri, prefix: natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
+    await bus.deleteStreams();
+    await bus.close();
+    await connection.dropDatabase();
+    await connection.close();
+    await nats.stop();
+    await mongo.stop();
+  });
   try {
+    const seeded = await seedHouses(connection, { count });
+    console.log(`seeded ${seeded.inserted} listings; ${seconds} s per run, ${connections} connections`);
     for (const instances of [1, 2]) {
-      const system = await startSystem({
+      system = await startSystem({
         mongoUri: mongo.uri,
         natsUrl: nats.uri,
         publicKey: keys.publicKey,
@@ -68,20 +80,12 @@ async function main(): Promise<void> {
         natsPrefix,
         env: { LOG_LEVEL: 'error' },
       });
-      try {
-        await measure(system, instances, seconds, connections);
-      } finally {
-        await system.stop();
-      }
+      await measure(system, instances, seconds, connections);
+      await system.stop();
+      system = undefined;
     }
   } finally {
-    const bus = await EventBus.connect({ url: nats.uri, prefix: natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
-    await bus.deleteStreams();
-    await bus.close();
-    await connection.dropDatabase();
-    await connection.close();
-    await nats.stop();
-    await mongo.stop();
+    await cleanUp();
   }
 }
 

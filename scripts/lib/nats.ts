@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { RunningStore } from './mongo';
@@ -38,18 +38,32 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
   throw new Error(`nothing listened on ${host}:${port} within ${timeoutMs} ms`);
 }
 
-/** Starts the machine's `nats-server` with JetStream on loopback (tests that stop and restart NATS use this). */
+/**
+ * Starts the machine's `nats-server` with JetStream on loopback (tests that stop and restart NATS use this).
+ * `maxFileStoreMiB` gives its JetStream store a ceiling, like a small production volume; `extraConfig` is added to
+ * its configuration file as it is (e.g. accounts with their own JetStream limits).
+ */
 export async function startNatsServer(options: {
   storeDir: string;
   port?: number;
   host?: string;
+  maxFileStoreMiB?: number;
+  extraConfig?: string;
 }): Promise<RunningStore & { port: number; restart(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port || (await freePort(host));
   mkdirSync(options.storeDir, { recursive: true });
+  const args = ['-a', host, '-p', String(port), '-js', '-sd', options.storeDir];
+  if (options.maxFileStoreMiB !== undefined || options.extraConfig !== undefined) {
+    // The store's ceiling has no command-line flag: a configuration file beside the store carries it.
+    const configFile = `${options.storeDir}.conf`;
+    const ceiling = options.maxFileStoreMiB !== undefined ? `jetstream {\n  max_file_store: ${options.maxFileStoreMiB * 1024 * 1024}\n}\n` : '';
+    writeFileSync(configFile, `${ceiling}${options.extraConfig ?? ''}\n`);
+    args.push('-c', configFile);
+  }
   let child: ChildProcess | undefined;
   const launch = async () => {
-    const launched = spawn('nats-server', ['-a', host, '-p', String(port), '-js', '-sd', options.storeDir], { stdio: 'ignore' });
+    const launched = spawn('nats-server', args, { stdio: 'ignore' });
     child = launched;
     // Without a listener, a missing binary (ENOENT) is an uncaught 'error' event that kills the launcher.
     const failed = new Promise<never>((_resolve, reject) =>

@@ -53,6 +53,13 @@ const streamConfigShape = {
     .min(1)
     .max(87_600)
     .default(24 * 30),
+  /**
+   * Byte ceiling of each event stream (COMMUNITY, RECORDS, HOUSES). NATS reserves it on its JetStream store when
+   * the stream is created, so the default fits a small broker; see the README for sizing a large site.
+   */
+  EVENT_STREAM_MAX_MIB: z.coerce.number().int().min(1).max(1_048_576).default(32),
+  /** Byte ceiling of the DEAD_LETTERS stream (reserved likewise). */
+  DEAD_LETTER_STREAM_MAX_MIB: z.coerce.number().int().min(1).max(1_048_576).default(8),
 };
 
 /** What every service reads: where it listens, its stores, the token key, logging. */

@@ -7,7 +7,7 @@ import { ErrorCodes } from './errors';
 import { createLogger, type Logger } from './logger';
 import { connectMongo } from './mongo';
 import type { MetricsSettings } from './metrics';
-import { EventBus } from './nats';
+import { EventBus, MIB } from './nats';
 import { withOperatorEndpoints } from './readiness';
 import { startUserProjection } from './users';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from './lifecycle';
@@ -53,6 +53,8 @@ export interface BaseServiceConfig {
   NATS_REPLICAS: number;
   EVENT_RETENTION_HOURS: number;
   DEAD_LETTER_RETENTION_HOURS: number;
+  EVENT_STREAM_MAX_MIB: number;
+  DEAD_LETTER_STREAM_MAX_MIB: number;
   /** How long MongoDB or NATS may stay unreachable before the process exits non-zero (default 30 s). */
   OUTAGE_EXIT_MS?: number;
 }
@@ -95,6 +97,8 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
       replicas: config.NATS_REPLICAS,
       eventRetentionMs: config.EVENT_RETENTION_HOURS * 3_600_000,
       deadLetterRetentionMs: config.DEAD_LETTER_RETENTION_HOURS * 3_600_000,
+      eventMaxBytes: config.EVENT_STREAM_MAX_MIB * MIB,
+      deadLetterMaxBytes: config.DEAD_LETTER_STREAM_MAX_MIB * MIB,
     };
     const outageLimitMs = config.OUTAGE_EXIT_MS ?? DEFAULT_OUTAGE_EXIT_MS;
     // The NATS client waits for its first connection as long as it takes: start-up is bounded like an outage.
@@ -108,6 +112,9 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
       outageLimitMs,
       `NATS unreachable for ${outageLimitMs} ms at start-up`,
     );
+    // Every stream of the system, checked against the broker before anything is served: a ceiling that does
+    // not fit stops the start with the setting to change (see EventBus.ensureStreams).
+    await bus.ensureStreams();
     const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
     const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
     const operated = withOperatorEndpoints(app, { service: definition.name, readiness: { connection, nats: bus.connection }, metrics: config });

@@ -284,7 +284,7 @@ describe('stream limits', () => {
     const accounts = (await manager.streams.info(bus.streamName('ACCOUNTS'))).config;
     expect(accounts).toMatchObject({ max_msgs_per_subject: 1, max_age: 0, num_replicas: 1 });
     const community = (await manager.streams.info(bus.streamName('COMMUNITY'))).config;
-    expect(community).toMatchObject({ max_msgs_per_subject: -1, max_age: nanos(14 * 24 * 3_600_000), max_bytes: 4 * 1024 ** 3 });
+    expect(community).toMatchObject({ max_msgs_per_subject: -1, max_age: nanos(14 * 24 * 3_600_000), max_bytes: 32 * 1024 ** 2 });
     const deadLetters = (await manager.streams.info(bus.streamName('DEAD_LETTERS'))).config;
     expect(deadLetters.max_age).toBe(nanos(30 * 24 * 3_600_000));
 

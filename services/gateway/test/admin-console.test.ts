@@ -99,6 +99,39 @@ describe('with a build', () => {
   });
 });
 
+/** The directives of a Content-Security-Policy header, by name. */
+function directives(header: string | undefined): Record<string, string[]> {
+  return Object.fromEntries(
+    (header ?? '').split(';').map((part) => {
+      const [name = '', ...values] = part.trim().split(/\s+/);
+      return [name, values];
+    }),
+  );
+}
+
+describe('browser security headers (issue 19 item 10)', () => {
+  it.each(['/admin', '/admin/stats', '/admin/assets/index-Ab12Cd34.js', '/admin/assets/index-Gone0000.js'])(
+    '%s may not be framed by anyone and loads code only from the gateway',
+    async (url) => {
+      const res = await request(gateway(buildDir)).get(url);
+      const csp = directives(res.headers['content-security-policy']);
+      expect(csp['frame-ancestors']).toEqual(["'none'"]);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(csp['default-src']).toEqual(["'self'"]);
+      expect(csp['script-src']).toEqual(["'self'"]);
+      expect(csp['style-src']).toEqual(["'self'"]);
+      expect(csp['object-src']).toEqual(["'none'"]);
+      expect(csp['base-uri']).toEqual(["'none'"]);
+      expect(res.headers['content-security-policy']).not.toMatch(/unsafe-(inline|eval)|\*/);
+    },
+  );
+
+  it('holds without a build too (the 404 envelope)', async () => {
+    const res = await request(gateway(path.join(buildDir, 'missing'))).get('/admin');
+    expect(directives(res.headers['content-security-policy'])['frame-ancestors']).toEqual(["'none'"]);
+  });
+});
+
 describe('without a build', () => {
   it.each(['/admin', '/admin/', '/admin/stats', '/admin/assets/index-Ab12Cd34.js'])('%s is a 404 envelope (C0001)', async (url) => {
     const res = await request(gateway(path.join(buildDir, 'missing'))).get(url);

@@ -95,4 +95,16 @@ describe('gateway API document', () => {
     expect(sent('Bearer eyJhbGciOiJFUzI1NiJ9.x.y')).toBe('Bearer eyJhbGciOiJFUzI1NiJ9.x.y');
     expect(config!.requestInterceptor({ headers: {} }).headers).toEqual({});
   });
+
+  it('/docs may not be framed and runs only its own scripts (issue 19 item 10)', async () => {
+    const app = express().use(apiDocsRouter({ services: () => ({}), logger }));
+    for (const path of ['/docs', '/docs/swagger-ui-bundle.js', '/docs/swagger-initializer.js']) {
+      const res = await request(app).get(path).expect(200);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("script-src 'self';");
+      expect(csp).not.toContain('unsafe-eval');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
 });

@@ -273,7 +273,7 @@ describe('the gateway edge', () => {
       expect(ordinary.status).toBe(200);
     });
 
-    it('headers just under 16 KiB get the gateway\'s 431 envelope, never a service\'s bare 431', async () => {
+    it("headers just under 16 KiB get the gateway's 431 envelope, never a service's bare 431", async () => {
       const { port } = await serve();
       const filler = Array.from({ length: 4 }, (_, i) => `x-filler-${i}: ${'v'.repeat(4_000)}`).join('\r\n');
       const res = await raw(port, `GET /api/v1/boards HTTP/1.1\r\nHost: a\r\n${filler}\r\nConnection: close\r\n\r\n`);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@binzip/shared/dist/lite';
 import express, { Router, type Response } from 'express';
+import { consolePolicy } from './page-policies';
 
 /** Vite names every file under assets/ by its content hash, so a browser may keep them for good. */
 const HASHED_ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -16,6 +17,7 @@ const INDEX_CACHE = 'no-cache';
  */
 export function adminConsoleRouter(dir: string): Router {
   const router = Router();
+  router.use('/admin', consolePolicy);
   const indexFile = path.join(dir, 'index.html');
   if (!existsSync(indexFile)) {
     router.use('/admin', (_req, _res, next) => next(AppError.notFound()));

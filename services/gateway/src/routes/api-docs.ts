@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 // The package's index loads the whole Swagger UI bundle into the process (~40 MB RSS); only its folder is needed.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
+import { docsPolicy } from './page-policies';
 import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type Logger } from '@binzip/shared/dist/lite';
 
 export const API_INFO = {
@@ -88,6 +89,7 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
     }
   });
 
+  router.use('/docs', docsPolicy);
   router.get('/docs/swagger-initializer.js', (_req, res) => {
     res.type('application/javascript').send(SWAGGER_INITIALIZER);
   });
@@ -123,6 +125,8 @@ const SWAGGER_INITIALIZER = `window.onload = function () {
     url: '/openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
+    // No badge fetched from swagger.io's validator: the page loads nothing from elsewhere (see page-policies.ts).
+    validatorUrl: null,
     withCredentials: true,
     persistAuthorization: false,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],

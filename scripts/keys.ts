@@ -1,7 +1,38 @@
-/** Prints a fresh ES256 key pair as `.env` lines (for docker compose or any deployment). */
-import { generateDevKeyPair } from '../shared/src/auth';
+/**
+ * Access-token keys as `.env` lines (docker compose, or any deployment):
+ *   npm run keys                                      a fresh ES256 pair (JWT_PUBLIC_KEY is one PEM)
+ *   npm run keys -- --keep="$JWT_PUBLIC_KEY"          a fresh pair; JWT_PUBLIC_KEY is a JWKS of the kept keys and the new one
+ *   npm run keys -- --from="$JWT_PUBLIC_KEY" --drop <kid>   only JWT_PUBLIC_KEY, without that key
+ * The rotation runbook using them is in docs/operations.md ("Key rotation").
+ */
+import { parseArgs } from 'node:util';
+import { generateDevKeyPair, signingKeyId, verificationKeys, type JsonWebKeySet } from '../shared/src';
 
-const { publicKey, privateKey } = generateDevKeyPair();
+const { values } = parseArgs({ options: { keep: { type: 'string' }, from: { type: 'string' }, drop: { type: 'string', multiple: true } } });
+
 const oneLine = (pem: string) => JSON.stringify(pem.trim()).slice(1, -1);
-console.log(`JWT_PUBLIC_KEY="${oneLine(publicKey)}"`);
-console.log(`JWT_PRIVATE_KEY="${oneLine(privateKey)}"`);
+const jwksLine = (jwks: JsonWebKeySet) => `JWT_PUBLIC_KEY='${JSON.stringify(jwks)}'`;
+const kids = (jwks: JsonWebKeySet) => jwks.keys.map((key) => key.kid).join(', ');
+
+if (values.from !== undefined) {
+  const dropped = new Set(values.drop ?? []);
+  const { jwks } = verificationKeys(values.from);
+  const unknown = [...dropped].filter((kid) => !jwks.keys.some((key) => key.kid === kid));
+  if (unknown.length > 0) throw new Error(`not in the set: ${unknown.join(', ')} (it holds ${kids(jwks)})`);
+  const kept = { keys: jwks.keys.filter((key) => !dropped.has(key.kid)) };
+  if (kept.keys.length === 0) throw new Error('that would leave no key at all');
+  console.log(`# accepted keys: ${kids(kept)}`);
+  console.log(jwksLine(kept));
+} else {
+  const { publicKey, privateKey } = generateDevKeyPair();
+  const kid = signingKeyId(privateKey);
+  if (values.keep === undefined) {
+    console.log(`# kid ${kid}`);
+    console.log(`JWT_PUBLIC_KEY="${oneLine(publicKey)}"`);
+  } else {
+    const set = { keys: [...verificationKeys(values.keep).jwks.keys, ...verificationKeys(publicKey).jwks.keys] };
+    console.log(`# accepted keys: ${kids(set)}; the new signing key is ${kid}`);
+    console.log(jwksLine(set));
+  }
+  console.log(`JWT_PRIVATE_KEY="${oneLine(privateKey)}"`);
+}

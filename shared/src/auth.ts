@@ -1,8 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
 import { AppError } from './errors';
+import { signingKeyId, verifyWithKeySet } from './jwks';
 
 export const Authorities = ['USER', 'ADMIN'] as const;
 export const UserTypes = ['NONE', 'AGENT', 'WEB', 'SERVER'] as const;
@@ -48,20 +49,6 @@ function normalizePem(pem: string): string {
   return pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
 }
 
-/** Parsing a PEM costs more than verifying a signature, so each key is parsed once per process. */
-const parsedKeys = new Map<string, KeyObject>();
-
-function keyObject(pem: string, kind: 'public' | 'private'): KeyObject {
-  const cacheKey = `${kind}:${pem}`;
-  let key = parsedKeys.get(cacheKey);
-  if (!key) {
-    const normalized = normalizePem(pem);
-    key = kind === 'public' ? createPublicKey(normalized) : createPrivateKey(normalized);
-    parsedKeys.set(cacheKey, key);
-  }
-  return key;
-}
-
 export function generateDevKeyPair(): { publicKey: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return {
@@ -74,16 +61,20 @@ export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSecon
   const sid = claims.sessionId === undefined ? {} : { sid: claims.sessionId };
   return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, normalizePem(privateKey), {
     algorithm: JWT_ALGORITHM,
+    keyid: signingKeyId(privateKey),
     subject: String(claims.userId),
     expiresIn: ttlSeconds,
   });
 }
 
-/** Verifies a bare JWT; `ignoreExpiration` serves the reissue flow, which accepts an expired access token. */
+/**
+ * Verifies a bare JWT against `publicKey` (a PEM or a JWKS document, see jwks.ts); `ignoreExpiration` serves the
+ * reissue flow, which accepts an expired access token.
+ */
 export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean } = {}): AuthClaims {
   let decoded: unknown;
   try {
-    decoded = jwt.verify(token, keyObject(publicKey, 'public'), { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
+    decoded = verifyWithKeySet(token, publicKey, { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
   } catch (err) {
     if (err instanceof jwt.TokenExpiredError) throw new AppError('J0002');
     if (err instanceof jwt.JsonWebTokenError && err.message === 'invalid signature') throw new AppError('J0001');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jwtPublicKeySchema } from './jwks';
 import { metricsConfigShape } from './metrics';
 
 /**
@@ -75,7 +76,8 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
       .string()
       .regex(/^[A-Za-z0-9_-]*$/)
       .default(''),
-    JWT_PUBLIC_KEY: z.string().min(1),
+    /** The accepted access-token keys: one ES256 public key PEM, or a JWKS document during a rotation. */
+    JWT_PUBLIC_KEY: jwtPublicKeySchema,
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
     TRUST_PROXY: z.string().default('loopback'),
     /** How often the outbox relay retries what an outage left pending (services that publish). */

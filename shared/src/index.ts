@@ -6,6 +6,7 @@ export * from './time';
 export * from './validation';
 export * from './page';
 export * from './auth';
+export * from './jwks';
 export * from './http';
 export * from './config';
 export * from './mongo';

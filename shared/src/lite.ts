@@ -9,6 +9,7 @@ export * from './envelope';
 export * from './context';
 export * from './logger';
 export * from './auth';
+export * from './jwks';
 export * from './config';
 export * from './metrics';
 export * from './lifecycle';

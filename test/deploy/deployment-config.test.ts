@@ -3,7 +3,17 @@
  * environment and parsed by that process's own config schema: a setting a process refuses (it would restart in a
  * loop) can never ship again.
  */
-import { composeEnvironments, configProblems, describeWithTools, PROCESSES, renderCompose, type Environment, type ProcessName } from '../support/deploy';
+import { signingKeyId } from '@binzip/shared';
+import {
+  composeEnvironments,
+  configProblems,
+  generatedKeyLines,
+  describeWithTools,
+  PROCESSES,
+  renderCompose,
+  type Environment,
+  type ProcessName,
+} from '../support/deploy';
 
 const SERVICE_PORTS: Record<Exclude<ProcessName, 'gateway'>, string> = {
   accounts: 'ACCOUNTS_URLS',
@@ -32,6 +42,14 @@ describeWithTools('docker compose with .env.example', ['docker-compose'], () => 
   it('has every service listen on all interfaces and the gateway reach each one where it listens', () => {
     for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
     expectGatewayReachesServices(environments, (service) => service);
+  });
+
+  it('carries a JWKS key set from .env unchanged during a key rotation (npm run keys -- --keep)', () => {
+    const rotating = composeEnvironments(renderCompose(generatedKeyLines(`--keep=${environments.gateway.JWT_PUBLIC_KEY}`)));
+    for (const process of PROCESSES) expect({ process, problems: configProblems(process, rotating[process]) }).toEqual({ process, problems: [] });
+    const set = JSON.parse(rotating.gateway.JWT_PUBLIC_KEY) as { keys: Array<{ kid: string }> };
+    expect(set.keys).toHaveLength(2);
+    expect(set.keys.map((key) => key.kid)).toContain(signingKeyId(rotating.accounts.JWT_PRIVATE_KEY));
   });
 
   it('would catch a setting the gateway refuses (the CORS_ORIGINS=* that once shipped)', () => {

@@ -88,9 +88,9 @@ export function imageEnvironment(service: ProcessName): Environment {
   return env;
 }
 
-/** What `npm run keys` prints, as an operator appends it to `.env`. */
-export function generatedKeyLines(): string {
-  return execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'scripts', 'keys.ts')], { encoding: 'utf8' });
+/** What `npm run keys -- <args>` prints, as an operator appends it to `.env`. */
+export function generatedKeyLines(...args: string[]): string {
+  return execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'scripts', 'keys.ts'), ...args], { encoding: 'utf8' });
 }
 
 export interface ComposeService {

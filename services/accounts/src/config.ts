@@ -1,4 +1,4 @@
-import { blankToUndefined, loadConfig, serviceConfigShape } from '@binzip/shared';
+import { blankToUndefined, loadConfig, serviceConfigShape, signingKeyId, verificationKeys } from '@binzip/shared';
 import { z } from 'zod';
 import { DEFAULT_BCRYPT_COST, DEFAULT_PROFILE_IMAGE_URL } from './domain/context';
 import { defaultPasswordHashConcurrency } from './domain/passwords';
@@ -35,6 +35,15 @@ const timeoutMs = (fallback: number) => z.coerce.number().int().min(1).max(60_00
 
 const optionalText = z.preprocess(blankToUndefined, z.string().min(1).optional());
 
+/** What `compute` returns, or undefined when it throws (a bad key is reported as a config problem, not thrown). */
+function orUndefined<T>(compute: () => T): T | undefined {
+  try {
+    return compute();
+  } catch {
+    return undefined;
+  }
+}
+
 export const configSchema = z
   .object({
     ...serviceConfigShape({ port: 7001, db: 'accounts' }),
@@ -59,6 +68,12 @@ export const configSchema = z
     VERIFICATION_CODE_DIGITS: z.coerce.number().int().min(MIN_CODE_DIGITS).max(MAX_CODE_DIGITS).default(DEFAULT_CODE_DIGITS),
   })
   .superRefine((config, ctx) => {
+    // Tokens signed with a key the set lacks would be refused everywhere: the signing key is always in the set.
+    const signingKid = orUndefined(() => signingKeyId(config.JWT_PRIVATE_KEY));
+    if (signingKid === undefined) ctx.addIssue({ code: 'custom', path: ['JWT_PRIVATE_KEY'], message: 'not an ES256 private key PEM' });
+    else if (!orUndefined(() => verificationKeys(config.JWT_PUBLIC_KEY))?.byId.has(signingKid)) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_PRIVATE_KEY'], message: `its public key (kid ${signingKid}) is not in JWT_PUBLIC_KEY` });
+    }
     if (config.SMS_PROVIDER === 'twilio') {
       for (const key of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const) {
         if (!config[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when SMS_PROVIDER=twilio' });

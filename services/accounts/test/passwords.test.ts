@@ -1,6 +1,11 @@
+import { createPublicKey } from 'node:crypto';
 import bcrypt from 'bcrypt';
+import { generateDevKeyPair } from '@binzip/shared';
 import { readConfig } from '../src/config';
 import { PasswordHasher } from '../src/domain/passwords';
+
+/** A real key pair: accounts refuses to start with keys it could not sign or verify with. */
+const configKeys = generateDevKeyPair();
 
 describe('PasswordHasher', () => {
   it('runs at most `concurrency` computations at once; the rest queue and all finish correctly', async () => {
@@ -47,7 +52,7 @@ describe('PasswordHasher', () => {
 });
 
 describe('PASSWORD_HASH_CONCURRENCY', () => {
-  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+  const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
 
   it('defaults to every core but one and accepts 1..64', () => {
     expect(readConfig(base).PASSWORD_HASH_CONCURRENCY).toBeGreaterThanOrEqual(1);
@@ -57,12 +62,24 @@ describe('PASSWORD_HASH_CONCURRENCY', () => {
 });
 
 describe('VERIFICATION_CODE_DIGITS', () => {
-  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+  const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
 
   it('defaults to 6 and accepts 4..8 only', () => {
     expect(readConfig(base).VERIFICATION_CODE_DIGITS).toBe(6);
     expect(readConfig({ ...base, VERIFICATION_CODE_DIGITS: '4' }).VERIFICATION_CODE_DIGITS).toBe(4);
     expect(readConfig({ ...base, VERIFICATION_CODE_DIGITS: '8' }).VERIFICATION_CODE_DIGITS).toBe(8);
     for (const bad of ['3', '9', '5.5', 'six']) expect(() => readConfig({ ...base, VERIFICATION_CODE_DIGITS: bad })).toThrow(/VERIFICATION_CODE_DIGITS/);
+  });
+});
+
+describe('accounts key configuration', () => {
+  it('refuses to start when the signing key is not in the accepted set (its tokens would be refused everywhere)', () => {
+    const other = generateDevKeyPair();
+    expect(() => readConfig({ JWT_PUBLIC_KEY: other.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey })).toThrow(
+      /JWT_PRIVATE_KEY: its public key \(kid [\w-]+\) is not in JWT_PUBLIC_KEY/,
+    );
+    expect(() => readConfig({ JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: 'priv' })).toThrow(/JWT_PRIVATE_KEY: not an ES256 private key PEM/);
+    const both = JSON.stringify({ keys: [other.publicKey, configKeys.publicKey].map((pem) => createPublicKey(pem).export({ format: 'jwk' })) });
+    expect(readConfig({ JWT_PUBLIC_KEY: both, JWT_PRIVATE_KEY: configKeys.privateKey }).JWT_PUBLIC_KEY).toBe(both);
   });
 });

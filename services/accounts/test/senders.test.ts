@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import request from 'supertest';
+import { generateDevKeyPair } from '@binzip/shared';
 import { readConfig } from '../src/config';
 import {
   DEFAULT_SEND_DEADLINE_MS,
@@ -19,6 +20,9 @@ import {
 } from '../src/domain/senders';
 import { expectError } from '../../../test/support';
 import { startAccountsHarness } from './helpers';
+
+/** A real key pair: accounts refuses to start with keys it could not sign or verify with. */
+const configKeys = generateDevKeyPair();
 
 interface SmtpServer {
   port: number;
@@ -113,7 +117,7 @@ async function startHungServer(options: { greetThenStall?: boolean } = {}): Prom
 const GATEWAY_TIMEOUT_MS = 10_000;
 
 describe('outbound calls end before the gateway gives up (UPSTREAM_TIMEOUT_MS)', () => {
-  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+  const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
 
   it('send/email answers 500 C0000 when the SMTP server accepts but never greets (configured greeting timeout)', async () => {
     const hung = await startHungServer();
@@ -286,7 +290,7 @@ describe('local senders', () => {
 });
 
 describe('config', () => {
-  const base = { JWT_PUBLIC_KEY: 'pub', JWT_PRIVATE_KEY: 'priv' };
+  const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
 
   it('defaults: port 7001, db accounts, bcrypt 10, local senders, no admins', () => {
     const config = readConfig(base);
@@ -295,7 +299,7 @@ describe('config', () => {
   });
 
   it('requires the private key, provider settings, a sane bcrypt cost and valid ADMIN_BOOTSTRAP', () => {
-    expect(() => readConfig({ JWT_PUBLIC_KEY: 'pub' })).toThrow(/JWT_PRIVATE_KEY/);
+    expect(() => readConfig({ JWT_PUBLIC_KEY: configKeys.publicKey })).toThrow(/JWT_PRIVATE_KEY/);
     expect(() => readConfig({ ...base, SMS_PROVIDER: 'twilio' })).toThrow(/TWILIO_ACCOUNT_SID/);
     expect(() => readConfig({ ...base, MAIL_PROVIDER: 'smtp', SMTP_URL: 'smtp://x' })).toThrow(/MAIL_FROM/);
     expect(() => readConfig({ ...base, BCRYPT_COST: '3' })).toThrow(/BCRYPT_COST/);

@@ -7,6 +7,7 @@ import {
   metricsHandler,
   observeRequestDurations,
   successEnvelope,
+  verificationKeys,
   type Logger,
 } from '@binzip/shared/dist/lite';
 import type { GatewayConfig } from './config';
@@ -56,7 +57,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 /**
- * The gateway's own pages (`/health`, `/ready`, `/metrics`, `/admin`, `/docs`, `/openapi.json` — one
+ * The gateway's own pages (`/health`, `/ready`, `/metrics`, `/.well-known/jwks.json`, `/admin`, `/docs`, `/openapi.json` — one
  * `app.use`/`app.get` line each). Proxied `/api/v1/*` traffic never enters this app: the gateway's server hands
  * it to the proxies directly (see `gateway.ts`), which has already set the request id, CORS and security
  * headers and made the path canonical before anything reaches this app.
@@ -79,6 +80,12 @@ export function buildApp(deps: GatewayAppDeps): Express {
     const ready = SERVICE_NAMES.every((name) => pools[name].instances.some((url) => results[url]));
     if (ready) res.json(successEnvelope({ status: 'READY', services }));
     else res.status(503).json({ ...errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message), data: { status: 'NOT_READY', services } });
+  });
+  // The access-token keys every process accepts (public halves only), for anyone verifying tokens outside; short
+  // caching, so a key added in a rotation is seen minutes later (docs/operations.md, "Key rotation").
+  const jwks = verificationKeys(config.JWT_PUBLIC_KEY).jwks;
+  app.get('/.well-known/jwks.json', (_req, res) => {
+    res.set('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(JSON.stringify(jwks));
   });
   // Prometheus: the proxied requests' histogram and upstream faults (metrics.ts), the own pages', Node's runtime.
   if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler({ token: config.METRICS_TOKEN }));

@@ -1,4 +1,4 @@
-import { loadConfig, metricsConfigShape, portSchema } from '@binzip/shared/dist/lite';
+import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema } from '@binzip/shared/dist/lite';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -28,7 +28,8 @@ const positiveInt = z.coerce.number().int().positive();
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: portSchema.default(8080),
-  JWT_PUBLIC_KEY: z.string().min(1),
+  /** The accepted access-token keys (a PEM, or a JWKS document), also published at /.well-known/jwks.json. */
+  JWT_PUBLIC_KEY: jwtPublicKeySchema,
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silent']).default('info'),
   /**
    * Who may name the client in `X-Forwarded-For` (Express's values). Nobody by default: a gateway facing

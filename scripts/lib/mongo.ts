@@ -33,12 +33,35 @@ export interface StartMongoOptions {
 }
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
-const DEV_MONGO_DIR = path.join(REPO_ROOT, 'tools', 'dev-mongo');
-const DEV_MONGO_POM = path.join(DEV_MONGO_DIR, 'pom.xml');
-const DEV_MONGO_SRC = path.join(DEV_MONGO_DIR, 'src');
-const DEV_MONGO_TARGET = path.join(DEV_MONGO_DIR, 'target');
-const DEV_MONGO_JAR = path.join(DEV_MONGO_TARGET, 'dev-mongo.jar');
-const BUILD_LOCK = path.join(DEV_MONGO_TARGET, '.build-lock');
+/**
+ * A Java tool under tools/<name>/, built by Maven into tools/<name>/target/<name>.jar: dev-mongo here, and
+ * S3Proxy (scripts/lib/s3proxy.ts) the same way.
+ */
+export interface JavaTool {
+  name: string;
+  dir: string;
+  pom: string;
+  src: string;
+  target: string;
+  jar: string;
+  buildLock: string;
+}
+
+export function javaTool(name: string): JavaTool {
+  const dir = path.join(REPO_ROOT, 'tools', name);
+  const target = path.join(dir, 'target');
+  return {
+    name,
+    dir,
+    pom: path.join(dir, 'pom.xml'),
+    src: path.join(dir, 'src'),
+    target,
+    jar: path.join(target, `${name}.jar`),
+    buildLock: path.join(target, '.build-lock'),
+  };
+}
+
+const DEV_MONGO = javaTool('dev-mongo');
 
 /** JVM flags for a small, fast-starting process. Extra flags: DEV_MONGO_JAVA_OPTS. */
 const JVM_FLAGS = ['-XX:+UseSerialGC', '-Xss512k', '-XX:TieredStopAtLevel=1', '-Xms32m', '-Xmx1g', '-XX:ReservedCodeCacheSize=64m', '-Dfile.encoding=UTF-8'];
@@ -76,32 +99,40 @@ export async function startMongo(opts: StartMongoOptions): Promise<RunningStore>
  * Builds tools/dev-mongo/target/dev-mongo.jar if it is missing or older than the pom / Java
  * sources, and returns its path. Safe to call from several processes at once (mkdir lock).
  */
-export async function buildDevMongoJar(opts: { log?: (line: string) => void } = {}): Promise<string> {
-  const log = opts.log ?? noop;
-  if (isJarFresh()) return DEV_MONGO_JAR;
+export function buildDevMongoJar(opts: { log?: (line: string) => void } = {}): Promise<string> {
+  return buildToolJar(DEV_MONGO, opts);
+}
 
-  await fs.promises.mkdir(DEV_MONGO_TARGET, { recursive: true });
-  const release = await acquireLock(BUILD_LOCK, log);
+/**
+ * Builds a tool's jar if it is missing or older than its pom / sources, and returns its path. Safe to call from
+ * several processes at once (mkdir lock).
+ */
+export async function buildToolJar(tool: JavaTool, opts: { log?: (line: string) => void } = {}): Promise<string> {
+  const log = opts.log ?? noop;
+  if (isJarFresh(tool)) return tool.jar;
+
+  await fs.promises.mkdir(tool.target, { recursive: true });
+  const release = await acquireLock(tool.buildLock, log);
   try {
     // Someone else may have built it while we were waiting for the lock.
-    if (isJarFresh()) return DEV_MONGO_JAR;
-    log(`[mongo] building ${path.relative(REPO_ROOT, DEV_MONGO_JAR)} with Maven ...`);
+    if (isJarFresh(tool)) return tool.jar;
+    log(`[${tool.name}] building ${path.relative(REPO_ROOT, tool.jar)} with Maven ...`);
     const started = Date.now();
-    const baseArgs = ['-q', '-B', '-f', DEV_MONGO_POM, '-DskipTests', 'package'];
+    const baseArgs = ['-q', '-B', '-f', tool.pom, '-DskipTests', 'package'];
     // Offline first (fast, works without network when ~/.m2 is populated), then online.
-    let res = await run('mvn', ['-o', ...baseArgs], DEV_MONGO_DIR);
+    let res = await run('mvn', ['-o', ...baseArgs], tool.dir);
     if (res.code !== 0) {
-      log(`[mongo] offline Maven build failed, retrying online`);
-      res = await run('mvn', baseArgs, DEV_MONGO_DIR);
+      log(`[${tool.name}] offline Maven build failed, retrying online`);
+      res = await run('mvn', baseArgs, tool.dir);
     }
-    if (res.code !== 0 || !fs.existsSync(DEV_MONGO_JAR)) {
-      throw new Error(`dev-mongo: Maven build failed (exit ${res.code}). Command: mvn ${baseArgs.join(' ')}\n` + tail(res.output, 80));
+    if (res.code !== 0 || !fs.existsSync(tool.jar)) {
+      throw new Error(`${tool.name}: Maven build failed (exit ${res.code}). Command: mvn ${baseArgs.join(' ')}\n` + tail(res.output, 80));
     }
-    // Make sure the jar counts as fresh even if the build was a no-op for the shade plugin.
+    // Make sure the jar counts as fresh even if the build was a no-op for the packaging plugin.
     const now = new Date();
-    await fs.promises.utimes(DEV_MONGO_JAR, now, now);
-    log(`[mongo] built dev-mongo.jar in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return DEV_MONGO_JAR;
+    await fs.promises.utimes(tool.jar, now, now);
+    log(`[${tool.name}] built ${path.basename(tool.jar)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return tool.jar;
   } finally {
     await release();
   }
@@ -230,7 +261,7 @@ async function startMongod(bin: string, opts: StartMongoOptions & { host: string
 // ---------------------------------------------------------------------------
 // process tracking
 
-interface Tracked {
+export interface Tracked {
   readonly exited: boolean;
   stop(): Promise<void>;
   unref(): void;
@@ -257,7 +288,8 @@ function installExitHook(): void {
   });
 }
 
-function track(child: ChildProcess, log: (line: string) => void): Tracked {
+/** Keeps a server child process: its output's tail for errors, a graceful stop, ended with the parent. */
+export function track(child: ChildProcess, log: (line: string) => void, label = 'mongo'): Tracked {
   installExitHook();
   liveChildren.add(child);
   const lines: string[] = [];
@@ -269,7 +301,7 @@ function track(child: ChildProcess, log: (line: string) => void): Tracked {
     child.once('exit', (code, signal) => {
       exited = true;
       liveChildren.delete(child);
-      if (ready && !stopping) log(`[mongo] server process exited unexpectedly (code ${code}, signal ${signal})`);
+      if (ready && !stopping) log(`[${label}] server process exited unexpectedly (code ${code}, signal ${signal})`);
       resolve();
     });
     child.once('error', () => {
@@ -289,7 +321,7 @@ function track(child: ChildProcess, log: (line: string) => void): Tracked {
       if (line === '') continue;
       lines.push(line);
       if (lines.length > STDERR_TAIL_LINES) lines.shift();
-      log(`[mongo] ${line}`);
+      log(`[${label}] ${line}`);
     }
   };
   child.stderr?.on('data', addOutput);
@@ -363,14 +395,14 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-function isJarFresh(): boolean {
+function isJarFresh(tool: JavaTool): boolean {
   let jarTime: number;
   try {
-    jarTime = fs.statSync(DEV_MONGO_JAR).mtimeMs;
+    jarTime = fs.statSync(tool.jar).mtimeMs;
   } catch {
     return false;
   }
-  return jarTime >= Math.max(newestMtime(DEV_MONGO_POM), newestMtime(DEV_MONGO_SRC));
+  return jarTime >= Math.max(newestMtime(tool.pom), newestMtime(tool.src));
 }
 
 function pidAlive(pid: number): boolean {
@@ -412,15 +444,15 @@ async function acquireLock(dir: string, log: (line: string) => void): Promise<()
       }
     }
     if (stale) {
-      log(`[mongo] removing stale build lock ${dir}`);
+      log(`[build] removing stale build lock ${dir}`);
       await fs.promises.rm(dir, { recursive: true, force: true }).catch(noop);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new Error(`dev-mongo: timed out waiting for build lock ${dir} (remove it if no build is running)`);
+      throw new Error(`timed out waiting for build lock ${dir} (remove it if no build is running)`);
     }
     if (!announced) {
-      log(`[mongo] another process is building dev-mongo.jar, waiting ...`);
+      log(`[build] another process is building ${path.basename(path.dirname(path.dirname(dir)))}, waiting ...`);
       announced = true;
     }
     await sleep(250);
@@ -452,7 +484,7 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
   });
 }
 
-function pickFreePort(host: string): Promise<number> {
+export function pickFreePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -465,11 +497,11 @@ function pickFreePort(host: string): Promise<number> {
   });
 }
 
-async function waitForPort(host: string, port: number, timeoutMs: number, hasExited: () => boolean, stderrTail: () => string): Promise<void> {
+export async function waitForPort(host: string, port: number, timeoutMs: number, hasExited: () => boolean, stderrTail: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (hasExited()) {
-      throw new Error(`mongod exited before accepting connections on ${host}:${port}.\noutput:\n${stderrTail()}`);
+      throw new Error(`the server exited before accepting connections on ${host}:${port}.\noutput:\n${stderrTail()}`);
     }
     const ok = await new Promise<boolean>((resolve) => {
       const sock = net.connect({ host, port });
@@ -483,7 +515,7 @@ async function waitForPort(host: string, port: number, timeoutMs: number, hasExi
     });
     if (ok) return;
     if (Date.now() > deadline) {
-      throw new Error(`mongod did not accept connections on ${host}:${port} within ${timeoutMs / 1000} s.\noutput:\n${stderrTail()}`);
+      throw new Error(`the server did not accept connections on ${host}:${port} within ${timeoutMs / 1000} s.\noutput:\n${stderrTail()}`);
     }
     await sleep(100);
   }

@@ -6,4 +6,7 @@ import { picturesSuite } from '../support/pictures';
 
 jest.setTimeout(120_000);
 
-picturesSuite('picgridfs', () => ({ MEDIA_STORE: 'gridfs' }));
+picturesSuite('picgridfs', {
+  env: () => ({ MEDIA_STORE: 'gridfs' }),
+  holds: async (e2e, service, key) => (await (await e2e.db(service)).collection('pictures.files').countDocuments({ filename: key })) > 0,
+});

@@ -124,12 +124,19 @@ async function postUnread(url: string, token: string, form: FormData): Promise<{
  * Uploads through the real gateway to houses and community on the given store settings: what comes back is
  * clean WebP of bounded size, served immutable; what is not a picture is refused.
  */
-export function picturesSuite(label: string, settings: () => NodeJS.ProcessEnv): void {
+export interface PictureStoreUnderTest {
+  /** The `MEDIA_*` environment of both services (read when the system starts). */
+  env: () => NodeJS.ProcessEnv;
+  /** Whether the store holds `key` (`<hash>.webp`, `<hash>.thumb.webp`) of `service`, looked at directly. */
+  holds: (e2e: E2eSystem, service: 'houses' | 'community', key: string) => Promise<boolean>;
+}
+
+export function picturesSuite(label: string, store: PictureStoreUnderTest): void {
   let e2e: E2eSystem;
   const member = bearer({ userId: 730_001, userType: 'NONE' });
 
   beforeAll(async () => {
-    e2e = await startE2eSystem(label, { services: ['houses', 'community'], env: { LOG_LEVEL: 'warn', ...settings() } });
+    e2e = await startE2eSystem(label, { services: ['houses', 'community'], env: { LOG_LEVEL: 'warn', ...store.env() } });
   });
   afterAll(async () => {
     await e2e?.stop();
@@ -163,6 +170,11 @@ export function picturesSuite(label: string, settings: () => NodeJS.ProcessEnv):
       iptc: undefined,
     });
     expect(bytes.includes(Buffer.from('PhoneMaker'))).toBe(false);
+
+    const key = data.imageUrl.split('/').at(-1) ?? '';
+    expect(await store.holds(e2e, 'houses', key)).toBe(true);
+    expect(await store.holds(e2e, 'houses', key.replace('.webp', '.thumb.webp'))).toBe(true);
+    expect(await store.holds(e2e, 'community', key)).toBe(false);
 
     const again = await fetch(data.imageUrl, { headers: { 'if-none-match': etag ?? '' } });
     expect(again.status).toBe(304);

@@ -63,6 +63,10 @@ export function s3PictureStore(settings: MediaSettings, defaultPrefix: string): 
     endpoint: settings.MEDIA_S3_ENDPOINT,
     // Other S3-compatible servers seldom have a DNS name per bucket.
     forcePathStyle: settings.MEDIA_S3_ENDPOINT !== undefined,
+    // Checksums only where S3 requires them: the SDK's newer default (a CRC32 header on every upload) is refused
+    // as not implemented by many S3-compatible servers, and the bytes are already checked by their content hash.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
     credentials:
       settings.MEDIA_S3_ACCESS_KEY_ID && settings.MEDIA_S3_SECRET_ACCESS_KEY
         ? { accessKeyId: settings.MEDIA_S3_ACCESS_KEY_ID, secretAccessKey: settings.MEDIA_S3_SECRET_ACCESS_KEY }

@@ -63,6 +63,8 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await e2e.ok('POST', '/api/v1/users/send/sms', { body: { phone_num: phone } });
     const code = await eventually(() => codeSentTo(phone), 10_000);
     await e2e.ok('POST', '/api/v1/users/check/sms', { body: { phone_num: phone, code } });
+    // Sign-up needs the e-mail checked too (issue 19): the site checks both before it signs up.
+    await e2e.verifyContacts({ phone_num: phone, email: `${userName}@example.com` });
     await e2e.ok('POST', '/api/v1/users/sign-up', {
       body: {
         userName,

@@ -42,6 +42,7 @@ it('signs up, verifies a phone, signs in, reissues with the cookie, reads the pr
   expect((await call('POST', '/api/v1/users/send/sms', { body: { phone_num: phone } })).body).toEqual({ code: 'SUCCESS', message: '성공' });
   const code = await eventually(() => codeSentTo(phone));
   expect((await call('POST', '/api/v1/users/check/sms', { body: { phone_num: phone, code } })).body.data).toBe(true);
+  await e2e.verifyContacts({ phone_num: phone, email: 'e2e@example.com' });
 
   const signUp = await call('POST', '/api/v1/users/sign-up', {
     body: {

@@ -64,8 +64,7 @@ function memberBody(label: string) {
 }
 
 async function member(label: string): Promise<{ body: ReturnType<typeof memberBody>; token: string; id: number }> {
-  const body = memberBody(label);
-  await ok('POST', '/api/v1/users/sign-up', undefined, body);
+  const body = await e2e.signUp(memberBody(label));
   const token = await e2e.signIn(body.userName, PASSWORD);
   const id = (await ok<{ id: number }>('GET', '/api/v1/users', token)).id;
   return { body, token, id };
@@ -180,7 +179,7 @@ test('completing a withdrawal erases the identity, frees it, and every service s
 
   const oldSignIn = await call('POST', '/api/v1/users/sign-in', undefined, { userName: leaver.body.userName, password: PASSWORD });
   expect(oldSignIn.body.code).toBe('U0001');
-  await ok('POST', '/api/v1/users/sign-up', undefined, leaver.body);
+  await e2e.signUp(leaver.body);
   await e2e.signIn(leaver.body.userName, PASSWORD);
 });
 

@@ -74,8 +74,7 @@ function memberBody() {
 }
 
 async function member(): Promise<{ body: ReturnType<typeof memberBody>; token: string; refresh: string; id: number }> {
-  const body = memberBody();
-  expect((await call('POST', '/api/v1/users/sign-up', { body })).status).toBe(200);
+  const body = await e2e.signUp(memberBody());
   const signIn = await call('POST', '/api/v1/users/sign-in', { body: { userName: body.userName, password: PASSWORD } });
   expect(signIn.status).toBe(200);
   const token = signIn.body.data.access_token as string;
@@ -96,6 +95,8 @@ async function verified(channel: 'sms' | 'email', target: string): Promise<void>
 describe('sign-up and the checks', () => {
   it('signs up members and agents, refusing clashes, missing terms and malformed bodies', async () => {
     const body = memberBody();
+    expect((await call('POST', '/api/v1/users/sign-up', { body })).body.code).toBe('U0011');
+    await e2e.verifyContacts(body);
     expect((await call('POST', '/api/v1/users/sign-up', { body })).body).toEqual({ code: 'SUCCESS', message: '성공' });
     expect((await call('POST', '/api/v1/users/sign-up', { body })).body.code).toBe('U0007');
     expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), terms: [] } })).body.code).toBe('U0009');
@@ -116,14 +117,14 @@ describe('sign-up and the checks', () => {
       company_email: 'office@contract.example',
       estate: '주택',
     };
+    await e2e.verifyContacts(agent);
     expect((await call('POST', '/api/v1/agents/sign-up', { body: agent })).status).toBe(200);
     expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...agent, userName: 'contract_other' } })).body.code).toBe('U0005');
     expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...memberBody(), terms: ['SERVICE_USED_AGREE'] } })).body.code).toBe('C0002');
   });
 
   it('answers the availability checks', async () => {
-    const taken = memberBody();
-    await call('POST', '/api/v1/users/sign-up', { body: taken });
+    const taken = await e2e.signUp(memberBody());
     expect((await call('POST', '/api/v1/users/check/user-name', { body: { userName: taken.userName } })).body.data).toBe(false);
     expect((await call('POST', '/api/v1/users/check/user-name', { body: { userName: 'free_name_1' } })).body.data).toBe(true);
     expect((await call('POST', '/api/v1/users/check/nick-name', { body: { nick_name: taken.nick_name } })).body.data).toBe(false);
@@ -134,8 +135,7 @@ describe('sign-up and the checks', () => {
   it('sends and checks codes, refusing registered targets', async () => {
     await verified('sms', '01088880001');
     await verified('email', 'fresh@contract.example');
-    const taken = memberBody();
-    await call('POST', '/api/v1/users/sign-up', { body: taken });
+    const taken = await e2e.signUp(memberBody());
     expect((await call('POST', '/api/v1/users/send/sms', { body: { phone_num: taken.phone_num } })).body.code).toBe('U0000');
     expect((await call('POST', '/api/v1/users/send/email', { body: { email: taken.email } })).body.code).toBe('U0010');
     expect((await call('POST', '/api/v1/users/check/sms', { body: { phone_num: '123', code: '000000' } })).body.code).toBe('C0002');

@@ -16,7 +16,7 @@ const ok = <T = unknown>(method: string, urlPath: string, who?: string, body?: u
   e2e.ok<T>(method, urlPath, { token: who ? tokens[who] : undefined, body });
 
 async function signUp(userName: string, nickName: string, phone: string): Promise<void> {
-  await ok('POST', '/api/v1/users/sign-up', undefined, {
+  await e2e.signUp({
     userName,
     password: 'Passw0rd!',
     nick_name: nickName,

@@ -13,14 +13,15 @@ import {
   type RunningConsumer,
   type UserSnapshotV1,
 } from '@binzip/shared';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
 import { apiContract, type ApiContract } from './contract';
-import { isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from './index';
+import { eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from './index';
 
 export interface E2eOptions {
   services: ServiceName[];
@@ -86,6 +87,14 @@ export interface E2eSystem extends E2eStores {
   ok<T = unknown>(method: string, path: string, options?: ApiOptions): Promise<T>;
   /** Signs in through the gateway; gives the access token (`Bearer ...`). */
   signIn(userName: string, password: string): Promise<string>;
+  /** Where accounts' local senders write (`DEV_OUTBOX_DIR`: the test's own, or one the kit made and removes). */
+  outboxDir: string;
+  /** The code accounts last sent to a phone or e-mail address, once it has arrived (fails after 10 s). */
+  codeSentTo(to: string): Promise<string>;
+  /** Sends a code to each contact of a sign-up body (phone; e-mail when the body has one) and checks it. */
+  verifyContacts(body: { phone_num: string; email?: string }): Promise<void>;
+  /** Verifies the contacts as the site's client does, then signs up (an agent when the body has `agent_code`). */
+  signUp<B extends { phone_num: string; email?: string; agent_code?: string }>(body: B): Promise<B>;
   /** Stops the processes, drops every `<names.db>_<service>` database and deletes the prefixed streams. */
   stop(): Promise<void>;
 }
@@ -215,7 +224,14 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
   const env = testEnv();
   const natsUrl = options.natsUrl ?? env.natsUrl;
   const mongoUri = options.mongoUri ?? env.mongoUri;
-  const { cleanUp, ...stores } = createStores(label, natsUrl, mongoUri);
+  const { cleanUp: cleanUpStores, ...stores } = createStores(label, natsUrl, mongoUri);
+  // Sign-up needs verified contacts, so accounts always writes its codes where the test can read them.
+  const ownOutbox = options.env?.DEV_OUTBOX_DIR === undefined;
+  const outboxDir = options.env?.DEV_OUTBOX_DIR ?? mkdtempSync(path.join(os.tmpdir(), `${label}-outbox-`));
+  const cleanUp = async () => {
+    if (ownOutbox) rmSync(outboxDir, { recursive: true, force: true });
+    await cleanUpStores();
+  };
   let system: RunningSystem | undefined;
   try {
     await options.beforeStart?.(stores);
@@ -228,7 +244,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
       instances: options.instances,
       dbPrefix: `${stores.names.db}_`,
       natsPrefix: stores.names.natsPrefix,
-      env: options.env,
+      env: { ...options.env, DEV_OUTBOX_DIR: outboxDir },
       restartBackoffMs: options.restartBackoffMs,
     });
   } catch (err) {
@@ -267,12 +283,32 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
     return res.body.data as T;
   };
 
+  const codeFor = (to: string) => eventually(() => codeSentTo(outboxDir, to), 10_000);
+  const verifyContacts = async (body: { phone_num: string; email?: string }) => {
+    const contacts: Array<['sms' | 'email', 'phone_num' | 'email', string]> = [['sms', 'phone_num', body.phone_num]];
+    // Addresses are stored and mailed in lower case.
+    if (body.email !== undefined) contacts.push(['email', 'email', body.email.toLowerCase()]);
+    for (const [channel, field, target] of contacts) {
+      await ok('POST', `/api/v1/users/send/${channel}`, { body: { [field]: target } });
+      const checked = await ok<boolean>('POST', `/api/v1/users/check/${channel}`, { body: { [field]: target, code: await codeFor(target) } });
+      if (checked !== true) throw new Error(`check/${channel} of ${target} answered ${String(checked)}`);
+    }
+  };
+
   return {
     ...stores,
     system: running,
     url: running.url,
     api,
     ok,
+    outboxDir,
+    codeSentTo: codeFor,
+    verifyContacts,
+    signUp: async (body) => {
+      await verifyContacts(body);
+      await ok('POST', body.agent_code === undefined ? '/api/v1/users/sign-up' : '/api/v1/agents/sign-up', { body });
+      return body;
+    },
     signIn: async (userName, password) => (await ok<{ access_token: string }>('POST', '/api/v1/users/sign-in', { body: { userName, password } })).access_token,
     stop: async () => {
       let stopError: unknown;

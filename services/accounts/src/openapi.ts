@@ -41,8 +41,11 @@ const SET_REFRESH_COOKIE: OperationSpec['successHeaders'] = {
   },
 };
 
-/** A sign-up's clashes in decisions.md's order, its mandatory terms, and the per-address sign-up ceiling (C0004). */
-const SIGN_UP_ERRORS: ErrorCode[] = ['U0007', 'U0005', 'U0000', 'U0010', 'U0009', 'C0004'];
+/**
+ * A sign-up's clashes in decisions.md's order, its mandatory terms, the missing verification of its contacts
+ * (U0011), and the per-address sign-up ceiling (C0004).
+ */
+const SIGN_UP_ERRORS: ErrorCode[] = ['U0007', 'U0005', 'U0000', 'U0010', 'U0009', 'U0011', 'C0004'];
 /**
  * Every write of a signed-in member: the suspension guard (U0012), the member's own document (C0001 once it is
  * gone), and C0004 when the document keeps changing under the request (compare-and-set retries exhausted).
@@ -60,6 +63,8 @@ export function apiDocument(): ApiDocument {
     path: users('/sign-up'),
     operationId: 'signUpUser',
     summary: '일반 회원가입',
+    description:
+      'Needs a successful `check/sms` of `phone_num` and `check/email` of `email` within the last 30 minutes (otherwise 400 U0011, judged after the format, terms and duplicate checks).',
     tags: USERS,
     access: 'public',
     body: userSignUpBody,
@@ -70,6 +75,8 @@ export function apiDocument(): ApiDocument {
     path: '/api/v1/agents/sign-up',
     operationId: 'signUpAgent',
     summary: '공인중개사 회원가입',
+    description:
+      'Needs a successful `check/sms` of `phone_num` within the last 30 minutes (otherwise 400 U0011, judged after the format, terms and duplicate checks). `company_email` is the agent’s e-mail.',
     tags: AGENTS,
     access: 'public',
     body: agentSignUpBody,

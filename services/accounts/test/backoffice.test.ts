@@ -14,8 +14,7 @@ afterAll(async () => h.close());
 
 const asAdmin = (method: 'get' | 'put' | 'delete', path: string) => request(h.app)[method](path).set('Authorization', adminBearer);
 async function signUpAgent(body: Record<string, unknown> = agentBody()): Promise<Record<string, unknown>> {
-  await request(h.app).post('/api/v1/agents/sign-up').send(body).expect(200);
-  return body;
+  return signUp(h.app, body);
 }
 const idOf = async (userName: unknown): Promise<number> => (await h.ctx.models.users.findOne({ userName }).lean().exec())!._id;
 

@@ -60,7 +60,34 @@ export async function startAccountsHarness(label: string, options: AccountsHarne
     ...extra,
     keys: { privateKey: extra.privateKey, publicKey: testEnv().publicKey },
   });
+  recordingSenders.set(h.app, { sms, mail });
   return { ...h, ctx, sms, mail, clockAt: (ms) => h.clock.set(new Date(started.getTime() + ms)) };
+}
+
+/** The recording senders behind each harness's app, so `signUp(app, ...)` can read the codes it asks for. */
+const recordingSenders = new WeakMap<Express, { sms: LocalSmsSender; mail: LocalMailSender }>();
+
+/**
+ * Verifies a sign-up body's contacts the way the site's client does before it signs up: a code sent to the
+ * phone (and, for a member, the e-mail) and checked. Sign-up refuses unverified contacts (U0011).
+ */
+export async function verifyContacts(app: Express, body: Record<string, unknown>): Promise<void> {
+  const senders = recordingSenders.get(app);
+  if (!senders) throw new Error('verifyContacts: not the app of an accounts harness');
+  const verify = async (channel: 'sms' | 'email', field: 'phone_num' | 'email', target: unknown) => {
+    const sent = await request(app)
+      .post(`/api/v1/users/send/${channel}`)
+      .send({ [field]: target });
+    if (sent.status !== 200) throw new Error(`send/${channel} failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+    // Addresses are stored and mailed in lower case.
+    const code = lastCode(channel === 'sms' ? senders.sms : senders.mail, channel === 'sms' ? String(target) : String(target).toLowerCase());
+    const checked = await request(app)
+      .post(`/api/v1/users/check/${channel}`)
+      .send({ [field]: target, code });
+    if (checked.body.data !== true) throw new Error(`check/${channel} failed: ${checked.status} ${JSON.stringify(checked.body)}`);
+  };
+  await verify('sms', 'phone_num', body.phone_num);
+  if (body.email !== undefined) await verify('email', 'email', body.email);
 }
 
 let counter = 0;
@@ -101,8 +128,12 @@ export function agentBody(overrides: Record<string, unknown> = {}): Record<strin
   };
 }
 
+/** Verifies the body's contacts, then signs up (a member, or an agent when the body has `agent_code`). */
 export async function signUp(app: Express, body: Record<string, unknown> = userBody()): Promise<Record<string, unknown>> {
-  const res = await request(app).post('/api/v1/users/sign-up').send(body);
+  await verifyContacts(app, body);
+  const res = await request(app)
+    .post(body.agent_code === undefined ? '/api/v1/users/sign-up' : '/api/v1/agents/sign-up')
+    .send(body);
   if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   return body;
 }

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';
 import { createAdministrator } from '../src/domain/users';
-import { signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
+import { signedIn, startAccountsHarness, userBody, verifyContacts, type AccountsHarness } from './helpers';
 
 const logger = createLogger('accounts-outbox-test', 'silent');
 
@@ -120,6 +120,7 @@ describe('NATS unreachable at write time', () => {
 
       await nats.stop();
       const body = userBody();
+      await verifyContacts(h.app, body);
       await request(h.app).post('/api/v1/users/sign-up').send(body).expect(200);
       const user = await h.ctx.models.users.findOne({ userName: body.userName }).lean().exec();
       expect(user?.pendingEvents).toHaveLength(1);

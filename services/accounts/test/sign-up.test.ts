@@ -1,7 +1,7 @@
 import { FormatMessages } from '@binzip/shared';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
-import { HUGE, agentBody, signUp, signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
+import { HUGE, agentBody, lastCode, signUp, signedIn, startAccountsHarness, userBody, verifyContacts, type AccountsHarness } from './helpers';
 
 let h: AccountsHarness;
 beforeAll(async () => {
@@ -14,6 +14,7 @@ const post = (path: string) => request(h.app).post(path);
 describe('POST /api/v1/users/sign-up', () => {
   it('creates a general user (USER/NONE) with coded labels and a hashed password', async () => {
     const body = userBody({ age: '20대 미만', join_paths: ['네이버 카페', '기타', '기타'] });
+    await verifyContacts(h.app, body);
     const res = await post('/api/v1/users/sign-up').send(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 'SUCCESS', message: '성공' });
@@ -93,6 +94,8 @@ describe('POST /api/v1/users/sign-up', () => {
   it('lets exactly one of two simultaneous sign-ups with the same userName through', async () => {
     const a = userBody();
     const b = userBody({ userName: a.userName });
+    await verifyContacts(h.app, a);
+    await verifyContacts(h.app, b);
     const results = await Promise.all([post('/api/v1/users/sign-up').send(a), post('/api/v1/users/sign-up').send(b)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
     expect(results.find((r) => r.status === 400)?.body.code).toBe('U0007');
@@ -100,9 +103,86 @@ describe('POST /api/v1/users/sign-up', () => {
   });
 });
 
+describe('sign-up needs the contacts verified (issue 19 item 4)', () => {
+  const checkCode = async (channel: 'sms' | 'email', field: string, target: string) => {
+    await post(`/api/v1/users/send/${channel}`)
+      .send({ [field]: target })
+      .expect(200);
+    const code = lastCode(channel === 'sms' ? h.sms : h.mail, target);
+    expect((await post(`/api/v1/users/check/${channel}`).send({ [field]: target, code })).body.data).toBe(true);
+  };
+
+  it('answers U0011 without any check, with only the phone checked, and with only the e-mail checked; nothing is stored', async () => {
+    const body = userBody();
+    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'U0011', '인증이 완료되지 않았습니다.');
+    await checkCode('sms', 'phone_num', String(body.phone_num));
+    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'U0011');
+    const other = userBody();
+    await checkCode('email', 'email', String(other.email));
+    expectError(await post('/api/v1/users/sign-up').send(other), 400, 'U0011');
+    expect(await h.ctx.models.users.countDocuments({ userName: { $in: [body.userName, other.userName] } })).toBe(0);
+    await checkCode('email', 'email', String(body.email));
+    expect((await post('/api/v1/users/sign-up').send(body)).status).toBe(200);
+  });
+
+  it('a code sent but not checked, or checked wrong, is no verification', async () => {
+    const body = userBody();
+    await post('/api/v1/users/send/sms').send({ phone_num: body.phone_num }).expect(200);
+    const code = lastCode(h.sms, String(body.phone_num));
+    await post('/api/v1/users/check/sms').send({ phone_num: body.phone_num, code: code === '000000' ? '000001' : '000000' });
+    await checkCode('email', 'email', String(body.email));
+    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'U0011');
+  });
+
+  it('a verification lasts 30 minutes and proves one sign-up', async () => {
+    const late = userBody();
+    await verifyContacts(h.app, late);
+    h.clockAt(30 * 60_000 + 1_000);
+    try {
+      expectError(await post('/api/v1/users/sign-up').send(late), 400, 'U0011');
+    } finally {
+      h.clockAt(0);
+    }
+    const once = userBody();
+    await verifyContacts(h.app, once);
+    expect((await post('/api/v1/users/sign-up').send(once)).status).toBe(200);
+    // The same phone and e-mail, free again only in a test's imagination: the proof is spent either way.
+    const verifications = await h.ctx.models.verifications
+      .find({ _id: { $in: [`sms:${String(once.phone_num)}`, `email:${String(once.email)}`] } })
+      .lean()
+      .exec();
+    expect(verifications.map((v) => v.verifiedUntil ?? null)).toEqual([null, null]);
+  });
+
+  it('keeps the order: format C0002, terms U0009 and duplicates come before U0011', async () => {
+    const taken = await signUp(h.app);
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ phone_num: '010-1' })), 400, 'C0002', FormatMessages.phone);
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ terms: ['PERSONAL_INFO_NOTI'] })), 400, 'U0009');
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ userName: taken.userName })), 400, 'U0007');
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ phone_num: taken.phone_num })), 400, 'U0000');
+    expectError(await post('/api/v1/users/sign-up').send(userBody({ email: taken.email })), 400, 'U0010');
+  });
+
+  it('someone else’s phone: sign-up without its code is refused, so its owner can still verify and sign up', async () => {
+    const owner = userBody();
+    const squatter = userBody({ phone_num: owner.phone_num });
+    await checkCode('email', 'email', String(squatter.email));
+    expectError(await post('/api/v1/users/sign-up').send(squatter), 400, 'U0011');
+    await signUp(h.app, owner);
+  });
+
+  it('an agent needs its phone verified (its e-mail is company_email, not checked by the original client)', async () => {
+    const body = agentBody();
+    expectError(await post('/api/v1/agents/sign-up').send(body), 400, 'U0011');
+    await checkCode('sms', 'phone_num', String(body.phone_num));
+    expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
+  });
+});
+
 describe('POST /api/v1/agents/sign-up', () => {
   it('creates an agent (USER/AGENT) whose profile carries the office fields', async () => {
     const body = agentBody({ assistant_name: '이보조' });
+    await verifyContacts(h.app, body);
     expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
     const { bearer } = await signedIn(h.app, body);
     const res = await request(h.app).get('/api/v1/users').set('Authorization', bearer);
@@ -123,6 +203,7 @@ describe('POST /api/v1/agents/sign-up', () => {
   it('takes the contract body (no email): company_email is the agent’s e-mail in the profile and for uniqueness', async () => {
     const body = agentBody();
     expect(body).not.toHaveProperty('email');
+    await verifyContacts(h.app, body);
     expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
     const { bearer } = await signedIn(h.app, body);
     expect((await request(h.app).get('/api/v1/users').set('Authorization', bearer)).body.data.email).toBe(body.company_email);
@@ -136,6 +217,7 @@ describe('POST /api/v1/agents/sign-up', () => {
   it('accepts the codes the other way round and a missing assistant_name', async () => {
     const body = agentBody({ agent_code: '12345678901234', business_code: '1234567890' });
     delete body.assistant_name;
+    await verifyContacts(h.app, body);
     expect((await post('/api/v1/agents/sign-up').send(body)).status).toBe(200);
   });
 

@@ -28,6 +28,7 @@ import { judgePassword } from './password-attempts';
 import { revokeOtherSessions } from './sessions';
 import { findUser } from './user-lookup';
 import { consumeVerification, requireVerified } from './verification';
+import type { Channel } from '../models';
 
 /** What creating a user needs; the admin CLI builds only this much (it has no keys or senders). */
 export type UserWriteContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending' | 'passwords'>;
@@ -120,9 +121,14 @@ function assertTerms(agreed: readonly Term[], mandatory: readonly Term[]): void 
 
 type NewUser = Omit<UserDoc, '_id' | 'version' | 'createdAt' | 'updatedAt' | 'pendingEvents' | 'status' | 'profileImageUrl' | 'withdrawal'>;
 
-async function insertUser(ctx: UserWriteContext, fields: NewUser): Promise<UserDoc> {
+/** A contact the sign-up must have had verified (check/sms, check/email) within VERIFIED_TTL_MS. */
+type VerifiedContact = [Channel, string];
+
+async function insertUser(ctx: UserWriteContext, fields: NewUser, verifiedContacts: readonly VerifiedContact[] = []): Promise<UserDoc> {
   const unique = { userName: fields.userName, nickName: fields.nickName, phoneNum: fields.phoneNum, email: fields.email };
   await assertUnique(ctx, unique);
+  // After the format and duplicate checks, so their errors keep their order (a registered phone is U0000 first).
+  for (const [channel, target] of verifiedContacts) await requireVerified(ctx, channel, target);
   const now = ctx.now();
   const user: Omit<UserDoc, 'pendingEvents'> = {
     ...fields,
@@ -140,6 +146,8 @@ async function insertUser(ctx: UserWriteContext, fields: NewUser): Promise<UserD
     await rethrowDuplicate(ctx, err, unique);
   }
   ctx.eventsPending();
+  // A verification proves one sign-up or change; the next one needs a new code.
+  for (const [channel, target] of verifiedContacts) await consumeVerification(ctx, channel, target);
   return { ...user, pendingEvents: [] };
 }
 
@@ -160,32 +168,35 @@ async function memberFields(ctx: UserWriteContext, input: Omit<UserSignUp, 'emai
 
 export async function signUpUser(ctx: UserWriteContext, input: UserSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.user);
-  const user = await insertUser(ctx, {
-    ...(await memberFields(ctx, input, input.email)),
-    userType: 'NONE',
-    agent: null,
-  });
+  const user = await insertUser(ctx, { ...(await memberFields(ctx, input, input.email)), userType: 'NONE', agent: null }, [
+    ['sms', input.phone_num],
+    ['email', input.email],
+  ]);
   return user._id;
 }
 
 export async function signUpAgent(ctx: UserWriteContext, input: AgentSignUp): Promise<number> {
   assertTerms(input.terms, MANDATORY_TERMS.agent);
-  const user = await insertUser(ctx, {
-    ...(await memberFields(ctx, input, input.company_email)),
-    userType: 'AGENT',
-    agent: {
-      agentCode: input.agent_code,
-      businessCode: input.business_code,
-      companyName: input.company_name,
-      companyAddress: input.company_address,
-      companyAddressDetail: input.company_address_detail,
-      companyEmail: input.company_email,
-      companyPhoneNum: input.company_phone_num,
-      agentName: input.agent_name,
-      assistantName: input.assistant_name,
-      estate: input.estate,
+  const user = await insertUser(
+    ctx,
+    {
+      ...(await memberFields(ctx, input, input.company_email)),
+      userType: 'AGENT',
+      agent: {
+        agentCode: input.agent_code,
+        businessCode: input.business_code,
+        companyName: input.company_name,
+        companyAddress: input.company_address,
+        companyAddressDetail: input.company_address_detail,
+        companyEmail: input.company_email,
+        companyPhoneNum: input.company_phone_num,
+        agentName: input.agent_name,
+        assistantName: input.assistant_name,
+        estate: input.estate,
+      },
     },
-  });
+    [['sms', input.phone_num]],
+  );
   return user._id;
 }
 

@@ -80,13 +80,13 @@ async function checkCode(ctx: AccountsContext, channel: Channel, target: string,
   return result.modifiedCount === 1;
 }
 
-export async function requireVerified(ctx: AccountsContext, channel: Channel, target: string): Promise<void> {
+export async function requireVerified(ctx: Pick<AccountsContext, 'models' | 'now'>, channel: Channel, target: string): Promise<void> {
   const doc = await ctx.models.verifications.findById(verificationKey(channel, target), { verifiedUntil: 1 }).lean().exec();
   if (!doc?.verifiedUntil || doc.verifiedUntil.getTime() <= ctx.now().getTime()) throw new AppError('U0011');
 }
 
 /** A verification proves one change; the next one needs a new code. */
-export async function consumeVerification(ctx: AccountsContext, channel: Channel, target: string): Promise<void> {
+export async function consumeVerification(ctx: Pick<AccountsContext, 'models'>, channel: Channel, target: string): Promise<void> {
   await ctx.models.verifications.updateOne({ _id: verificationKey(channel, target) }, { $set: { verifiedUntil: null } }).exec();
 }
 

@@ -493,6 +493,8 @@ async function main(): Promise<void> {
           // Accounts' per-address ceilings likewise: the seeding signs up every member (and verifies each contact) from here.
           CEILING_SIGN_UPS_PER_ADDRESS: '0',
           CEILING_CODE_SENDS_PER_ADDRESS: '0',
+          // The per-member write ceiling too: 30 members write the whole mix.
+          CEILING_MEMBER_WRITES: '0',
           NODE_OPTIONS: '--max-semi-space-size=16',
         },
       });

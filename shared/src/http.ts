@@ -11,6 +11,7 @@ import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
 import { isConnected, isStoreUnavailableError } from './mongo';
 import type { ApiDocument } from './openapi';
+import type { ResponseCache } from './response-cache';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -125,6 +126,8 @@ export interface ServiceAppDeps {
   ceilings?: CeilingSettings;
   /** Kicks the outbox relay after a write that stored an event (services that publish). */
   eventsPending?: () => void;
+  /** Public GET answers kept briefly (main.ts makes one that listens on NATS); absent, buildApp makes its own. */
+  responseCache?: ResponseCache;
 }
 
 export interface ServiceAppOptions {
@@ -134,6 +137,8 @@ export interface ServiceAppOptions {
   publicKey: string;
   /** Mounts the service's routes. */
   routes: (app: Express) => void;
+  /** The cache the routes use: every successful write forgets it (`forgetOnWrites`). */
+  responseCache?: ResponseCache;
   bodyLimit?: string;
   /** `/health` answers 503 while this database connection is down. */
   connection?: Connection;
@@ -181,6 +186,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   if (options.ceilings && options.connection) app.use(memberWriteCeiling(options.connection, options.ceilings));
   // Express would answer OPTIONS itself with a plain-text method list; preflight belongs to the gateway.
   app.options(/.*/, notFoundHandler);
+  if (options.responseCache) app.use(options.responseCache.forgetOnWrites());
   options.routes(app);
   app.use(notFoundHandler);
   app.use(errorHandler(options.logger));

@@ -11,6 +11,7 @@ export * from './http';
 export * from './config';
 export * from './mongo';
 export * from './nats';
+export * from './response-cache';
 export * from './outbox';
 export * from './events';
 export * from './users';

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { cacheChangedSubject } from './response-cache';
 import type { Authority, UserType } from './auth';
 import { USER_SUBJECTS, userSnapshotV1, type UserSnapshotV1, type UserStatus } from './events';
 import type { Logger } from './logger';
@@ -66,7 +67,11 @@ export async function startUserProjection(options: { bus: EventBus; connection: 
     filterSubject: USER_SUBJECTS,
     deliverPolicy: 'last_per_subject',
     schema: userSnapshotV1,
-    handle: async (snapshot) => applyUserSnapshot(model, snapshot),
+    handle: async (snapshot) => {
+      await applyUserSnapshot(model, snapshot);
+      // Nicknames are in the service's cached answers: every instance forgets them, now that the change is stored.
+      options.bus.connection.publish(options.bus.subject(cacheChangedSubject(options.service)));
+    },
   });
 }
 

@@ -1,4 +1,4 @@
-import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { communityModels } from './models';
@@ -23,6 +23,7 @@ export function buildApp(deps: AppDeps): Express {
     now: deps.now ?? (() => new Date()),
   });
   const ctx = serviceContext(communityModels(deps.connection), deps);
+  const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'community',
     logger: deps.logger,
@@ -32,10 +33,11 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
+    responseCache: cache,
     routes: (app) => {
       app.use('/api/v1/boards/images', pictureRoutes(pictures));
-      app.use('/api/v1/boards', boardRoutes(ctx));
-      app.use('/api/v1/comments', commentRoutes(ctx));
+      app.use('/api/v1/boards', boardRoutes(ctx, cache));
+      app.use('/api/v1/comments', commentRoutes(ctx, cache));
       app.use('/api/v1/loves', loveRoutes(ctx));
       app.use('/api/v1/admin/boards', adminBoardRoutes(ctx));
     },

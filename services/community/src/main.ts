@@ -1,4 +1,4 @@
-import { runService, serviceContext } from '@binzip/shared';
+import { COMMUNITY_COMMENT_CREATED, ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
@@ -19,9 +19,21 @@ runService({
     const eventsPending = (): void => {
       relay.kick().catch((err: Error) => logger.warn('outbox kick failed', { error: err.message }));
     };
+    // Comments change counts and details (nicknames: the user projection announces its changes itself).
+    const responseCache = new ResponseCache();
+    responseCache.listen(bus, 'community', [COMMUNITY_COMMENT_CREATED]);
     return {
-      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, media: config, ceilings: config, eventsPending }),
-      closers: [() => relay.stop()],
+      app: buildApp({
+        connection,
+        logger,
+        publicKey: config.JWT_PUBLIC_KEY,
+        trustProxy: config.TRUST_PROXY,
+        media: config,
+        ceilings: config,
+        eventsPending,
+        responseCache,
+      }),
+      closers: [() => relay.stop(), async () => responseCache.stop()],
     };
   },
 });

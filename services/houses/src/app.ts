@@ -1,4 +1,4 @@
-import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { housesModels } from './models';
@@ -23,6 +23,7 @@ export function buildApp(deps: AppDeps): Express {
     now: deps.now ?? (() => new Date()),
   });
   const ctx = serviceContext(housesModels(deps.connection), deps);
+  const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'houses',
     logger: deps.logger,
@@ -32,9 +33,10 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
+    responseCache: cache,
     routes: (app) => {
       app.use('/api/v1/houses/images', pictureRoutes(pictures));
-      app.use('/api/v1/houses', houseRoutes(ctx));
+      app.use('/api/v1/houses', houseRoutes(ctx, cache));
       app.use('/api/v1/scraps', scrapRoutes(ctx));
       app.use('/api/v1/admin', adminRoutes(ctx));
     },

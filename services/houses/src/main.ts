@@ -1,4 +1,4 @@
-import { runService, serviceContext } from '@binzip/shared';
+import { ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredListings } from './domain/listings';
@@ -18,7 +18,11 @@ runService({
     const ctx = serviceContext(models, { logger });
     await sanitizeStoredListings(ctx);
     const reports = await startReportPublisher(ctx, { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
+    // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
+    const responseCache = new ResponseCache();
+    responseCache.listen(bus, 'houses', []);
     const app = buildApp({
+      responseCache,
       connection,
       logger,
       publicKey: config.JWT_PUBLIC_KEY,
@@ -27,6 +31,6 @@ runService({
       ceilings: config,
       eventsPending: () => void reports.kick(),
     });
-    return { app, closers: [() => reports.stop()] };
+    return { app, closers: [() => reports.stop(), async () => responseCache.stop()] };
   },
 });

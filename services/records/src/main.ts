@@ -1,4 +1,4 @@
-import { runService, serviceContext } from '@binzip/shared';
+import { RECORDS_COMMENT_CREATED, ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { startCommentRelay } from './events/relay';
@@ -12,7 +12,10 @@ runService({
     const models = recordsModels(connection);
     await initModels(models);
     const relay = await startCommentRelay(serviceContext(models, { logger }), { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const responseCache = new ResponseCache();
+    responseCache.listen(bus, 'records', [RECORDS_COMMENT_CREATED]);
     const app = buildApp({
+      responseCache,
       connection,
       logger,
       publicKey: config.JWT_PUBLIC_KEY,
@@ -20,6 +23,6 @@ runService({
       ceilings: config,
       eventsPending: () => void relay.kick(),
     });
-    return { app, closers: [() => relay.stop()] };
+    return { app, closers: [() => relay.stop(), async () => responseCache.stop()] };
   },
 });

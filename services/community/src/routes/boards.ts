@@ -1,4 +1,4 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, parseQuery, requireUser, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
 import { Router } from 'express';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
@@ -6,8 +6,9 @@ import type { CommunityContext } from '../domain/context';
 import { boardBody, boardParams, categoryQuery, listQuery, ownListQuery, previewQuery } from './schemas';
 
 /** /api/v1/boards */
-export function boardRoutes(ctx: CommunityContext): Router {
+export function boardRoutes(ctx: CommunityContext, cache: ResponseCache): Router {
   const router = Router();
+  const cached = cache.route('boards', RESPONSE_CACHE_TTL_MS.boards);
 
   router.post(
     '/',
@@ -17,11 +18,13 @@ export function boardRoutes(ctx: CommunityContext): Router {
 
   router.get(
     '/preview',
+    cached,
     handle((req) => previewBoards(ctx, parseQuery(req, previewQuery))),
   );
 
   router.get(
     '/category',
+    cache.route('categories', RESPONSE_CACHE_TTL_MS.categories),
     handle((req) => categoriesOf(parseQuery(req, categoryQuery))),
   );
 
@@ -45,11 +48,13 @@ export function boardRoutes(ctx: CommunityContext): Router {
 
   router.get(
     '/',
+    cached,
     handle((req) => listBoards(ctx, parseQuery(req, listQuery))),
   );
 
   router.get(
     '/:boardId',
+    cached,
     handle((req) => boardDetail(ctx, parseParams(req, boardParams))),
   );
 

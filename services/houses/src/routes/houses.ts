@@ -1,4 +1,4 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, requireUser } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, requireUser, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
 import { Router } from 'express';
 import { decideApproval } from '../domain/approval';
 import type { HousesContext } from '../domain/context';
@@ -8,8 +8,9 @@ import { draftList, ownList, publicList, scrapList, waitingList } from '../domai
 import { approvalBody, houseParams, listingBody, ownDraftsQuery, ownListQuery, publicListQuery, reportBody, scrapListQuery, waitingListQuery } from './schemas';
 
 /** /api/v1/houses. The fixed paths come before `/:houseId` so it never swallows them. */
-export function houseRoutes(ctx: HousesContext): Router {
+export function houseRoutes(ctx: HousesContext, cache: ResponseCache): Router {
   const router = Router();
+  const cached = cache.route('houses', RESPONSE_CACHE_TTL_MS.houses);
 
   router.get(
     '/tmp-save',
@@ -71,11 +72,13 @@ export function houseRoutes(ctx: HousesContext): Router {
 
   router.get(
     '/',
+    cached,
     handle((req) => publicList(ctx, parseQuery(req, publicListQuery))),
   );
 
   router.get(
     '/:houseId',
+    cached,
     handle((req) => listingDetail(ctx, req.auth, parseParams(req, houseParams))),
   );
 

@@ -1,4 +1,4 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin } from '@binzip/shared';
+import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
 import { Router } from 'express';
 import type { RecordsContext } from '../domain/context';
 import {
@@ -15,8 +15,10 @@ import {
 import { createRecordBody, myRecordsQuery, recordDetailQuery, recordIdParams, recordListParams, recordListQuery, updateRecordBody } from './schemas';
 
 /** Mounted on `/api/v1/record`. The fixed paths come before `/:part/:type` and `/:recordId`, which would swallow them. */
-export function recordRoutes(ctx: RecordsContext): Router {
+export function recordRoutes(ctx: RecordsContext, cache: ResponseCache): Router {
   const router = Router();
+  // Not the detail: every read of it counts a view (per address) for the hot list.
+  const cached = cache.route('records', RESPONSE_CACHE_TTL_MS.records);
   router.post(
     '/',
     requireAdmin,
@@ -24,6 +26,7 @@ export function recordRoutes(ctx: RecordsContext): Router {
   );
   router.get(
     '/hot',
+    cached,
     handle(() => hotRecords(ctx)),
   );
   router.get(
@@ -43,6 +46,7 @@ export function recordRoutes(ctx: RecordsContext): Router {
   );
   router.get(
     '/:part/:type',
+    cached,
     handle((req) => listRecords(ctx, { ...parseParams(req, recordListParams), ...parseQuery(req, recordListQuery) })),
   );
   router.get(

@@ -1,0 +1,152 @@
+import { createLogger, RESPONSE_CACHE_TTL_MS, ResponseCache, startUserProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
+import type { Express } from 'express';
+import request from 'supertest';
+import { publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
+import { addMember, addPerson, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { buildApp } from '../src/app';
+import { createListing, type HousesHarness, housesService, validListing } from './helpers';
+
+let h: HousesHarness;
+let agent: TestPerson;
+let member: TestPerson;
+let bus: EventBus;
+const caches: ResponseCache[] = [];
+/** Two instances of the service on one database, each with its own cache listening on NATS, as main.ts builds them. */
+let first: Express;
+let second: Express;
+
+beforeAll(async () => {
+  h = await startServiceHarness('housecache', housesService);
+  agent = await addPerson(h.connection, '캐시중개', { userType: 'AGENT' });
+  member = await addMember(h.connection, '캐시회원');
+  bus = await h.bus();
+  const instance = () => {
+    const responseCache = new ResponseCache({ now: () => h.clock.now().getTime() });
+    responseCache.listen(bus, 'houses', []);
+    caches.push(responseCache);
+    return buildApp({
+      connection: h.connection,
+      logger: createLogger('housecache', 'silent'),
+      publicKey: testEnv().publicKey,
+      now: h.clock.now,
+      responseCache,
+    });
+  };
+  first = instance();
+  second = instance();
+  await bus.connection.flush();
+});
+
+afterAll(async () => {
+  caches.forEach((c) => c.stop());
+  await h.close();
+});
+
+const detail = (app: Express, houseId: number, who?: TestPerson) => {
+  const test = request(app).get(`/api/v1/houses/${houseId}`);
+  return who ? test.set('Authorization', who.token) : test;
+};
+
+/** Changes a listing behind the service's back: only the cache's own rules can make the change show. */
+const retitle = (houseId: number, title: string) => h.models.houses.updateOne({ _id: houseId }, { $set: { title } }).exec();
+const titleOf = (res: request.Response) => (res.body as { data: { title: string } }).data.title;
+
+it('serves an anonymous answer for the route TTL and no longer, with an ETag answered 304', async () => {
+  const houseId = await createListing(h, agent, { title: '처음 제목' });
+  const original = await detail(first, houseId);
+  expect(titleOf(original)).toBe('처음 제목');
+  expect(original.headers.etag).toMatch(/^W\/".+"$/);
+  expect(original.headers['cache-control']).toBe('public, no-cache');
+
+  await retitle(houseId, '바뀐 제목');
+  h.clock.advance(RESPONSE_CACHE_TTL_MS.houses - 1);
+  const cached = await detail(first, houseId);
+  expect(titleOf(cached)).toBe('처음 제목');
+  expect(cached.headers.etag).toBe(original.headers.etag);
+  const notModified = await detail(first, houseId).set('If-None-Match', String(original.headers.etag));
+  expect(notModified.status).toBe(304);
+  expect(notModified.text).toBe('');
+
+  h.clock.advance(1);
+  const fresh = await detail(first, houseId).set('If-None-Match', String(original.headers.etag));
+  expect(fresh.status).toBe(200);
+  expect(titleOf(fresh)).toBe('바뀐 제목');
+  expect(fresh.headers.etag).not.toBe(original.headers.etag);
+});
+
+it('never shares an answer between callers: a member gets his own isScraped, an anonymous caller never sees it', async () => {
+  const houseId = await createListing(h, agent);
+  expect((await request(first).put(`/api/v1/scraps/${houseId}`).set('Authorization', member.token)).status).toBe(200);
+  const mine = await detail(first, houseId, member);
+  expect(mine.body.data.isScraped).toBe(true);
+  expect(mine.headers['cache-control']).toBe('private, no-cache');
+  const anonymous = await detail(first, houseId);
+  expect(anonymous.body.data.isScraped).toBe(false);
+  const mineAgain = await detail(first, houseId, member);
+  expect(mineAgain.body.data.isScraped).toBe(true);
+  const other = await addMember(h.connection, '다른회원');
+  expect((await detail(first, houseId, other)).body.data.isScraped).toBe(false);
+});
+
+it('shows a write at once: the instance that answered it forgets its cached answers', async () => {
+  const before = await request(first).get('/api/v1/houses?size=50');
+  const created = await request(first)
+    .post('/api/v1/houses')
+    .set('Authorization', agent.token)
+    .send(validListing({ title: '방금 올린 집' }));
+  const houseId = created.body.data as number;
+  const after = await request(first).get('/api/v1/houses?size=50');
+  expect(after.body.data.totalElements).toBe(before.body.data.totalElements + 1);
+  expect((after.body.data.content as Array<{ houseId: number }>).some((item) => item.houseId === houseId)).toBe(true);
+});
+
+describe('across instances, through NATS', () => {
+  /** Asks until the answer shows what `seen` wants (the clock stands still: only an invalidation can make it show). */
+  async function eventually(app: Express, houseId: number, seen: (data: { title: string; nickName: string }) => boolean): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if (seen((await detail(app, houseId)).body.data as { title: string; nickName: string })) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the cached answer never changed');
+  }
+
+  it("forgets another instance's answers when one instance writes", async () => {
+    const houseId = await createListing(h, agent, { title: '둘째 집' });
+    expect(titleOf(await request(second).get(`/api/v1/houses/${houseId}`))).toBe('둘째 집');
+    await retitle(houseId, '고친 둘째 집');
+    expect(titleOf(await request(second).get(`/api/v1/houses/${houseId}`))).toBe('둘째 집');
+    // Any successful write on the first instance (here a scrap) is announced to the second.
+    expect((await request(first).put(`/api/v1/scraps/${houseId}`).set('Authorization', member.token)).status).toBe(200);
+    await eventually(second, houseId, (data) => data.title === '고친 둘째 집');
+  });
+
+  it("forgets once the user projection stored a nickname change from accounts' events", async () => {
+    await bus.ensureStream('ACCOUNTS');
+    const projection: RunningConsumer = await startUserProjection({
+      bus,
+      connection: h.connection,
+      service: 'houses',
+      logger: createLogger('housecache', 'silent'),
+    });
+    try {
+      const houseId = await createListing(h, agent, { title: '셋째 집' });
+      expect((await detail(first, houseId)).body.data.nickName).toBe('캐시중개');
+      expect((await detail(second, houseId)).body.data.nickName).toBe('캐시중개');
+      await publishUserSnapshot(bus, userSnapshot(agent.id, '새이름중개', { userType: 'AGENT', version: 1_000_000 }));
+      await eventually(first, houseId, (data) => data.nickName === '새이름중개');
+      await eventually(second, houseId, (data) => data.nickName === '새이름중개');
+    } finally {
+      await projection.stop();
+    }
+  });
+
+  it('does not keep an answer computed while the data changed', () => {
+    const cache = new ResponseCache({ now: () => 0 });
+    const handler = cache.route('houses', 1_000);
+    const res = { statusCode: 200, json: undefined as unknown, setHeader: jest.fn(), type: jest.fn(), send: jest.fn() };
+    handler({ method: 'GET', headers: {}, originalUrl: '/x' } as never, res as never, () => undefined);
+    cache.invalidate('houses');
+    (res.json as (body: unknown) => void)({ late: true });
+    expect(cache.size).toBe(0);
+  });
+});

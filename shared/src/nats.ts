@@ -21,7 +21,7 @@ import { requestContext } from './context';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, toDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letters';
 import { REQUEST_ID_HEADER } from './http';
 import type { Logger } from './logger';
-import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated } from './metrics';
+import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from './metrics';
 
 const codec = JSONCodec();
 const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
@@ -355,8 +355,17 @@ export class EventBus {
       }
     };
     const done = loop();
+    const unregisterLag = registerConsumerLagSource({
+      stream: options.stream,
+      consumer: options.durable,
+      pending: async () => {
+        const info = await this.manager.consumers.info(stream, durable);
+        return info.num_pending + info.num_ack_pending;
+      },
+    });
     return {
       stop: async () => {
+        unregisterLag();
         stopped = true;
         await messages?.close();
         await done;

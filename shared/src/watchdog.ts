@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from './logger';
+import { dependencyUp } from './metrics';
 import type { EventBus } from './nats';
 
 /** How long a store or broker may stay unreachable before the process gives up (`OUTAGE_EXIT_MS`). */
@@ -65,8 +66,10 @@ export class OutageWatchdog {
         try {
           await settleWithin(probe.check(), timeoutMs, `${probe.name} did not answer within ${timeoutMs} ms`);
           this.lastUp.set(probe.name, this.now());
+          dependencyUp.set({ dependency: probe.name }, 1);
           if (this.down.delete(probe.name)) this.options.logger.warn('dependency reachable again', { dependency: probe.name });
         } catch (err) {
+          dependencyUp.set({ dependency: probe.name }, 0);
           if (!this.down.has(probe.name)) {
             this.down.add(probe.name);
             this.options.logger.warn('dependency unreachable', { dependency: probe.name, error: (err as Error).message });

@@ -218,6 +218,36 @@ describe('events: request ids and dead letters', () => {
     await logging.close();
   });
 
+  test("a consumer's backlog is exported as binzip_consumer_pending_events while it runs", async () => {
+    const lagging = await EventBus.connect({
+      url: testEnv().natsUrl,
+      prefix: names.natsPrefix,
+      name: 'operations-test-lag',
+      logger: createLogger('lag', 'silent'),
+    });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = await lagging.consume({
+      stream: 'COMMUNITY',
+      durable: 'lag-test',
+      filterSubject: 'community.lag.>',
+      schema: thingEvent,
+      handle: () => gate,
+    });
+    const pending = async () => {
+      const text = await metricsRegistry.metrics();
+      const match = /^binzip_consumer_pending_events\{stream="COMMUNITY",consumer="lag-test"\} (\d+)$/m.exec(text);
+      return match ? Number(match[1]) : undefined;
+    };
+    for (let n = 1; n <= 3; n++) await bus.publish(`community.lag.${n}`, { n }, `lag-${n}`);
+    await eventually(async () => (await pending()) === 3);
+    release();
+    await eventually(async () => (await pending()) === 0);
+    await running.stop();
+    expect(await pending()).toBeUndefined();
+    await lagging.close();
+  });
+
   test('an outbox event remembers the request being served', () => {
     const inside = requestContext.run({ requestId: 'req-outbox-9' }, () => newOutboxEvent('community.x', () => ({})));
     expect(inside.requestId).toBe('req-outbox-9');

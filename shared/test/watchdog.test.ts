@@ -1,4 +1,4 @@
-import { OutageWatchdog, createLogger } from '../src';
+import { OutageWatchdog, createLogger, dependencyUp } from '../src';
 
 const logger = createLogger('watchdog-test', 'silent');
 
@@ -36,6 +36,19 @@ describe('outage watchdog', () => {
     clock.now += 29_000;
     await watchdog.checkOnce();
     expect(outages).toEqual([]);
+  });
+
+  it('exports whether each dependency answered its last check (binzip_dependency_up)', async () => {
+    const { up, watchdog } = setUp();
+    const value = async (dependency: string) => (await dependencyUp.get()).values.find((v) => v.labels.dependency === dependency)?.value;
+    await watchdog.checkOnce();
+    expect([await value('MongoDB'), await value('NATS')]).toEqual([1, 1]);
+    up.broker = false;
+    await watchdog.checkOnce();
+    expect([await value('MongoDB'), await value('NATS')]).toEqual([1, 0]);
+    up.broker = true;
+    await watchdog.checkOnce();
+    expect(await value('NATS')).toBe(1);
   });
 
   it('gives up once, naming the dependency, when it stays away beyond the limit', async () => {

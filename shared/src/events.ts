@@ -75,3 +75,25 @@ export const houseReportCreatedV1 = z.object({
 });
 export type HouseReportCreatedV1 = z.infer<typeof houseReportCreatedV1>;
 export const HOUSES_REPORT_CREATED = 'houses.report.created';
+
+/** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
+export interface EventContract {
+  /** File-safe name of the subject (`accounts.user` for `accounts.user.<id>`). */
+  name: string;
+  subject: string;
+  v: number;
+  schema: z.ZodType;
+}
+
+/**
+ * Every event contract, one per subject and version. The release snapshot keeps their JSON Schemas
+ * (`contracts/released/events/`, `npm run api:release`) and the compatibility gate checks the current ones
+ * against it: an event another service reads must not change under the same `v`. A new version is a new entry
+ * here (the old one stays until its consumers have moved).
+ */
+export const EVENT_CONTRACTS: readonly EventContract[] = [
+  { name: 'accounts.user', subject: 'accounts.user.<id>', v: 1, schema: userSnapshotV1 },
+  { name: COMMUNITY_COMMENT_CREATED, subject: COMMUNITY_COMMENT_CREATED, v: 1, schema: communityCommentCreatedV1 },
+  { name: RECORDS_COMMENT_CREATED, subject: RECORDS_COMMENT_CREATED, v: 1, schema: recordCommentCreatedV1 },
+  { name: HOUSES_REPORT_CREATED, subject: HOUSES_REPORT_CREATED, v: 1, schema: houseReportCreatedV1 },
+];

@@ -26,4 +26,5 @@ export * from './retry';
 export * from './ceilings';
 export * from './watchdog';
 export * from './openapi';
+export * from './deprecation';
 export * from './context-types';

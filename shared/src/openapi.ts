@@ -108,6 +108,8 @@ export interface OperationSpec {
   successHeaders?: ResponseConfig['headers'];
   /** Operations that also read the refresh-token cookie (reissue, logout). */
   refreshCookie?: boolean;
+  /** Going away: the route announces it with `announceDeprecation` (Deprecation and Sunset headers). */
+  deprecated?: boolean;
 }
 
 /** Who may call, in every operation's description (the security requirement says the same for machines). */
@@ -200,6 +202,7 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
     summary: spec.summary,
     description: [spec.description, spec.refreshCookie ? REFRESH_COOKIE_ACCESS : ACCESS_DESCRIPTIONS[spec.access]].filter(Boolean).join('\n\n'),
     tags: spec.tags,
+    ...(spec.deprecated ? { deprecated: true } : {}),
     security,
     request: {
       params: spec.params,

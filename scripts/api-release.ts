@@ -1,0 +1,20 @@
+/**
+ * `npm run api:release`: records the current API document and event JSON Schemas as the last release
+ * (`contracts/released/`), the base the compatibility gate compares with. Run it when a release ships, and
+ * after a deliberate breaking change has its new version and its CHANGELOG.md line (docs/versioning.md).
+ */
+import path from 'node:path';
+import { breakingChangesSinceRelease, RELEASE_DIR, writeRelease } from './lib/compat';
+
+let previous: { api: string[]; events: string[] } | undefined;
+try {
+  previous = breakingChangesSinceRelease();
+} catch {
+  previous = undefined; // no release yet
+}
+writeRelease();
+const accepted = [...(previous?.api ?? []), ...(previous?.events ?? [])];
+console.log(`wrote ${path.relative(process.cwd(), RELEASE_DIR)}`);
+if (accepted.length > 0) {
+  console.log(`accepted ${accepted.length} breaking change(s); each needs its line in CHANGELOG.md:\n- ${accepted.join('\n- ')}`);
+}

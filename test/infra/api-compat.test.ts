@@ -73,7 +73,7 @@ describe('the API gate', () => {
 });
 
 describe('the event gate', () => {
-  const released = currentEventSchemas();
+  const released = currentEventSchemas() as Record<string, Json>;
   const user = 'accounts.user.v1.json';
 
   it('passes a new optional field and new wording', () => {

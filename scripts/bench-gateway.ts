@@ -169,6 +169,8 @@ async function main(): Promise<void> {
     JWT_PUBLIC_KEY: keys.publicKey,
     COMMUNITY_URLS: direct,
     LOG_LEVEL,
+    // The bench reads the gateway's own /metrics (its V8 heap) from here.
+    OPERATOR_ADDRESSES: 'loopback',
     // As the Docker image runs it (see the Dockerfile): it bounds the young generation on Node 24.
     NODE_OPTIONS: '--max-semi-space-size=16',
   });

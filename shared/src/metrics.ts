@@ -204,13 +204,17 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Whether an `Authorization` header is `Bearer <token>` (compared in constant time). */
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  return authorization !== undefined && authorization.startsWith('Bearer ') && sameSecret(authorization.slice(7), token);
+}
+
 /** Serves the registry in Prometheus text format; 401 without the bearer token when one is configured. */
 export function metricsHandler(settings: { token?: string } = {}): RequestHandler {
   ensureDefaultMetrics();
   return async (req, res) => {
     if (settings.token !== undefined) {
-      const header = req.headers.authorization ?? '';
-      if (!header.startsWith('Bearer ') || !sameSecret(header.slice(7), settings.token)) {
+      if (!bearerMatches(req.headers.authorization, settings.token)) {
         res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('metrics need the bearer token\n');
         return;
       }

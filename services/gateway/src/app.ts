@@ -1,20 +1,11 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import {
-  AppError,
-  ErrorCodes,
-  GatewayFaults,
-  errorEnvelope,
-  metricsHandler,
-  observeRequestDurations,
-  successEnvelope,
-  verificationKeys,
-  type Logger,
-} from '@binzip/shared/dist/lite';
+import { AppError, ErrorCodes, errorEnvelope, observeRequestDurations, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/dist/lite';
 import type { GatewayConfig } from './config';
 import type { TrustFunction } from './domain/trust';
-import { SERVICE_NAMES, probePools, type Pools } from './domain/upstreams';
+import { SERVICE_NAMES, type Pools } from './domain/upstreams';
 import { adminConsoleRouter } from './routes/admin-console';
 import { apiDocsRouter } from './routes/api-docs';
+import { operatorRoutes } from './routes/operator';
 
 export interface GatewayAppDeps {
   config: GatewayConfig;
@@ -73,22 +64,13 @@ export function buildApp(deps: GatewayAppDeps): Express {
   app.get('/health', (_req, res) => {
     res.json(successEnvelope({ status: 'UP', service: 'gateway' }));
   });
-  /** Ready when every service has at least one instance answering its own /health. */
-  app.get('/ready', async (_req, res) => {
-    const results = await probePools(pools, 2_000);
-    const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].instances.map((url) => ({ url, up: results[url] ?? false }))]));
-    const ready = SERVICE_NAMES.every((name) => pools[name].instances.some((url) => results[url]));
-    if (ready) res.json(successEnvelope({ status: 'READY', services }));
-    else res.status(503).json({ ...errorEnvelope(GatewayFaults.unavailable.code, GatewayFaults.unavailable.message), data: { status: 'NOT_READY', services } });
-  });
+  app.use(operatorRoutes(deps));
   // The access-token keys every process accepts (public halves only), for anyone verifying tokens outside; short
   // caching, so a key added in a rotation is seen minutes later (docs/operations.md, "Key rotation").
   const jwks = verificationKeys(config.JWT_PUBLIC_KEY).jwks;
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.set('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(JSON.stringify(jwks));
   });
-  // Prometheus: the proxied requests' histogram and upstream faults (metrics.ts), the own pages', Node's runtime.
-  if (config.METRICS_ENABLED) app.get('/metrics', metricsHandler({ token: config.METRICS_TOKEN }));
 
   app.use(adminConsoleRouter(config.ADMIN_CONSOLE_DIR));
   // Instances come and go (host names are re-resolved), so the document is fetched from the current ones.

@@ -1,5 +1,6 @@
 import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema } from '@binzip/shared/dist/lite';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 
 const urlList = z
@@ -22,6 +23,27 @@ const originList = z
       .filter(Boolean),
   )
   .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s*]+(:(\d{1,5}|\*))?$/, 'an origin such as https://binzip.example or http://localhost:* (never * or null)')));
+
+/** Addresses, subnets or proxy-addr's names (`loopback`, `uniquelocal`), comma-separated; checked at start-up. */
+const addressList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (entries) => {
+      try {
+        proxyaddr.compile(entries);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'addresses, subnets (10.0.0.0/8) or loopback/linklocal/uniquelocal, comma-separated' },
+  );
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -69,8 +91,12 @@ export const configSchema = z.object({
   TOKEN_CACHE_SIZE: positiveInt.default(10_000),
   /** How often each upstream's /health is probed to route around dead instances. */
   HEALTH_INTERVAL_MS: positiveInt.default(2_000),
-  /** `/metrics` (Prometheus text): `METRICS_ENABLED`, `METRICS_TOKEN`, as on every service. */
+  /**
+   * `/metrics` (Prometheus text) and the detail of `/ready`: `METRICS_ENABLED`, and who may read them, the bearer
+   * of `METRICS_TOKEN` or a client in `OPERATOR_ADDRESSES` (nobody by default; see `routes/operator.ts`).
+   */
   ...metricsConfigShape,
+  OPERATOR_ADDRESSES: addressList.default([]),
   /** The built administrators' console served at /admin (from src/ or dist/, the repository's admin-console/dist). */
   ADMIN_CONSOLE_DIR: z
     .string()

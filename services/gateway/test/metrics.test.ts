@@ -49,6 +49,8 @@ describe('gateway /metrics', () => {
   function gateway(overrides: Record<string, string> = {}) {
     const config = configSchema.parse({
       JWT_PUBLIC_KEY: keys.publicKey,
+      // supertest connects from loopback: the operator here, unless a test says otherwise.
+      OPERATOR_ADDRESSES: 'loopback',
       ACCOUNTS_URLS: upstream.url,
       COMMUNITY_URLS: upstream.url,
       HOUSES_URLS: upstream.url,
@@ -95,14 +97,50 @@ describe('gateway /metrics', () => {
     expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/health",status_code="200"}')).toBe(1);
   });
 
-  it('answers only the bearer token when METRICS_TOKEN is set', async () => {
+  it('answers the bearer of METRICS_TOKEN from any address', async () => {
     const secret = 'metrics-secret-0123456789';
-    const app = gateway({ METRICS_TOKEN: secret });
-    const refused = await request(app).get('/metrics').expect(401);
-    expect(refused.text).not.toContain('binzip_gateway');
-    await request(app).get('/metrics').set('authorization', 'Bearer not-the-secret-at-all').expect(401);
+    const app = gateway({ METRICS_TOKEN: secret, OPERATOR_ADDRESSES: '' });
+    const refused = await request(app).get('/metrics').expect(403);
+    expect(refused.body).toEqual({ code: 'C0003', message: '해당 요청에 대한 권한이 없습니다.' });
+    await request(app).get('/metrics').set('authorization', 'Bearer not-the-secret-at-all').expect(403);
     const ok = await request(app).get('/metrics').set('authorization', `Bearer ${secret}`).expect(200);
     expect(ok.text).toContain('binzip_gateway_request_duration_seconds');
+  });
+
+  describe('the public port (issue 19 item 11)', () => {
+    it('by default shows /metrics to nobody and /ready as READY or not per service, naming no instance', async () => {
+      const app = gateway({ OPERATOR_ADDRESSES: '' });
+      const metrics = await request(app).get('/metrics').expect(403);
+      expect(metrics.body).toEqual({ code: 'C0003', message: '해당 요청에 대한 권한이 없습니다.' });
+      const ready = await request(app).get('/ready').expect(503);
+      expect(ready.body.data).toEqual({
+        status: 'NOT_READY',
+        services: { accounts: 'READY', community: 'READY', houses: 'READY', records: 'READY', notifications: 'NOT_READY' },
+      });
+      expect(ready.text).not.toContain('127.0.0.1');
+    });
+
+    it('gives an operator address the detail of /ready and /metrics', async () => {
+      const ready = await request(gateway()).get('/ready').expect(503);
+      expect(ready.body.data.services.notifications).toBe('NOT_READY');
+      expect(ready.body.data.instances.notifications).toEqual([{ url: dead, up: false }]);
+      expect(ready.body.data.instances.houses).toEqual([{ url: upstream.url, up: true }]);
+      await request(gateway()).get('/metrics').expect(200);
+    });
+
+    it('judges the address as TRUST_PROXY does: a client cannot claim an operator address', async () => {
+      const behindBalancer = gateway({ TRUST_PROXY: 'loopback', OPERATOR_ADDRESSES: '10.0.0.0/8' });
+      await request(behindBalancer).get('/metrics').set('x-forwarded-for', '10.1.2.3').expect(200);
+      await request(behindBalancer).get('/metrics').set('x-forwarded-for', '203.0.113.9').expect(403);
+      const direct = gateway({ OPERATOR_ADDRESSES: '10.0.0.0/8' });
+      await request(direct).get('/metrics').set('x-forwarded-for', '10.1.2.3').expect(403);
+      const ready = await request(direct).get('/ready').set('x-forwarded-for', '10.1.2.3');
+      expect(ready.body.data.instances).toBeUndefined();
+    });
+
+    it('refuses an OPERATOR_ADDRESSES it cannot read at start-up', () => {
+      expect(() => configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, OPERATOR_ADDRESSES: 'not-an-address' })).toThrow(/OPERATOR_ADDRESSES|subnets/);
+    });
   });
 
   it('leaves /metrics out with METRICS_ENABLED=false', async () => {

@@ -57,7 +57,10 @@ function namedExpressions(): Array<{ where: string; expr: string }> {
 /** Every series name the processes' `/metrics` offers (histograms as their _bucket/_sum/_count series). */
 async function exportedNames(): Promise<Set<string>> {
   const keys = generateDevKeyPair();
-  const gateway = buildGateway({ config: configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey }), logger: createLogger('observability-test', 'silent') });
+  const gateway = buildGateway({
+    config: configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, OPERATOR_ADDRESSES: 'loopback' }),
+    logger: createLogger('observability-test', 'silent'),
+  });
   const text = (await request(gateway.handle).get('/metrics').expect(200)).text;
   const names = new Set<string>();
   for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {

@@ -267,7 +267,7 @@ describe('dev-mongo: required operations', () => {
 
   test('stop() is idempotent and the server is really gone', async () => {
     const s = await startDevMongo(false, tmpRoot);
-    const c = await mongoose.createConnection(s.uri, { serverSelectionTimeoutMS: 1000 }).asPromise();
+    const c = await mongoose.createConnection(s.uri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
     await c.close();
     await s.stop();
     await s.stop();

@@ -30,7 +30,7 @@ declare global {
 }
 
 const JWT_ALGORITHM = 'ES256';
-const ACCESS_TOKEN_TTL_SECONDS = 30 * 60;
+export const ACCESS_TOKEN_TTL_SECONDS = 30 * 60;
 export const BEARER_PREFIX = 'Bearer ';
 
 const accessPayload = z.object({

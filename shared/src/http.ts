@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import type { Connection } from 'mongoose';
 import { authenticate } from './auth';
 import { memberWriteCeiling, type CeilingSettings } from './ceilings';
+import { refuseRevokedSessions } from './sessions';
 import { refuseSuspendedWrites, type SuspensionLookup } from './suspension';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
@@ -182,6 +183,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(options.publicKey));
+  app.use(refuseRevokedSessions);
   if (options.isSuspended) app.use(refuseSuspendedWrites(options.isSuspended));
   if (options.ceilings && options.connection) app.use(memberWriteCeiling(options.connection, options.ceilings));
   // Express would answer OPTIONS itself with a plain-text method list; preflight belongs to the gateway.

@@ -16,6 +16,7 @@ export * from './outbox';
 export * from './events';
 export * from './users';
 export * from './suspension';
+export * from './sessions';
 export * from './lifecycle';
 export * from './service';
 export * from './metrics';

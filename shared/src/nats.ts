@@ -35,6 +35,7 @@ const StreamDefinitions = {
   COMMUNITY: { subjects: ['community.>'], purpose: 'events' },
   RECORDS: { subjects: ['records.>'], purpose: 'events' },
   HOUSES: { subjects: ['houses.>'], purpose: 'events' },
+  SESSIONS: { subjects: ['sessions.>'], purpose: 'revocations' },
   DEAD_LETTERS: { subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' },
 } as const;
 export type StreamName = keyof typeof StreamDefinitions;
@@ -66,6 +67,7 @@ const DEFAULT_STREAM_SETTINGS: StreamSettings = {
 /** The setting that sizes a stream of each purpose (named in errors); snapshots have no byte ceiling. */
 const SIZE_SETTING: Record<StreamPurpose, string | undefined> = {
   snapshots: undefined,
+  revocations: undefined,
   events: 'EVENT_STREAM_MAX_MIB',
   deadLetters: 'DEAD_LETTER_STREAM_MAX_MIB',
 };
@@ -83,6 +85,10 @@ function streamLimits(purpose: StreamPurpose, settings: StreamSettings): Pick<St
       return { max_msgs_per_subject: 1, max_age: 0, max_bytes: -1, discard: DiscardPolicy.Old };
     case 'events':
       return { max_msgs_per_subject: -1, max_age: nanos(settings.eventRetentionMs), max_bytes: settings.eventMaxBytes, discard: DiscardPolicy.Old };
+    case 'revocations':
+      // A revocation matters only while access tokens of the session can still be valid (30 minutes); about
+      // 150 bytes each, 8 MiB hold some 50,000 in the two hours kept.
+      return { max_msgs_per_subject: -1, max_age: nanos(2 * HOUR_MS), max_bytes: 8 * MIB, discard: DiscardPolicy.Old };
     case 'deadLetters':
       return { max_msgs_per_subject: -1, max_age: nanos(settings.deadLetterRetentionMs), max_bytes: settings.deadLetterMaxBytes, discard: DiscardPolicy.Old };
   }
@@ -368,6 +374,36 @@ export class EventBus {
         unregisterLag();
         stopped = true;
         await messages?.close();
+        await done;
+      },
+    };
+  }
+
+  /**
+   * Reads a stream's subject from a point in time on with an ordered (ephemeral, unacknowledged) consumer, so
+   * every process sees every message, including those published before it started; it follows reconnects.
+   * For state each process keeps in memory (revoked sessions), not for work done once per service.
+   */
+  async follow(stream: StreamName, filterSubject: string, since: Date, handle: (data: unknown) => void): Promise<RunningConsumer> {
+    await this.ensureStream(stream);
+    const consumer = await this.jetstream.consumers.get(this.streamName(stream), {
+      filterSubjects: this.subject(filterSubject),
+      deliver_policy: DeliverPolicy.StartTime,
+      opt_start_time: since.toISOString(),
+    });
+    const messages = await consumer.consume();
+    const done = (async () => {
+      for await (const msg of messages) {
+        try {
+          handle(msg.json());
+        } catch (err) {
+          this.logger.warn('followed message not handled', { subject: msg.subject, error: (err as Error).message });
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
         await done;
       },
     };

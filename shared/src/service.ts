@@ -9,6 +9,7 @@ import { connectMongo } from './mongo';
 import type { MetricsSettings } from './metrics';
 import { EventBus, MIB } from './nats';
 import { withOperatorEndpoints } from './readiness';
+import { followSessionRevocations } from './sessions';
 import { startUserProjection } from './users';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from './lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
@@ -115,6 +116,7 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     // Every stream of the system, checked against the broker before anything is served: a ceiling that does
     // not fit stops the start with the setting to change (see EventBus.ensureStreams).
     await bus.ensureStreams();
+    const revocations = await followSessionRevocations(bus, log);
     const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
     const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
     const operated = withOperatorEndpoints(app, { service: definition.name, readiness: { connection, nats: bus.connection }, metrics: config });
@@ -128,7 +130,14 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     });
     watchdog.start();
     // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
-    shutdown = shutdownOn(log, server, [() => watchdog.stop(), ...closers, async () => users?.stop(), () => bus.close(), () => connection.close()]);
+    shutdown = shutdownOn(log, server, [
+      () => watchdog.stop(),
+      ...closers,
+      async () => users?.stop(),
+      () => revocations.stop(),
+      () => bus.close(),
+      () => connection.close(),
+    ]);
   };
   boot().catch((err) => exitOnStartupFailure(logger, err));
 }

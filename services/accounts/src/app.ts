@@ -1,4 +1,4 @@
-import { createServiceApp, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, type ServiceAppDeps, type SessionsRevokedV1 } from '@binzip/shared';
 import type { Express, RequestHandler } from 'express';
 import { accountsContext, type Senders } from './domain/context';
 import { accountsModels } from './models';
@@ -17,6 +17,8 @@ export interface AppDeps extends ServiceAppDeps {
   defaultProfileImageUrl?: string;
   /** VERIFICATION_CODE_DIGITS (default 6). */
   codeDigits?: number;
+  /** Announces ended sessions to every process (`sessions.revoked` on NATS). */
+  publishRevocation?: (event: SessionsRevokedV1) => Promise<void>;
 }
 
 /**

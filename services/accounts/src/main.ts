@@ -1,4 +1,4 @@
-import { runService, serviceContext, startOutboxRelay } from '@binzip/shared';
+import { runService, serviceContext, SESSIONS_REVOKED, startOutboxRelay } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
@@ -35,6 +35,7 @@ runService({
       senders,
       defaultProfileImageUrl: config.DEFAULT_PROFILE_IMAGE_URL,
       codeDigits: config.VERIFICATION_CODE_DIGITS,
+      publishRevocation: (event) => bus.publish(SESSIONS_REVOKED, event, event.eventId),
       trustProxy: config.TRUST_PROXY,
       ceilings: config,
     });

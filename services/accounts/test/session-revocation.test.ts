@@ -88,13 +88,18 @@ describe('a password change ends every other session of the member', () => {
     await request(h.app).post('/api/v1/users/sign-in').send({ userName: body.userName, password: NEW_PASSWORD }).expect(200);
   });
 
-  it('PUT update/password without a cookie ends every session', async () => {
+  it('PUT update/password without a cookie ends every session but the one its access token names (sid)', async () => {
     const { mine, laptop, phone } = await threeSessions();
     await request(h.app).put('/api/v1/users/update/password').set('Authorization', mine.bearer).send({ password: NEW_PASSWORD }).expect(200);
-    for (const session of [mine, laptop, phone]) expectError(await reissue(session.refresh, session.bearer), 401, 'J0004');
+    for (const session of [laptop, phone]) {
+      expectError(await reissue(session.refresh, session.bearer), 401, 'J0004');
+      expectError(await request(h.app).get('/api/v1/users').set('Authorization', session.bearer), 401, 'J0004');
+    }
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', mine.bearer)).status).toBe(200);
+    await rotate(mine);
   });
 
-  it('a cookie of another member does not save any of the caller’s sessions', async () => {
+  it('a cookie of another member saves none of the caller’s other sessions (only the access token’s own)', async () => {
     const { mine, laptop } = await threeSessions();
     const stranger = await signedIn(h.app);
     await request(h.app)
@@ -103,8 +108,8 @@ describe('a password change ends every other session of the member', () => {
       .set('Cookie', `RefreshToken=${stranger.refresh}`)
       .send({ password: NEW_PASSWORD })
       .expect(200);
-    expectError(await reissue(mine.refresh, mine.bearer), 401, 'J0004');
     expectError(await reissue(laptop.refresh, laptop.bearer), 401, 'J0004');
+    await rotate(mine);
     await rotate(stranger);
   });
 

@@ -167,6 +167,33 @@ describe('POST /api/v1/users/logout', () => {
     await request(h.app).post('/api/v1/users/logout').set('Authorization', attacker.bearer).set('Cookie', `RefreshToken=${victim.refresh}`).expect(200);
     expect((await reissue(victim.refresh, victim.bearer)).status).toBe(200);
   });
+
+  it('with the bearer only (the original web client sends no cookie) ends the session: old cookie 401, old access token 401', async () => {
+    const { refresh, bearer } = await signedIn(h.app);
+    const sid = verifyAccessJwt(bearer.slice(7), testEnv().publicKey).sessionId;
+    expect(sid).toEqual(expect.any(String));
+    const other = await signedIn(h.app);
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', bearer)).status).toBe(200);
+    const res = await request(h.app).post('/api/v1/users/logout').set('Authorization', bearer);
+    expect(res.status).toBe(200);
+    expectError(await reissue(refresh, bearer), 401, 'J0004');
+    expectError(await request(h.app).get('/api/v1/users').set('Authorization', bearer), 401, 'J0004');
+    // Another sign-in (another session) is untouched.
+    expect((await request(h.app).get('/api/v1/users').set('Authorization', other.bearer)).status).toBe(200);
+    expect((await reissue(other.refresh, other.bearer)).status).toBe(200);
+  });
+
+  it('the session id survives reissue: logging out with a reissued token ends the whole sign-in', async () => {
+    const first = await signedIn(h.app);
+    const rotated = await reissue(first.refresh, first.bearer);
+    const bearer = rotated.body.data.access_token as string;
+    const refresh = refreshCookieValue(rotated.headers['set-cookie']);
+    const sidOf = (token: string) => verifyAccessJwt(token.slice(7), testEnv().publicKey).sessionId;
+    expect(sidOf(bearer)).toBe(sidOf(first.bearer));
+    await request(h.app).post('/api/v1/users/logout').set('Authorization', bearer).expect(200);
+    expectError(await reissue(refresh, bearer), 401, 'J0004');
+    expectError(await request(h.app).get('/api/v1/users').set('Authorization', first.bearer), 401, 'J0004');
+  });
 });
 
 describe('GET /api/v1/users', () => {

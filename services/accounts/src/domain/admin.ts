@@ -17,6 +17,7 @@ import { userSnapshotEvent } from '../events/user-snapshot';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
 import { WITHDRAWAL_REASONS, type WithdrawalReason } from './rules';
+import { endSessions } from './sessions';
 import { findUser } from './user-lookup';
 
 /** The administrators' use-cases on members (backoffice.md "Members" and "Withdrawals"). */
@@ -115,7 +116,12 @@ async function changeAsAdmin(
 }
 
 /** Every refresh token of the user stops working at once (reissue: 401). */
-async function revokeAllSessions(ctx: AccountsContext, userId: number): Promise<void> {
+/**
+ * A suspension revokes the refresh tokens but does not announce the sessions: the member's access tokens keep
+ * reaching the services, whose write guard answers 403 U0012 (이용이 정지된 계정입니다) so the client can say why,
+ * where a revoked session would only get 401.
+ */
+async function revokeRefreshTokens(ctx: AccountsContext, userId: number): Promise<void> {
   await ctx.models.refreshTokens.updateMany({ userId, revokedAt: null }, { $set: { revokedAt: ctx.now() } }).exec();
 }
 
@@ -129,7 +135,7 @@ export async function suspendUser(ctx: AccountsContext, input: { id: number; rea
     if (user.status === 'SUSPENDED' && user.suspension?.reason === reason) return undefined;
     return { status: 'SUSPENDED', suspension: { reason, suspendedAt } };
   });
-  await revokeAllSessions(ctx, userId);
+  await revokeRefreshTokens(ctx, userId);
   return userId;
 }
 
@@ -212,6 +218,6 @@ export async function completeWithdrawal(ctx: AccountsContext, input: { userId: 
     },
     { dropOlderEvents: true },
   );
-  await revokeAllSessions(ctx, userId);
+  await endSessions(ctx, userId);
   return userId;
 }

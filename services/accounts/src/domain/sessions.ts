@@ -19,7 +19,14 @@ export interface IssuedSession {
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-const claimsOf = (user: UserDoc): AuthClaims => ({ userId: user._id, userName: user.userName, authority: user.authority, userType: user.userType });
+/** The session id (claim `sid`) is the refresh-token family: one per sign-in, kept through every reissue. */
+const claimsOf = (user: UserDoc, familyId: string): AuthClaims => ({
+  userId: user._id,
+  userName: user.userName,
+  authority: user.authority,
+  userType: user.userType,
+  sessionId: familyId,
+});
 
 async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Promise<IssuedSession> {
   const refreshToken = randomBytes(32).toString('base64url');
@@ -33,7 +40,7 @@ async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Pro
     rotatedAt: null,
     revokedAt: null,
   });
-  return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user), ctx.keys.privateKey)}`, refreshToken };
+  return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user, familyId), ctx.keys.privateKey)}`, refreshToken };
 }
 
 /** Sign-in's refusal of a suspended account, checked after the password so it tells nothing to a guesser. */
@@ -54,9 +61,23 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   return issue(ctx, user, randomUUID());
 }
 
-async function revokeFamily(ctx: AccountsContext, familyId: string): Promise<void> {
-  await ctx.models.refreshTokens.updateMany({ familyId, revokedAt: null }, { $set: { revokedAt: ctx.now() } }).exec();
+type SessionsContext = Pick<AccountsContext, 'models' | 'now' | 'announceRevokedSessions'>;
+
+/**
+ * Ends sessions of a user: their refresh tokens are revoked (reissue: 401) and their ids announced, so every
+ * process refuses their access tokens within the broker's delivery time instead of up to 30 minutes later.
+ */
+export async function endSessions(ctx: SessionsContext, userId: number, which: { familyId?: string | { $ne: string } } = {}): Promise<void> {
+  const live = { userId, revokedAt: null, ...which };
+  const families = (await ctx.models.refreshTokens.distinct('familyId', live).exec());
+  await ctx.models.refreshTokens.updateMany(live, { $set: { revokedAt: ctx.now() } }).exec();
+  // A family already revoked was announced when it was; one revoked meanwhile by a racing request is announced
+  // again, which is harmless.
+  const ended = typeof which.familyId === 'string' && !families.includes(which.familyId) ? [...families, which.familyId] : families;
+  if (ended.length > 0) await ctx.announceRevokedSessions(userId, ended);
 }
+
+const revokeFamily = (ctx: SessionsContext, userId: number, familyId: string): Promise<void> => endSessions(ctx, userId, { familyId });
 
 /**
  * Two reissues with one cookie this close together are a browser's tabs racing, not a stolen copy
@@ -80,7 +101,7 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   if (!stored || stored.revokedAt) throw new AppError('J0004');
   const now = ctx.now();
   if (stored.rotatedAt && !rotatedWithinRace(stored.rotatedAt, now)) {
-    await revokeFamily(ctx, stored.familyId);
+    await revokeFamily(ctx, stored.userId, stored.familyId);
     throw new AppError('J0004');
   }
   if (stored.expiresAt.getTime() <= now.getTime()) throw new AppError('J0004');
@@ -100,7 +121,7 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
       const current = await tokens.findById(stored._id).lean().exec();
       if (!current || current.revokedAt) throw new AppError('J0004');
       if (!current.rotatedAt || !rotatedWithinRace(current.rotatedAt, now)) {
-        await revokeFamily(ctx, stored.familyId);
+        await revokeFamily(ctx, stored.userId, stored.familyId);
         throw new AppError('J0004');
       }
     }
@@ -110,7 +131,7 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   });
   // A suspension revokes every refresh token; one rotated in the same moment must not outlive it.
   if (user.status === 'SUSPENDED') {
-    await revokeFamily(ctx, stored.familyId);
+    await revokeFamily(ctx, stored.userId, stored.familyId);
     throw new AppError('J0004');
   }
   const session = await issue(ctx, user, stored.familyId);
@@ -118,34 +139,38 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   // the successor did not see the successor: the presented token shows it, so the successor goes too.
   const presented = await tokens.findById(stored._id, { revokedAt: 1 }).lean().exec();
   if (!presented || presented.revokedAt) {
-    await revokeFamily(ctx, stored.familyId);
+    await revokeFamily(ctx, stored.userId, stored.familyId);
     throw new AppError('J0004');
   }
   return session;
 }
 
 /**
- * After a password change: every refresh token of the user is revoked except the caller's own session (the
- * family of the presented cookie, when it is the user's, live, and not a token rotated earlier than a race).
- * Without a usable cookie every session ends. Access tokens already issued run out on their own (30 min).
+ * After a password change: every session of the user ends (refresh tokens revoked, ids announced so their
+ * access tokens are refused everywhere) except the caller's own: the family of the presented cookie, when it is
+ * the user's, live, and not a token rotated earlier than a race; otherwise the session its access token names.
  */
-export async function revokeOtherSessions(ctx: Pick<AccountsContext, 'models' | 'now'>, userId: number, callerRefreshToken: string | undefined): Promise<void> {
+export async function revokeOtherSessions(ctx: SessionsContext, caller: AuthClaims, callerRefreshToken: string | undefined): Promise<void> {
+  const userId = caller.userId;
   const now = ctx.now();
-  let keepFamily: string | undefined;
+  // Without a usable cookie (the original web client sends none), the access token's session is the caller's.
+  let keepFamily: string | undefined = caller.sessionId;
   if (callerRefreshToken) {
     const own = await ctx.models.refreshTokens.findById(hashToken(callerRefreshToken)).lean().exec();
     const live = own && own.userId === userId && !own.revokedAt && own.expiresAt.getTime() > now.getTime();
     if (live && (!own.rotatedAt || rotatedWithinRace(own.rotatedAt, now))) keepFamily = own.familyId;
   }
-  const others = keepFamily === undefined ? { userId, revokedAt: null } : { userId, revokedAt: null, familyId: { $ne: keepFamily } };
-  await ctx.models.refreshTokens.updateMany(others, { $set: { revokedAt: now } }).exec();
+  await endSessions(ctx, userId, keepFamily === undefined ? {} : { familyId: { $ne: keepFamily } });
 }
 
-/** Revokes the session the cookie belongs to (only the caller's own); no cookie is fine, the cookie is cleared anyway. */
+/**
+ * Ends the caller's session: the one its access token names (claim `sid`; the original web client sends no
+ * cookie), and the one of the cookie when one is sent and is the caller's. The cookie is cleared anyway.
+ */
 export async function logout(ctx: AccountsContext, caller: AuthClaims, input: { refreshToken?: string }): Promise<void> {
-  const { refreshToken } = input;
   const userId = caller.userId;
-  if (!refreshToken) return;
-  const stored = await ctx.models.refreshTokens.findById(hashToken(refreshToken)).lean().exec();
-  if (stored && stored.userId === userId) await revokeFamily(ctx, stored.familyId);
+  if (caller.sessionId !== undefined) await revokeFamily(ctx, userId, caller.sessionId);
+  if (!input.refreshToken) return;
+  const stored = await ctx.models.refreshTokens.findById(hashToken(input.refreshToken)).lean().exec();
+  if (stored && stored.userId === userId && stored.familyId !== caller.sessionId) await revokeFamily(ctx, userId, stored.familyId);
 }

@@ -354,7 +354,7 @@ export async function updatePassword(ctx: AccountsContext, caller: AuthClaims, i
     if (await ctx.passwords.matches(input.password, user.passwordHash)) throw new AppError('U0006');
     return { passwordHash: await ctx.passwords.hash(input.password) };
   });
-  await revokeOtherSessions(ctx, caller.userId, input.refreshToken);
+  await revokeOtherSessions(ctx, caller, input.refreshToken);
 }
 
 /*
@@ -417,7 +417,7 @@ export async function updateProfile(ctx: AccountsContext, caller: AuthClaims, in
     return change;
   });
   if (phoneChanged && input.phone_num) await consumeVerification(ctx, 'sms', input.phone_num);
-  if (passwordChanged) await revokeOtherSessions(ctx, userId, input.refreshToken);
+  if (passwordChanged) await revokeOtherSessions(ctx, caller, input.refreshToken);
 }
 
 export async function requestWithdrawal(ctx: AccountsContext, caller: AuthClaims, input: WithdrawalRequest): Promise<void> {

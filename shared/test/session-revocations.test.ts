@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import request from 'supertest';
+import {
+  EventBus,
+  createLogger,
+  createServiceApp,
+  followSessionRevocations,
+  handle,
+  revokedSessions,
+  SESSIONS_REVOKED,
+  sessionsRevokedEvent,
+  signAccessToken,
+  type RunningConsumer,
+} from '../src';
+import { eventually, expectError, isolatedNames, testEnv } from '../../test/support';
+
+const logger = createLogger('revocations-test', 'silent');
+const names = isolatedNames('revocations');
+let publisher: EventBus;
+let follower: EventBus;
+let following: RunningConsumer | undefined;
+
+beforeAll(async () => {
+  publisher = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'revocations-publisher', logger });
+  follower = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'revocations-follower', logger });
+});
+
+afterAll(async () => {
+  await following?.stop();
+  await follower.close();
+  await publisher.deleteStreams();
+  await publisher.close();
+});
+
+const app = createServiceApp({
+  service: 'revocations-test',
+  logger,
+  publicKey: testEnv().publicKey,
+  routes: (router: express.Express) => {
+    router.get(
+      '/me',
+      handle(async (req) => req.auth?.userId ?? null),
+    );
+  },
+});
+const tokenOf = (sessionId: string) =>
+  `Bearer ${signAccessToken({ userId: 7, userName: 'user7', authority: 'USER', userType: 'NONE', sessionId }, testEnv().privateKey)}`;
+
+describe('sessions.revoked over NATS', () => {
+  it('a revocation published before the process follows, and one published after, are both refused within 2 s', async () => {
+    const before = randomUUID();
+    const after = randomUUID();
+    const untouched = randomUUID();
+    await publisher.ensureStream('SESSIONS');
+    const early = sessionsRevokedEvent(7, [before], new Date());
+    await publisher.publish(SESSIONS_REVOKED, early, early.eventId);
+    for (const sid of [before, after, untouched]) expect((await request(app).get('/me').set('Authorization', tokenOf(sid))).status).toBe(200);
+
+    following = await followSessionRevocations(follower, logger);
+    await eventually(() => revokedSessions.has(before), 2_000);
+    expectError(await request(app).get('/me').set('Authorization', tokenOf(before)), 401, 'J0004');
+
+    const late = sessionsRevokedEvent(7, [after], new Date());
+    const publishedAt = Date.now();
+    await publisher.publish(SESSIONS_REVOKED, late, late.eventId);
+    await eventually(async () => (await request(app).get('/me').set('Authorization', tokenOf(after))).status === 401, 2_000, 20);
+    expect(Date.now() - publishedAt).toBeLessThan(2_000);
+    expect((await request(app).get('/me').set('Authorization', tokenOf(untouched))).status).toBe(200);
+  });
+
+  it('ignores a malformed revocation and keeps following', async () => {
+    const sid = randomUUID();
+    await publisher.publish(SESSIONS_REVOKED, { v: 1, sessionIds: 'not a list' }, randomUUID());
+    const event = sessionsRevokedEvent(8, [sid], new Date());
+    await publisher.publish(SESSIONS_REVOKED, event, event.eventId);
+    await eventually(() => revokedSessions.has(sid), 2_000);
+  });
+});

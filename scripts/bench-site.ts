@@ -5,6 +5,7 @@
  *
  *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
  *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
+ *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
  *
  * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
  * this one, on the same store and broker, seeds it the same way and measures both in alternating rounds: each
@@ -39,6 +40,8 @@ const RATES = numbers(option('rates', '100,200'));
 const MIXES = option('mixes', 'site,read,houses').split(',');
 const BASELINE = process.argv.includes('--baseline') ? path.resolve(option('baseline', '')) : undefined;
 const LOG_LEVEL = option('log-level', 'info');
+/** Node flags of every measured process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
+const NODE_ARGS = ['--max-semi-space-size=16', ...option('node-args', '').split(' ').filter(Boolean)];
 const MEMBERS = 30;
 const POSTS = 300;
 
@@ -478,6 +481,7 @@ async function main(): Promise<void> {
       const outboxDir = path.join(dataDir, `outbox-${build.label}`);
       const system = await startSystem({
         root: build.root,
+        nodeArgs: NODE_ARGS,
         mongoUri: mongo.uri,
         natsUrl: nats.uri,
         publicKey: keys.publicKey,
@@ -495,7 +499,6 @@ async function main(): Promise<void> {
           CEILING_CODE_SENDS_PER_ADDRESS: '0',
           // The per-member write ceiling too: 30 members write the whole mix.
           CEILING_MEMBER_WRITES: '0',
-          NODE_OPTIONS: '--max-semi-space-size=16',
         },
       });
       targets.push({ label: build.label, system, outboxDir, fixture: { members: [], boardIds: [], houseIds: [] } });

@@ -59,6 +59,8 @@ export interface StartProcessOptions {
   log?: (line: string) => void;
   /** The checkout whose build to run (default this one; bench:site's `--baseline` runs another). */
   root?: string;
+  /** Node flags before the entry (`--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 export function serviceEntry(service: ServiceName | 'gateway', root: string = REPO_ROOT): string {
@@ -128,7 +130,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
     },
   };
   const launch = () => {
-    const child = spawn(process.execPath, [entry], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
       cwd: options.root ?? REPO_ROOT,
       env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -202,6 +204,8 @@ export interface SystemOptions {
   log?: (line: string) => void;
   /** The checkout whose build to run (default this one). */
   root?: string;
+  /** Node flags of every process (see StartProcessOptions). */
+  nodeArgs?: string[];
 }
 
 export interface RunningSystem {
@@ -243,6 +247,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           restartBackoffMs: options.restartBackoffMs,
           log: options.log,
           root: options.root,
+          nodeArgs: options.nodeArgs,
         });
         started.push(handle);
         (byService[service] ??= []).push(handle);
@@ -264,6 +269,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       restartBackoffMs: options.restartBackoffMs,
       log: options.log,
       root: options.root,
+      nodeArgs: options.nodeArgs,
     });
     started.push(gateway);
     return {

@@ -213,8 +213,11 @@ export async function listBoards(ctx: CommunityContext, query: BoardListQuery): 
 
 export async function boardDetail(ctx: CommunityContext, input: { boardId: number }): Promise<BoardDetail> {
   const { boardId } = input;
-  const board = await liveBoard(ctx, boardId);
-  const comments = await ctx.models.comments.find({ boardId, deleted: false }, { pendingEvents: 0 }).sort({ _id: 1 }).lean().exec();
+  // One round trip for both: the comments of a post that turns out not to be live are simply dropped.
+  const [board, comments] = await Promise.all([
+    liveBoard(ctx, boardId),
+    ctx.models.comments.find({ boardId, deleted: false }, { pendingEvents: 0 }).sort({ _id: 1 }).lean().exec(),
+  ]);
   const nickNames = await nickNamesOf(ctx.models.users, [board.authorId, ...comments.map((c) => c.authorId)]);
   const item = boardItem(board, nickNames);
   return {

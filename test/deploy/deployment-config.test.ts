@@ -3,15 +3,19 @@
  * environment and parsed by that process's own config schema: a setting a process refuses (it would restart in a
  * loop) can never ship again.
  */
-import { signingKeyId } from '@binzip/shared';
+import { generateDevKeyPair, signingKeyId } from '@binzip/shared';
 import {
   composeEnvironments,
   configProblems,
-  generatedKeyLines,
   describeWithTools,
+  generatedKeyLines,
+  OVERLAYS,
+  podEnvironments,
   PROCESSES,
   renderCompose,
+  renderOverlay,
   type Environment,
+  type KubeObject,
   type ProcessName,
 } from '../support/deploy';
 
@@ -55,5 +59,39 @@ describeWithTools('docker compose with .env.example', ['docker-compose'], () => 
   it('would catch a setting the gateway refuses (the CORS_ORIGINS=* that once shipped)', () => {
     const refused = composeEnvironments(renderCompose('CORS_ORIGINS=*\n'));
     expect(configProblems('gateway', refused.gateway)).toEqual([expect.stringMatching(/^CORS_ORIGINS\.0: /)]);
+  });
+});
+
+/** What the runbook has an operator create beside the overlay: the JWT keys, and what MongoDB's operator writes. */
+function operatorSecrets(): KubeObject[] {
+  const keys = generateDevKeyPair();
+  const secret = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: data });
+  return [
+    secret('binzip-jwt', { JWT_PUBLIC_KEY: keys.publicKey, JWT_PRIVATE_KEY: keys.privateKey }),
+    secret('binzip-mongodb-admin-binzip', {
+      'connectionString.standard':
+        'mongodb://binzip:secret@binzip-mongodb-0.binzip-mongodb-svc.binzip.svc.cluster.local:27017/admin?replicaSet=binzip-mongodb&ssl=false',
+    }),
+  ];
+}
+
+describeWithTools('Kubernetes overlays', ['kubectl'], () => {
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    const objects = renderOverlay(overlay);
+    const environments = podEnvironments(objects, operatorSecrets());
+
+    it('runs all six processes, and each accepts its environment', () => {
+      expect(Object.keys(environments).sort()).toEqual([...PROCESSES].sort());
+      for (const process of PROCESSES) expect({ process, problems: configProblems(process, environments[process]) }).toEqual({ process, problems: [] });
+    });
+
+    it('has the gateway reach each service at its Service name and the port the service listens on', () => {
+      for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
+      expectGatewayReachesServices(environments, (service) => service);
+      for (const service of objects.filter((object) => object.kind === 'Service')) {
+        const name = service.metadata.name as ProcessName;
+        expect([name, (service.spec as { ports: Array<{ port: number }> }).ports[0].port]).toEqual([name, Number(environments[name].PORT)]);
+      }
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { COMMUNITY_COMMENT_CREATED, ResponseCache, runService, serviceContext } from '@binzip/shared';
+import { startPictureSweeper } from '@binzip/shared/dist/media';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
+import { referencedPictures } from './domain/pictures';
 import { startCommentRelay } from './events/comment-relay';
 import { communityModels, initModels } from './models';
 
@@ -19,6 +21,14 @@ runService({
     const eventsPending = (): void => {
       relay.kick().catch((err: Error) => logger.warn('outbox kick failed', { error: err.message }));
     };
+    const stopSweeper = startPictureSweeper({
+      connection,
+      settings: config,
+      service: 'community',
+      logger,
+      now: ctx.now,
+      referenced: (deletedSince) => referencedPictures(ctx, deletedSince),
+    });
     // Comments change counts and details (nicknames: the user projection announces its changes itself).
     const responseCache = new ResponseCache();
     responseCache.listen(bus, 'community', [COMMUNITY_COMMENT_CREATED]);
@@ -33,7 +43,7 @@ runService({
         eventsPending,
         responseCache,
       }),
-      closers: [() => relay.stop(), async () => responseCache.stop()],
+      closers: [() => relay.stop(), async () => responseCache.stop(), stopSweeper],
     };
   },
 });

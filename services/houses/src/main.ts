@@ -1,7 +1,9 @@
 import { ResponseCache, runService, serviceContext } from '@binzip/shared';
+import { startPictureSweeper } from '@binzip/shared/dist/media';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredListings } from './domain/listings';
+import { referencedPictures } from './domain/pictures';
 import { startReportPublisher } from './events/report-publisher';
 import { housesModels, initModels } from './models';
 
@@ -21,6 +23,14 @@ runService({
     // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
     const responseCache = new ResponseCache();
     responseCache.listen(bus, 'houses', []);
+    const stopSweeper = startPictureSweeper({
+      connection,
+      settings: config,
+      service: 'houses',
+      logger,
+      now: ctx.now,
+      referenced: (deletedSince) => referencedPictures(ctx, deletedSince),
+    });
     const app = buildApp({
       responseCache,
       connection,
@@ -31,6 +41,6 @@ runService({
       ceilings: config,
       eventsPending: () => void reports.kick(),
     });
-    return { app, closers: [() => reports.stop(), async () => responseCache.stop()] };
+    return { app, closers: [() => reports.stop(), async () => responseCache.stop(), stopSweeper] };
   },
 });

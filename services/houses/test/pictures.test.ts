@@ -1,10 +1,11 @@
-import { defaultMediaSettings } from '@binzip/shared/dist/media';
+import { defaultMediaSettings, sweepUnusedPictures } from '@binzip/shared/dist/media';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { photoWithGps } from '../../../test/support/pictures';
 import { addAdmin, addMember, startServiceHarness } from '../../../test/support/service';
 import type { AppDeps } from '../src/app';
-import { housesService, type HousesHarness } from './helpers';
+import { referencedPictures } from '../src/domain/pictures';
+import { housesService, validListing, type HousesHarness } from './helpers';
 
 let h: HousesHarness;
 
@@ -31,4 +32,51 @@ test("a member's uploads per window are held to the ceiling (429 C0004 with Retr
   expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3_000);
   expect((await upload(bob.token, photo)).status).toBe(200);
   for (let i = 0; i < 3; i++) expect((await upload(admin.token, photo)).status).toBe(200);
+});
+
+test('pictures no listing uses go 24 hours after upload; a deleted listing keeps its pictures for its retention', async () => {
+  const admin = await addAdmin(h.connection, 'sweeper-admin');
+  const author = await addMember(h.connection, 'author', { userType: 'AGENT' });
+  const uploaded = async (seed: number) => {
+    const res = await upload(admin.token, await photoWithGps(64, 48, { noise: true, seed }));
+    expect(res.status).toBe(200);
+    return { url: res.body.data.imageUrl as string, path: new URL(res.body.data.imageUrl as string).pathname };
+  };
+  const [kept, unused, inBody, ofDeleted] = [await uploaded(11), await uploaded(12), await uploaded(13), await uploaded(14)];
+  const create = (body: Record<string, unknown>) => request(h.app).post('/api/v1/houses').set('Authorization', author.token).send(validListing(body));
+  expect((await create({ imageUrls: [kept.url] })).status).toBe(200);
+  expect((await create({ imageUrls: [], code: `<p>마당</p><img src="${inBody.url}">` })).status).toBe(200);
+  const doomed = (await create({ imageUrls: [ofDeleted.url] })).body.data as number;
+  expect((await request(h.app).delete(`/api/v1/houses/${doomed}`).set('Authorization', author.token)).status).toBe(200);
+
+  const settings = defaultMediaSettings();
+  const sweep = () =>
+    sweepUnusedPictures({
+      connection: h.connection,
+      settings,
+      service: 'houses',
+      logger: h.ctx.logger,
+      now: h.clock.now,
+      referenced: (since) => referencedPictures(h.ctx, since),
+    });
+  const present = async () => {
+    const found: string[] = [];
+    for (const [name, picture] of Object.entries({ kept, unused, inBody, ofDeleted })) {
+      const full = await request(h.app).get(picture.path);
+      const thumbnail = await request(h.app).get(picture.path.replace('.webp', '.thumb.webp'));
+      expect([name, full.status]).toEqual([name, thumbnail.status]);
+      if (full.status === 200) found.push(name);
+    }
+    return found;
+  };
+
+  h.clock.advance(23 * 3_600_000);
+  expect(await sweep()).toBe(0);
+  h.clock.advance(2 * 3_600_000);
+  // `unused`, and the picture the ceiling test uploaded (used by nothing either).
+  expect(await sweep()).toBe(2);
+  expect(await present()).toEqual(['kept', 'inBody', 'ofDeleted']);
+  h.clock.advance(settings.MEDIA_DELETED_RETENTION_DAYS * 86_400_000);
+  expect(await sweep()).toBe(1);
+  expect(await present()).toEqual(['kept', 'inBody']);
 });

@@ -57,6 +57,8 @@ export const mediaConfigShape = {
   MEDIA_OWN_URLS_ONLY: flag,
   /** A picture no post or listing uses is removed this long after its upload. */
   MEDIA_UNUSED_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
+  /** The pictures of a deleted post or listing are removed this many days after its deletion (kept for restoring and review). */
+  MEDIA_DELETED_RETENTION_DAYS: z.coerce.number().int().min(0).max(3_650).default(30),
   /** How often the unused pictures are looked for. */
   MEDIA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
 };

@@ -8,3 +8,4 @@ export * from './store';
 export * from './pictures';
 export * from './urls';
 export * from './openapi';
+export * from './sweep';

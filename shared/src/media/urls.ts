@@ -9,3 +9,10 @@ export function thumbnailUrlOf(url: string | null): string | null {
   const own = OWN_PICTURE_URL.exec(url);
   return own ? `${own[1]}.thumb.webp` : url;
 }
+
+const PICTURE_NAME = /\/images\/([0-9a-f]{32})(?:\.thumb)?\.webp\b/g;
+
+/** The hashes of our pictures a text names (an `imageUrls` entry, or a body's `<img src>`). */
+export function pictureHashesIn(text: string): string[] {
+  return [...text.matchAll(PICTURE_NAME)].map((match) => match[1]);
+}

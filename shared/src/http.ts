@@ -8,6 +8,7 @@ import { refuseSuspendedWrites, type SuspensionLookup } from './suspension';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk, successEnvelope } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults, TooManyRequestsError } from './errors';
+import { FIELD_LABELS_KEY, InvalidFieldError, type FieldLabels } from './validation';
 import type { Logger } from './logger';
 import { observeRequestDurations } from './metrics';
 import { isConnected, isStoreUnavailableError } from './mongo';
@@ -64,6 +65,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof TooManyRequestsError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof InvalidFieldError) logger.info('request value refused', { field: err.field, answer: err.message });
     if (err instanceof AppError) {
       res.status(err.status).json(errorEnvelope(err.code, err.message));
       return;
@@ -155,6 +157,8 @@ export interface ServiceAppOptions {
   ceilings?: CeilingSettings;
   /** The service's API document (src/openapi.ts), served at `/openapi.json` for the gateway to merge. */
   apiDocument?: () => ApiDocument;
+  /** Korean names of the request fields, used by `parseBody`/`parseQuery`/`parseParams` in C0002 messages. */
+  fieldLabels?: FieldLabels;
 }
 
 /** Builds a service's Express app (no listening: tests drive it with supertest). */
@@ -163,6 +167,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxySetting(options.trustProxy ?? 'loopback'));
   app.set('query parser', 'simple');
+  app.locals[FIELD_LABELS_KEY] = options.fieldLabels ?? {};
   app.use(requestId());
   app.use(accessLog(options.logger));
   app.use(observeRequestDurations());

@@ -213,9 +213,18 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
   });
 }
 
-export function generateApiDocument(registry: ApiRegistry, info: { title: string; version: string; description?: string }): ApiDocument {
+/**
+ * The document of one service. `labels` (the service's `FieldLabels`) become the `title` of every request
+ * member and parameter they name, so the document shows the Korean name a C0002 message uses.
+ */
+export function generateApiDocument(
+  registry: ApiRegistry,
+  info: { title: string; version: string; description?: string },
+  labels: Readonly<Record<string, string>> = {},
+): ApiDocument {
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info });
   dropUnmappableDiscriminators(document);
+  labelRequestFields(document, labels);
   const used = new Set<string>();
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { tags?: string[] }>)) for (const tag of operation.tags ?? []) used.add(tag);
@@ -239,6 +248,39 @@ function dropUnmappableDiscriminators(node: unknown): void {
   const discriminator = object.discriminator as { mapping?: JsonObject } | undefined;
   if (discriminator && Object.keys(discriminator.mapping ?? {}).length === 0) delete object.discriminator;
   for (const value of Object.values(object)) dropUnmappableDiscriminators(value);
+}
+
+type JsonNode = Record<string, unknown>;
+const isNode = (value: unknown): value is JsonNode => typeof value === 'object' && value !== null;
+
+/** Titles on request members (bodies, following their `$ref`s) and parameters; answers are left alone. */
+function labelRequestFields(document: ApiDocument, labels: Readonly<Record<string, string>>): void {
+  const components = ((document.components as JsonNode | undefined)?.schemas ?? {}) as Record<string, unknown>;
+  const seen = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (!isNode(node) || seen.has(node)) return;
+    seen.add(node);
+    if (typeof node.$ref === 'string') visit(components[node.$ref.split('/').pop() ?? '']);
+    if (isNode(node.properties)) {
+      for (const [name, member] of Object.entries(node.properties)) {
+        if (isNode(member) && Object.hasOwn(labels, name) && member.title === undefined) member.title = labels[name];
+      }
+    }
+    for (const value of Object.values(node)) {
+      if (Array.isArray(value)) value.forEach(visit);
+      else visit(value);
+    }
+  };
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as JsonNode)) {
+      if (!isNode(operation)) continue;
+      for (const parameter of (operation.parameters ?? []) as JsonNode[]) {
+        const name = String(parameter.name);
+        if (Object.hasOwn(labels, name) && isNode(parameter.schema)) parameter.schema.title ??= labels[name];
+      }
+      visit(operation.requestBody);
+    }
+  }
 }
 
 type JsonObject = Record<string, unknown>;

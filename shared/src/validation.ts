@@ -11,6 +11,20 @@ function fieldName(path: readonly PathKey[]): string {
   return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${String(key)}` : String(key)), '');
 }
 
+/**
+ * A service's Korean names of its request fields (`floorNum` -> `층수`): one table per service, next to its
+ * schemas. C0002 messages name a field by its label (people read them as they are), the API document shows
+ * it as the field's `title`, and the code name goes to the log line.
+ */
+export type FieldLabels = Readonly<Record<string, string>>;
+
+/** The field a person reads about: the label of the innermost named member, else its code name. */
+function fieldLabel(path: readonly PathKey[], labels: FieldLabels): string {
+  const named = [...path].reverse().find((key): key is string => typeof key === 'string');
+  const label = named !== undefined && Object.hasOwn(labels, named) ? labels[named] : undefined;
+  return label ?? fieldName(path);
+}
+
 function valueAt(input: unknown, path: readonly PathKey[]): unknown {
   let value: unknown = input;
   for (const key of path) {
@@ -24,27 +38,52 @@ function valueAt(input: unknown, path: readonly PathKey[]): unknown {
  * Turns the first zod issue into the Korean C0002 message. A schema that carries a Korean message
  * (the spec's exact format messages) keeps it; anything else names the field.
  */
-export function describeIssue(issue: Issue, input: unknown): string {
+export function describeIssue(issue: Issue, input: unknown, labels: FieldLabels = {}): string {
   // zod's own enum message lists the options, which may be Korean labels: only schema-given messages pass.
   if (issue.code !== 'invalid_value' && HANGUL.test(issue.message)) return issue.message;
   if (issue.code === 'unrecognized_keys') {
+    // A member the API does not have has no label: its own name is what the sender knows it by.
     return `${fieldName([...issue.path, issue.keys[0] ?? ''])} 필드는 허용되지 않습니다.`;
   }
-  const field = fieldName(issue.path) || '요청 본문';
+  const field = issue.path.length > 0 ? fieldLabel(issue.path, labels) : '요청 본문';
   // A union (a number or its text) reports a missing member as `invalid_union`, a plain schema as `invalid_type`.
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && valueAt(input, issue.path) === undefined) return `${field} 값이 누락되었습니다.`;
   return `${field} 값이 올바르지 않습니다.`;
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new AppError('C0002', describeIssue(result.error.issues[0], input));
+/** C0002 for one request value; `field` (the code name) is logged with the request id, never sent. */
+export class InvalidFieldError extends AppError {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super('C0002', message);
+  }
 }
 
-export const parseBody = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.body ?? {});
-export const parseQuery = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.query ?? {});
-export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.params ?? {});
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, labels: FieldLabels = {}): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+  throw new InvalidFieldError(describeIssue(issue, input, labels), fieldName(path) || '(body)');
+}
+
+/**
+ * C0002 for a field a domain rule refuses (a body with nothing left once cleaned, a category that does not
+ * fit): named by its label like the schema's own messages. `problem` follows the name.
+ */
+export function invalidField(labels: FieldLabels, field: string, problem = '값이 올바르지 않습니다.'): InvalidFieldError {
+  return new InvalidFieldError(`${Object.hasOwn(labels, field) ? labels[field] : field} ${problem}`, field);
+}
+
+/** Where `createServiceApp` keeps the service's `FieldLabels` (`app.locals`). */
+export const FIELD_LABELS_KEY = 'fieldLabels';
+const labelsOf = (req: Request): FieldLabels => (req.app?.locals as Record<string, FieldLabels | undefined> | undefined)?.[FIELD_LABELS_KEY] ?? {};
+
+export const parseBody = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.body ?? {}, labelsOf(req));
+export const parseQuery = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.query ?? {}, labelsOf(req));
+export const parseParams = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.params ?? {}, labelsOf(req));
 
 /** Query strings arrive as text; an empty value means "not given". */
 export const blankToUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);

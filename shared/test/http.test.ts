@@ -212,6 +212,70 @@ describe('what real clients send', () => {
   });
 });
 
+describe('field labels', () => {
+  it('names a refused field by its Korean label, keeps the spec format messages, and logs the code name with the request id', async () => {
+    const { PassThrough } = await import('node:stream');
+    const winston = await import('winston');
+    const lines: string[] = [];
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+    const logger = createLogger('labels-test', 'info');
+    logger.clear().add(new winston.transports.Stream({ stream: sink }));
+    const labelled = createServiceApp({
+      service: 'labels-test',
+      logger,
+      publicKey: keys.publicKey,
+      fieldLabels: { nick_name: '닉네임', age: '나이', tags: '태그' },
+      routes: (a) =>
+        a.post(
+          '/echo',
+          handle((req) => parseBody(req, bodySchema)),
+        ),
+    });
+    const send = (body: object) => request(labelled).post('/echo').set('x-request-id', 'label-req-1').send(body);
+    expect((await send({ nick_name: 'ab', tags: [] })).body).toEqual({ code: 'C0002', message: '나이 값이 누락되었습니다.' });
+    expect((await send({ nick_name: 'ab', age: 1, tags: ['C'] })).body).toEqual({ code: 'C0002', message: '태그 값이 올바르지 않습니다.' });
+    expect((await send({ nick_name: 'ABC', age: 1, tags: [] })).body.message).toBe(FormatMessages.nickName);
+    expect((await send({ nick_name: 'ab', age: 1, tags: [], extra: 1 })).body.message).toBe('extra 필드는 허용되지 않습니다.');
+    const refused = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.message === 'request value refused');
+    expect(refused.slice(0, 2)).toEqual([
+      expect.objectContaining({ field: 'age', requestId: 'label-req-1' }),
+      expect.objectContaining({ field: 'tags[0]', requestId: 'label-req-1' }),
+    ]);
+  });
+
+  it('shows each label as the title of the request member or parameter in the API document', async () => {
+    const { createApiRegistry, generateApiDocument, registerOperation } = await import('../src');
+    const registry = createApiRegistry();
+    registerOperation(registry, {
+      method: 'post',
+      path: '/echo/{itemId}',
+      operationId: 'echo',
+      summary: 'echo',
+      tags: ['t'],
+      access: 'public',
+      params: idParams('itemId'),
+      body: bodySchema,
+    });
+    const document = generateApiDocument(registry, { title: 't', version: '1' }, { itemId: '항목 번호', age: '나이' }) as unknown as {
+      paths: Record<
+        string,
+        {
+          post: {
+            parameters: Array<{ name: string; schema: { title?: string } }>;
+            requestBody: { content: Record<string, { schema: { properties: Record<string, { title?: string }> } }> };
+          };
+        }
+      >;
+    };
+    const operation = document.paths['/echo/{itemId}'].post;
+    expect(operation.parameters[0].schema.title).toBe('항목 번호');
+    const properties = operation.requestBody.content['application/json'].schema.properties;
+    expect(properties.age.title).toBe('나이');
+    expect(properties.tags.title).toBeUndefined();
+  });
+});
+
 describe('listen', () => {
   it('answers requests the HTTP parser rejects with an envelope', async () => {
     const { listen } = await import('../src');

@@ -71,3 +71,32 @@ test('notifications: every operation through the gateway matches the document', 
 
   expect((await apiContract()).uncovered('notifications')).toEqual([]);
 });
+
+test('every request member and parameter carries its Korean label (the name C0002 messages use) as its title', () => {
+  const document = buildApiDocument() as unknown as {
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  type Node = Record<string, unknown>;
+  const unlabelled = new Set<string>();
+  const seen = new Set<unknown>();
+  const visit = (node: unknown, where: string): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node)) return;
+    seen.add(node);
+    const schema = node as Node;
+    if (typeof schema.$ref === 'string') visit(document.components.schemas[schema.$ref.split('/').pop() ?? ''], where);
+    for (const [name, member] of Object.entries((schema.properties ?? {}) as Record<string, Node>)) {
+      if (typeof member.title !== 'string' || !/[가-힣]/.test(member.title)) unlabelled.add(`${where} ${name}`);
+    }
+    for (const value of Object.values(schema)) (Array.isArray(value) ? value : [value]).forEach((child) => visit(child, where));
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const parameter of (operation.parameters ?? []) as Array<{ name: string; schema: Node }>) {
+        if (typeof parameter.schema.title !== 'string') unlabelled.add(`${method} ${path} ${parameter.name}`);
+      }
+      visit(operation.requestBody, `${method} ${path}`);
+    }
+  }
+  expect([...unlabelled]).toEqual([]);
+});

@@ -128,8 +128,8 @@ test('three WEB administrators and one SERVER administrator walk a record throug
     { status: 'wait', nick_name: '웹관리자삼' },
   ]);
 
-  // Not public while in review; the other team cannot review it.
-  expect((await api('GET', `/api/v1/record/${recordId}`)).status).toBe(404);
+  // Readable by id while in review (not listed); the other team cannot review it.
+  expect((await api('GET', `/api/v1/record/${recordId}`)).status).toBe(200);
   expect((await api('POST', '/api/v1/record_review', server.auth, { record_id: recordId, content: '다른 팀', status: 'approve' })).body.code).toBe('C0003');
 
   expect((await api('POST', '/api/v1/record_review', second.auth, { record_id: recordId, content: '좋습니다', status: 'approve' })).status).toBe(200);

@@ -7,6 +7,7 @@ import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { addressCeilings } from './routes/ceilings';
 import { userRoutes } from './routes/users';
+import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
   /** PEM of the access-token private key: accounts is the one service that signs tokens. */
@@ -36,6 +37,7 @@ export function buildApp(deps: AppDeps): Express {
   const ceilings = addressCeilings(deps.connection, deps.ceilings);
   return createServiceApp({
     service: 'accounts',
+    fieldLabels,
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,

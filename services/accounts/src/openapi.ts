@@ -26,6 +26,7 @@ import {
   withdrawalListQuery,
   withdrawalPageSchema,
   withdrawalParams,
+  fieldLabels,
 } from './routes/schemas';
 
 const USERS = ['users'];
@@ -333,5 +334,5 @@ export function apiDocument(): ApiDocument {
     data: userStatsSchema,
   });
 
-  return generateApiDocument(registry, { title: 'binzip accounts', version: '1.0.0' });
+  return generateApiDocument(registry, { title: 'binzip accounts', version: '1.0.0' }, fieldLabels);
 }

@@ -110,7 +110,7 @@ describe('PUT /api/v1/users', () => {
 
   it('answers C0002 for formats, a missing password, unknown fields and huge values', async () => {
     const { bearer, body } = await signedIn(h.app);
-    expectError(await put('/api/v1/users', bearer, { nick_name: 'abc' }), 400, 'C0002', 'password 값이 누락되었습니다.');
+    expectError(await put('/api/v1/users', bearer, { nick_name: 'abc' }), 400, 'C0002', '비밀번호 값이 누락되었습니다.');
     expectError(await put('/api/v1/users', bearer, { password: body.password, new_password: 'weak' }), 400, 'C0002', FormatMessages.password);
     expectError(await put('/api/v1/users', bearer, { password: body.password, phone_num: '1234' }), 400, 'C0002', FormatMessages.phone);
     expectError(await put('/api/v1/users', bearer, { password: body.password, nick_name: '!!' }), 400, 'C0002', FormatMessages.nickName);
@@ -149,7 +149,7 @@ describe('POST /api/v1/users/withdrawal', () => {
         .post('/api/v1/users/withdrawal')
         .set('Authorization', bearer)
         .send(b as object);
-    expectError(await send({ reason: ['ROW_USE'], content: '' }), 400, 'C0002', 'reason[0] 값이 올바르지 않습니다.');
+    expectError(await send({ reason: ['ROW_USE'], content: '' }), 400, 'C0002', '사유 값이 올바르지 않습니다.');
     expectError(await send({ reason: '기타', content: '' }), 400, 'C0002');
     expectError(await send({ reason: ['기타'], content: HUGE }), 400, 'C0002');
     expectError(await send({ reason: ['기타'], content: 1 }), 400, 'C0002');

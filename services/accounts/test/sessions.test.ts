@@ -51,7 +51,7 @@ describe('POST /api/v1/users/sign-in', () => {
   });
 
   it('answers C0002 for missing, wrong-typed, unknown and huge fields', async () => {
-    expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: 'someone' }), 400, 'C0002', 'password 값이 누락되었습니다.');
+    expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: 'someone' }), 400, 'C0002', '비밀번호 값이 누락되었습니다.');
     expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: 1, password: 'x' }), 400, 'C0002');
     expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: 'a', password: 'b', remember: true }), 400, 'C0002');
     expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: HUGE, password: HUGE }), 400, 'C0002');

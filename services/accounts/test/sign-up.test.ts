@@ -1,6 +1,7 @@
 import { FormatMessages } from '@binzip/shared';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
+import { fieldLabels } from '../src/routes/schemas';
 import { HUGE, agentBody, lastCode, signUp, signedIn, startAccountsHarness, userBody, verifyContacts, type AccountsHarness } from './helpers';
 
 let h: AccountsHarness;
@@ -41,16 +42,16 @@ describe('POST /api/v1/users/sign-up', () => {
     ['phone_num', '010-1234-5678', FormatMessages.phone],
     ['phone_num', '0201234567', FormatMessages.phone],
     ['phone_num', HUGE, FormatMessages.phone],
-    ['userName', 'abc', 'userName 값이 올바르지 않습니다.'],
-    ['userName', '12345', 'userName 값이 올바르지 않습니다.'],
-    ['userName', HUGE, 'userName 값이 올바르지 않습니다.'],
-    ['email', 'not-an-email', 'email 값이 올바르지 않습니다.'],
-    ['email', `${HUGE}@example.com`, 'email 값이 올바르지 않습니다.'],
-    ['age', 'THIRTY', 'age 값이 올바르지 않습니다.'],
-    ['join_paths', ['유튜브'], 'join_paths[0] 값이 올바르지 않습니다.'],
-    ['terms', ['SERVICE_USED_AGREE', 'NOPE'], 'terms[1] 값이 올바르지 않습니다.'],
-    ['terms', 'SERVICE_USED_AGREE', 'terms 값이 올바르지 않습니다.'],
-    ['userName', 12345, 'userName 값이 올바르지 않습니다.'],
+    ['userName', 'abc', '아이디 값이 올바르지 않습니다.'],
+    ['userName', '12345', '아이디 값이 올바르지 않습니다.'],
+    ['userName', HUGE, '아이디 값이 올바르지 않습니다.'],
+    ['email', 'not-an-email', '이메일 값이 올바르지 않습니다.'],
+    ['email', `${HUGE}@example.com`, '이메일 값이 올바르지 않습니다.'],
+    ['age', 'THIRTY', '연령대 값이 올바르지 않습니다.'],
+    ['join_paths', ['유튜브'], '가입 경로 값이 올바르지 않습니다.'],
+    ['terms', ['SERVICE_USED_AGREE', 'NOPE'], '약관 동의 값이 올바르지 않습니다.'],
+    ['terms', 'SERVICE_USED_AGREE', '약관 동의 값이 올바르지 않습니다.'],
+    ['userName', 12345, '아이디 값이 올바르지 않습니다.'],
   ])('answers C0002 for %s = %#', async (field, value, message) => {
     const res = await post('/api/v1/users/sign-up').send(userBody({ [field]: value }));
     expectError(res, 400, 'C0002', message);
@@ -59,7 +60,7 @@ describe('POST /api/v1/users/sign-up', () => {
   it('answers C0002 naming a missing field and an unknown field', async () => {
     const body = userBody();
     delete body.email;
-    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'C0002', 'email 값이 누락되었습니다.');
+    expectError(await post('/api/v1/users/sign-up').send(body), 400, 'C0002', '이메일 값이 누락되었습니다.');
     expectError(await post('/api/v1/users/sign-up').send(userBody({ authority: 'ADMIN' })), 400, 'C0002', 'authority 필드는 허용되지 않습니다.');
   });
 
@@ -238,7 +239,7 @@ describe('POST /api/v1/agents/sign-up', () => {
     ['assistant_name', 5, 'assistant_name'],
   ])('answers C0002 for %s (case %#) naming the field', async (field, value, named) => {
     const res = await post('/api/v1/agents/sign-up').send(agentBody({ [field]: value }));
-    expectError(res, 400, 'C0002', `${named} 값이 올바르지 않습니다.`);
+    expectError(res, 400, 'C0002', `${fieldLabels[named]} 값이 올바르지 않습니다.`);
   });
 
   it('keeps the spec format messages for agents too', async () => {
@@ -253,7 +254,7 @@ describe('availability checks', () => {
     expect((await post('/api/v1/users/check/user-name').send({ userName: 'free_name_1' })).body.data).toBe(true);
     expectError(await post('/api/v1/users/check/user-name').send({ userName: 'a!' }), 400, 'C0002');
     expectError(await post('/api/v1/users/check/user-name').send({ userName: HUGE }), 400, 'C0002');
-    expectError(await post('/api/v1/users/check/user-name').send({}), 400, 'C0002', 'userName 값이 누락되었습니다.');
+    expectError(await post('/api/v1/users/check/user-name').send({}), 400, 'C0002', '아이디 값이 누락되었습니다.');
   });
 
   it('check/nick-name: true when free, false when taken, the nickname format message otherwise', async () => {

@@ -212,9 +212,9 @@ describe('e-mail codes', () => {
   });
 
   it('answers C0002 for bad addresses and codes', async () => {
-    expectError(await post('/api/v1/users/send/email', { email: 'nope' }), 400, 'C0002', 'email 값이 올바르지 않습니다.');
+    expectError(await post('/api/v1/users/send/email', { email: 'nope' }), 400, 'C0002', '이메일 값이 올바르지 않습니다.');
     expectError(await post('/api/v1/users/send/email', { email: `${HUGE}@x.co` }), 400, 'C0002');
-    expectError(await post('/api/v1/users/send/email', {}), 400, 'C0002', 'email 값이 누락되었습니다.');
+    expectError(await post('/api/v1/users/send/email', {}), 400, 'C0002', '이메일 값이 누락되었습니다.');
     expectError(await post('/api/v1/users/check/email', { email: freshEmail(), code: 'abcd' }), 400, 'C0002', FormatMessages.code);
     expectError(await request(h.app).post('/api/v1/users/check/email').set('Content-Type', 'application/json').send('{"email":'), 400, 'C0002');
   });

@@ -7,6 +7,7 @@ import { adminBoardRoutes } from './routes/admin';
 import { boardRoutes } from './routes/boards';
 import { commentRoutes } from './routes/comments';
 import { loveRoutes } from './routes/loves';
+import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
   /** The pictures settings (`MEDIA_*`); every default when absent (GridFS in the service's database). */
@@ -26,6 +27,7 @@ export function buildApp(deps: AppDeps): Express {
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'community',
+    fieldLabels,
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,

@@ -19,6 +19,7 @@ import {
   ownListQuery,
   pinBody,
   previewQuery,
+  fieldLabels,
 } from './routes/schemas';
 
 /**
@@ -236,5 +237,5 @@ export function apiDocument(): ApiDocument {
     errors: ['C0001', 'B0001'],
   });
 
-  return generateApiDocument(registry, { title: 'binzip community', version: '1.0.0' });
+  return generateApiDocument(registry, { title: 'binzip community', version: '1.0.0' }, fieldLabels);
 }

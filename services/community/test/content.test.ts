@@ -71,7 +71,7 @@ describe('board bodies are sanitized on every write', () => {
       .set('Authorization', author.token)
       .send(boardPayload({ code: '<script>alert(1)</script>' }));
     expectError(res, 400, 'C0002');
-    expect(res.body.message).toBe('code 값이 올바르지 않습니다.');
+    expect(res.body.message).toBe('본문 값이 올바르지 않습니다.');
     expect(await h.models.boards.countDocuments()).toBe(before);
   });
 

@@ -6,6 +6,7 @@ import { apiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
 import { houseRoutes } from './routes/houses';
 import { scrapRoutes } from './routes/scraps';
+import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
   /** The pictures settings (`MEDIA_*`); every default when absent (GridFS in the service's database). */
@@ -26,6 +27,7 @@ export function buildApp(deps: AppDeps): Express {
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'houses',
+    fieldLabels,
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,

@@ -19,6 +19,7 @@ import {
   reportListQuery,
   scrapListQuery,
   waitingListQuery,
+  fieldLabels,
 } from './routes/schemas';
 
 const houseId = z.number().int().meta({ description: '빈집 게시글 id' });
@@ -240,5 +241,5 @@ export function apiDocument(): ApiDocument {
     data: houseStatsSchema,
   });
 
-  return generateApiDocument(registry, { title: 'binzip houses', version: '1.0.0' });
+  return generateApiDocument(registry, { title: 'binzip houses', version: '1.0.0' }, fieldLabels);
 }

@@ -71,7 +71,7 @@ test('H0000 counts what the client sent, even when the markup that would be remo
 test('a saved body with nothing left once cleaned is refused with 400 C0002', async () => {
   const res = await api(h).create(agentUser, validListing({ code: '<script>alert(1)</script>' }));
   expectError(res, 400, 'C0002');
-  expect(res.body.message).toBe('code 값이 올바르지 않습니다.');
+  expect(res.body.message).toBe('본문 값이 올바르지 않습니다.');
 });
 
 test('listings stored unsafe before sanitizing existed are cleaned at start without losing their text', async () => {

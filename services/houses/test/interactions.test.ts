@@ -1,4 +1,5 @@
 import { expectError } from '../../../test/support';
+import { fieldLabels } from '../src/routes/schemas';
 import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
@@ -76,14 +77,17 @@ describe('scraps', () => {
 });
 
 describe('reports', () => {
-  test('one report hides the listing; H0003 twice; H0001 own listing; others still C0001', async () => {
+  test('one report takes the listing out of the public list, not off its page; H0003 twice; H0001 own listing', async () => {
     const houseId = await createListing(h, owner, { title: '신고 대상' });
     const witness = await addMember(h.connection, '목격자');
     expectError(await api(h).report(owner, houseId, { reportType: 'ETC', reportReason: '자작극' }), 403, 'H0001');
 
     expect((await api(h).report(fan, houseId, { reportType: 'FAKE_SALE', reportReason: '없는 집입니다' })).body).toEqual({ code: 'SUCCESS', message: '성공' });
     expect((await api(h).list('search=신고 대상')).body.data.totalElements).toBe(0);
-    expectError(await api(h).detail(houseId, witness), 404, 'C0001');
+    // Out of the public list only: the reporter and anyone else still read it by id.
+    expect((await api(h).detail(houseId, fan)).body.data).toMatchObject({ houseId, title: '신고 대상' });
+    expect((await api(h).detail(houseId, witness)).status).toBe(200);
+    expect((await api(h).detail(houseId)).status).toBe(200);
     expectError(await api(h).report(fan, houseId, { reportType: 'ETC', reportReason: '다시' }), 400, 'H0003');
     // A second reporter is still recorded; the author and admins can still read it.
     await api(h).report(witness, houseId, { reportType: 'ADVERTISING_BOARD', reportReason: '광고' }).expect(200);
@@ -110,7 +114,7 @@ describe('reports', () => {
     const houseId = await createListing(h, owner);
     const res = await api(h).report(fan, houseId, body);
     expectError(res, 400, 'C0002');
-    expect(res.body.message).toContain(field);
+    expect(res.body.message).toContain(fieldLabels[field] ?? field);
     expect(await h.models.reports.countDocuments({ houseId })).toBe(0);
     expect((await api(h).detail(houseId, fan)).status).toBe(200);
   });

@@ -1,4 +1,5 @@
 import { expectError } from '../../../test/support';
+import { fieldLabels } from '../src/routes/schemas';
 import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
@@ -179,7 +180,7 @@ describe('drafts', () => {
 
     const missing = await api(h).update(agentUser, houseId, { tmpYn: false, title: '초안 2', rentalType: 'JEONSE' });
     expectError(missing, 400, 'C0002');
-    expect(missing.body.message).toContain('city');
+    expect(missing.body.message).toContain(fieldLabels.city);
 
     await api(h)
       .update(agentUser, houseId, validListing({ title: '완성본' }))
@@ -230,7 +231,7 @@ describe('save validation', () => {
   test.each(cases)('C0002 naming %s', async (field, overrides) => {
     const res = await api(h).create(agentUser, validListing(overrides));
     expectError(res, 400, 'C0002');
-    expect(res.body.message).toContain(field);
+    expect(res.body.message).toContain(fieldLabels[field] ?? field);
   });
 
   test('body over 10000 characters: H0000; exactly 10000 (Korean text) is accepted', async () => {

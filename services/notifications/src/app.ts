@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { notificationsModels } from './models';
 import { apiDocument } from './openapi';
 import { notificationRoutes } from './routes/notifications';
+import { fieldLabels } from './routes/schemas';
 
 export type AppDeps = ServiceAppDeps;
 
@@ -10,6 +11,7 @@ export function buildApp(deps: AppDeps): Express {
   const ctx = serviceContext(notificationsModels(deps.connection), deps);
   return createServiceApp({
     service: 'notifications',
+    fieldLabels,
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,

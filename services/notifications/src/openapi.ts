@@ -1,6 +1,6 @@
 import { createApiRegistry, generateApiDocument, registerOperation, type ApiDocument } from '@binzip/shared';
 import { z } from 'zod';
-import { inboxPageSchema, listQuery, notificationParams } from './routes/schemas';
+import { fieldLabels, inboxPageSchema, listQuery, notificationParams } from './routes/schemas';
 
 /** The notifications part of the API document, from the schemas the routes validate with. */
 export function apiDocument(): ApiDocument {
@@ -27,5 +27,5 @@ export function apiDocument(): ApiDocument {
     data: z.number().int().meta({ description: '알림 id' }),
     errors: ['C0001', 'C0003'],
   });
-  return generateApiDocument(registry, { title: 'binzip notifications', version: '1.0.0' });
+  return generateApiDocument(registry, { title: 'binzip notifications', version: '1.0.0' }, fieldLabels);
 }

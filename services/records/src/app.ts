@@ -6,6 +6,7 @@ import { commentRoutes } from './routes/comments';
 import { recordRoutes } from './routes/records';
 import { reviewRoutes } from './routes/reviews';
 import { templateRoutes } from './routes/templates';
+import { fieldLabels } from './routes/schemas';
 
 export type AppDeps = ServiceAppDeps;
 
@@ -14,6 +15,7 @@ export function buildApp(deps: AppDeps): Express {
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'records',
+    fieldLabels,
     logger: deps.logger,
     publicKey: deps.publicKey,
     trustProxy: deps.trustProxy,

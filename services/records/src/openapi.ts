@@ -21,6 +21,7 @@ import {
   updateCommentBody,
   updateRecordBody,
   updateReviewBody,
+  fieldLabels,
 } from './routes/schemas';
 
 const recordId = z.number().int().meta({ description: 'record_id' });
@@ -232,5 +233,5 @@ export function apiDocument(): ApiDocument {
     data: categoryTemplateSchema,
   });
 
-  return generateApiDocument(registry, { title: 'binzip records', version: '1.0.0' });
+  return generateApiDocument(registry, { title: 'binzip records', version: '1.0.0' }, fieldLabels);
 }

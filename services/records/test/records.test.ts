@@ -109,14 +109,18 @@ describe('PUT and DELETE /api/v1/record/{recordId}', () => {
 });
 
 describe('GET /api/v1/record/{recordId}', () => {
-  test('a record in review is hidden from the public and shown to administrators', async () => {
+  test('a record in review is readable by id by anyone (the back office opens it right after submitting), but listed only once approved', async () => {
     const id = await createRecord(h, serverLead, { title: '검토중' });
-    expect((await request(h.app).get(`/api/v1/record/${id}`)).status).toBe(404);
-    expect((await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.token)).status).toBe(404);
-    const asPeer = await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', serverPeer.token);
-    expect(asPeer.status).toBe(200);
+    const anonymous = await request(h.app).get(`/api/v1/record/${id}`);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.data).toMatchObject({ record_id: id, title: '검토중', hits: 0 });
+    expect((await request(h.app).get(`/api/v1/record/${id}`).set('Authorization', reader.token)).status).toBe(200);
+    const listed = async () =>
+      (await request(h.app).get('/api/v1/record/all/all?size=50')).body.data.records.content.map((r: { record_id: number }) => r.record_id);
+    expect(await listed()).not.toContain(id);
     await approveBy(h, id, [serverPeer]);
-    expect((await request(h.app).get(`/api/v1/record/${id}`)).status).toBe(200);
+    expect((await request(h.app).get(`/api/v1/record/${id}`)).body.data.hits).toBe(1);
+    expect(await listed()).toContain(id);
   });
 
   test('detail carries the spec members, MM.DD.YYYY date and an empty comment page', async () => {

@@ -1,4 +1,15 @@
-import { Authorities, idParams, isoTimestampSchema, pageQuery, pageSchema, queryEnum, queryText, UserStatuses, UserTypes } from '@binzip/shared';
+import {
+  Authorities,
+  idParams,
+  isoTimestampSchema,
+  pageQuery,
+  pageSchema,
+  queryEnum,
+  queryText,
+  UserStatuses,
+  UserTypes,
+  type FieldLabels,
+} from '@binzip/shared';
 import { z } from 'zod';
 import {
   AGE_CODES,
@@ -18,6 +29,40 @@ import type { AdminUserItem, WithdrawalItem } from '../domain/admin';
 import type { UserStats } from '../domain/admin-stats';
 import type { AccessTokenAnswer } from '../domain/sessions';
 import type { AgentSignUp, ProfileUpdate, UserProfile, UserSignUp, WithdrawalRequest } from '../domain/users';
+
+/** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
+export const fieldLabels: FieldLabels = {
+  userName: '아이디',
+  password: '비밀번호',
+  new_password: '새 비밀번호',
+  nick_name: '닉네임',
+  phone_num: '전화번호',
+  age: '연령대',
+  join_paths: '가입 경로',
+  terms: '약관 동의',
+  email: '이메일',
+  code: '인증번호',
+  access_token: '액세스 토큰',
+  reason: '사유',
+  content: '내용',
+  agent_code: '중개사무소 등록번호',
+  business_code: '사업자 등록번호',
+  company_name: '중개사무소 이름',
+  agent_name: '대표자 이름',
+  company_phone_num: '사무소 전화번호',
+  assistant_name: '중개보조원 이름',
+  company_address: '사무소 주소',
+  company_address_detail: '사무소 상세 주소',
+  company_email: '회사 이메일',
+  estate: '중개 분야',
+  page: '페이지',
+  size: '페이지 크기',
+  search: '검색어',
+  userType: '회원 유형',
+  status: '상태',
+  id: '회원 번호',
+  userId: '회원 번호',
+};
 
 // Requests. Bodies are strict objects: an unknown field is C0002 naming it.
 

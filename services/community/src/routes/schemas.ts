@@ -9,11 +9,34 @@ import {
   queryEnum,
   querySize,
   requiredQueryEnum,
+  type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
 import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/categories';
 import type { OwnCommentItem } from '../domain/comments';
 import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/views';
+
+/** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
+export const fieldLabels: FieldLabels = {
+  title: '제목',
+  code: '본문',
+  category: '말머리',
+  imageUrls: '이미지 주소',
+  prefixCategory: '게시판 종류',
+  prefix: '게시판 종류',
+  name: '게시판 종류',
+  fixed: '고정 여부',
+  search: '검색어',
+  order: '정렬',
+  page: '페이지',
+  size: '페이지 크기',
+  limit: '개수',
+  boardId: '게시글 번호',
+  commentId: '댓글 번호',
+  content: '내용',
+  image: '이미지 파일',
+  file: '이미지 파일 이름',
+};
 
 /** Limits the spec leaves open (README: Choices). */
 export const Limits = {

@@ -6,14 +6,15 @@ export const isAuthor = (house: HouseDoc, claims: AuthClaims | undefined): boole
 
 /**
  * Who may read a listing by id: its author always (drafts included); nobody else a draft or a deleted
- * listing; an administrator any saved listing; everyone else only approved, unreported ones.
+ * listing; an administrator any saved listing; everyone else approved ones. A report takes a listing out of
+ * the public list only (decisions.md): the reporter, and anyone holding its link, still reads it by id.
  */
 export function canRead(house: HouseDoc, claims: AuthClaims | undefined): boolean {
   if (house.deleted) return false;
   if (isAuthor(house, claims)) return true;
   if (house.tmpYn) return false;
   if (isAdmin(claims)) return true;
-  return house.listed;
+  return house.dealState === 'ONGOING' || house.dealState === 'COMPLETED';
 }
 
 /** Agents and administrators publish at once; general users wait for approval. */

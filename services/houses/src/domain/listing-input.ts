@@ -1,4 +1,5 @@
-import { AppError, sanitizeBody } from '@binzip/shared';
+import { AppError, invalidField, sanitizeBody } from '@binzip/shared';
+import { fieldLabels } from '../routes/schemas';
 import type { ListingContent } from '../models/house';
 
 /** The spec's limit on the body (`code`) of a saved listing, in characters (code points). */
@@ -31,7 +32,7 @@ export function listingInput(body: ListingBody): ListingInput {
   if (!body.tmpYn) {
     if ([...code].length > MAX_CODE_LENGTH) throw new AppError('H0000');
     code = sanitizeBody(code);
-    if (code.trim() === '') throw AppError.invalid('code 값이 올바르지 않습니다.');
+    if (code.trim() === '') throw invalidField(fieldLabels, 'code');
   } else {
     code = sanitizeBody(code);
   }

@@ -9,6 +9,7 @@ import {
   queryBoolean,
   queryEnum,
   queryText,
+  type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
 import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
@@ -19,6 +20,42 @@ import { ProvinceNames } from '../domain/regions';
 import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
 import { DealStateNames, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 import { DealStates, ReportTypes } from '../models';
+
+/** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
+export const fieldLabels: FieldLabels = {
+  tmpYn: '임시저장 여부',
+  rentalType: '거래 유형',
+  city: '지역',
+  detail: '상세 주소',
+  zipCode: '우편번호',
+  size: '크기',
+  purpose: '용도',
+  floorNum: '층수',
+  contact: '연락처',
+  createdDate: '준공 연도',
+  price: '가격',
+  monthlyPrice: '월세',
+  agentName: '중개사 이름',
+  title: '제목',
+  code: '본문',
+  imageUrls: '이미지 주소',
+  recommendedTag: '추천 태그',
+  search: '검색어',
+  keyword: '검색어',
+  dealState: '거래 상태',
+  filter: '거래 상태',
+  isCompleted: '거래 완료 여부',
+  page: '페이지',
+  houseId: '매물 번호',
+  reportType: '신고 유형',
+  reportReason: '신고 사유',
+  approve: '승인 여부',
+  reason: '사유',
+  status: '상태',
+  action: '처리',
+  image: '이미지 파일',
+  file: '이미지 파일 이름',
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Requests
@@ -92,8 +129,8 @@ export const savedListingBody = z
 export const listingBody = z.discriminatedUnion('tmpYn', [draftListingBody, savedListingBody], {
   error: (issue) =>
     issue.code === 'invalid_union' && typeof issue.input === 'object' && issue.input !== null && (issue.input as { tmpYn?: unknown }).tmpYn === undefined
-      ? 'tmpYn 값이 누락되었습니다.'
-      : 'tmpYn 값이 올바르지 않습니다.',
+      ? `${fieldLabels.tmpYn} 값이 누락되었습니다.`
+      : `${fieldLabels.tmpYn} 값이 올바르지 않습니다.`,
 }) satisfies z.ZodType<ListingBody>;
 
 const trimmedText = (max: number) => z.preprocess((value) => (typeof value === 'string' ? value.trim() : value), queryText(max));

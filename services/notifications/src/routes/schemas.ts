@@ -1,6 +1,14 @@
-import { absentQueryValue, idParams, idString, pageSchema, queryBoolean, querySize } from '@binzip/shared';
+import { absentQueryValue, idParams, idString, pageSchema, queryBoolean, querySize, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
 import type { InboxPage, NotificationItem } from '../domain/inbox';
+
+/** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
+export const fieldLabels: FieldLabels = {
+  read: '읽음 여부',
+  id: '커서',
+  size: '개수',
+  notificationId: '알림 번호',
+};
 
 export const NOTIFICATION_PAGE_SIZE = 5;
 export const NOTIFICATION_MAX_PAGE_SIZE = 50;

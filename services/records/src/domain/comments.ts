@@ -4,7 +4,7 @@ import { pathSegment, type CommentDoc } from '../models';
 import { DELETED_COMMENT_TEXT } from './catalog';
 import type { RecordsContext } from './context';
 import { nickNames } from './render';
-import { readableRecord } from './visibility';
+import { commentableRecord } from './visibility';
 
 /**
  * Saves a comment or a reply (level = parent level + 1, any depth) together with its
@@ -15,7 +15,7 @@ export async function createComment(
   caller: AuthClaims,
   input: { record_id: number; parent_id: number | null; content: string },
 ): Promise<number> {
-  const record = await readableRecord(ctx, input.record_id, caller);
+  const record = await commentableRecord(ctx, input.record_id, caller);
   let parent: CommentDoc | null = null;
   if (input.parent_id !== null) {
     parent = await ctx.models.comments.findOne({ _id: input.parent_id, recordId: record._id }, { pendingEvents: 0 }).lean<CommentDoc>().exec();

@@ -1,4 +1,15 @@
-import { AppError, buildPage, isAdmin, nextId, pageWindow, toMonthDayYear, type AuthClaims, type PageObject, type PageRequest } from '@binzip/shared';
+import {
+  AppError,
+  buildPage,
+  invalidField,
+  isAdmin,
+  nextId,
+  pageWindow,
+  toMonthDayYear,
+  type AuthClaims,
+  type PageObject,
+  type PageRequest,
+} from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import type { CommentDoc, RecordDoc, ReviewDoc } from '../models';
 import {
@@ -15,7 +26,8 @@ import {
 import type { RecordsContext } from './context';
 import { countView, viewerKey } from './hits';
 import { nickNames, renderListItems, type RecordListItem } from './render';
-import { APPROVED, liveRecord, readableRecord } from './visibility';
+import { APPROVED, liveRecord } from './visibility';
+import { fieldLabels } from '../routes/schemas';
 
 export interface NewRecord {
   title: string;
@@ -86,7 +98,7 @@ export interface ReviewDetail {
  * same userType, as the accounts projection knows them now. A record nobody can review is approved at once.
  */
 export async function createRecord(ctx: RecordsContext, author: AuthClaims, input: NewRecord): Promise<number> {
-  if (!categoryFitsType(input.type, input.category)) throw AppError.invalid('category 값이 type과 맞지 않습니다.');
+  if (!categoryFitsType(input.type, input.category)) throw invalidField(fieldLabels, 'category', '값이 유형과 맞지 않습니다.');
   const team = await ctx.models.users
     .find({ authority: 'ADMIN', userType: author.userType, status: 'ACTIVE', _id: { $ne: author.userId } }, { _id: 1 })
     .sort({ _id: 1 })
@@ -173,8 +185,8 @@ export async function listRecords(ctx: RecordsContext, query: { part: Part; type
   const filter: FilterQuery<RecordDoc> = { ...APPROVED };
   if (query.part !== 'all') filter.part = query.part;
   if (query.type !== 'all') {
-    if (query.category === undefined) throw AppError.invalid('category 값이 누락되었습니다.');
-    if (!categoryFitsType(query.type, query.category)) throw AppError.invalid('category 값이 type과 맞지 않습니다.');
+    if (query.category === undefined) throw invalidField(fieldLabels, 'category', '값이 누락되었습니다.');
+    if (!categoryFitsType(query.type, query.category)) throw invalidField(fieldLabels, 'category', '값이 유형과 맞지 않습니다.');
     filter.type = query.type;
     filter.category = query.category;
   }
@@ -209,9 +221,10 @@ export async function recordDetail(
   input: { recordId: number; clientAddress: string | undefined } & PageRequest,
 ): Promise<RecordDetail> {
   const { recordId } = input;
-  await readableRecord(ctx, recordId, caller);
-  await countView(ctx, recordId, viewerKey(caller?.userId, input.clientAddress));
-  const record = await readableRecord(ctx, recordId, caller);
+  const before = await liveRecord(ctx, recordId);
+  // Hits are the public's: reading a record still in review (its author, its reviewers) counts nothing.
+  if (before.notApproved === 0) await countView(ctx, recordId, viewerKey(caller?.userId, input.clientAddress));
+  const record = await liveRecord(ctx, recordId);
   const commentPage = { page: input.page, size: input.size };
   const { skip, limit } = pageWindow(commentPage);
   const [comments, total] = await Promise.all([

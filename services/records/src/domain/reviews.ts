@@ -1,4 +1,5 @@
-import { AppError, CONFLICT, nextId, retryOnConflict, type AuthClaims } from '@binzip/shared';
+import { AppError, CONFLICT, invalidField, nextId, retryOnConflict, type AuthClaims } from '@binzip/shared';
+import { fieldLabels } from '../routes/schemas';
 import type { RecordDoc, ReviewDoc } from '../models';
 import type { ReviewStatus, ReviewerStatus } from './catalog';
 import type { RecordsContext } from './context';
@@ -26,7 +27,7 @@ function assertReviewOpen(record: RecordDoc, role: Role): void {
 /** The author answers with `mine`; reviewers give a verdict. */
 function assertStatusFits(role: Role, status: ReviewStatus): void {
   const fits = role.kind === 'author' ? status === 'mine' : status !== 'mine';
-  if (!fits) throw AppError.invalid('status 값이 올바르지 않습니다.');
+  if (!fits) throw invalidField(fieldLabels, 'status');
 }
 
 /**

@@ -13,10 +13,12 @@ export async function liveRecord(ctx: RecordsContext, recordId: number): Promise
 }
 
 /**
- * A record the caller may read: approved records are public; one still in review (or rejected) exists
- * only for administrators, the team that reviews it.
+ * A record the caller may comment on: approved records take anyone's comments; one still in review (or
+ * rejected) only the administrators' (the team that reviews it). Reading by id is `liveRecord`: the contract
+ * lists the detail as a public read, and the back office opens its author's new record right after
+ * submitting it, without a token; lists and hot still show approved records only.
  */
-export async function readableRecord(ctx: RecordsContext, recordId: number, caller: AuthClaims | undefined): Promise<RecordDoc> {
+export async function commentableRecord(ctx: RecordsContext, recordId: number, caller: AuthClaims | undefined): Promise<RecordDoc> {
   const record = await liveRecord(ctx, recordId);
   if (record.notApproved !== 0 && !isAdmin(caller)) throw AppError.notFound();
   return record;

@@ -1,9 +1,27 @@
-import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum } from '@binzip/shared';
+import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
 import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/catalog';
 import type { HotRecords, RecordCommentItem, RecordDetail, RecordPage, ReviewDetail, ReviewItem, ReviewerItem } from '../domain/records';
 import type { RecordListItem } from '../domain/render';
 import type { CategoryTemplate } from '../domain/templates';
+
+/** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
+export const fieldLabels: FieldLabels = {
+  title: '제목',
+  content: '내용',
+  part: '파트',
+  type: '유형',
+  category: '카테고리',
+  recordId: '레코드 번호',
+  record_id: '레코드 번호',
+  reviewId: '리뷰 번호',
+  commentId: '댓글 번호',
+  parent_id: '부모 댓글 번호',
+  status: '상태',
+  template: '템플릿',
+  page: '페이지',
+  size: '페이지 크기',
+};
 
 // Requests: records
 

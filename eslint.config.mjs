@@ -2,7 +2,19 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'tools/**', '.data/**', 'coverage/**', '.cache/**', 'clients/**', 'test-artifacts/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'tools/**',
+      '.data/**',
+      'coverage/**',
+      '.cache/**',
+      'clients/**',
+      'test-artifacts/**',
+      'api-client/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

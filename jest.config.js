@@ -14,6 +14,8 @@ module.exports = {
     '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
     // Deep imports of single shared modules (the gateway's `@binzip/shared/dist/lite`): the same source files.
     '^@binzip/shared/dist/(.*)$': '<rootDir>/shared/src/$1',
+    // The client package as front ends use it, from its sources (no build needed).
+    '^@binzip/api-client$': '<rootDir>/api-client/src/index.ts',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,7 +1,17 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
-import { AppError, generateDevKeyPair, jwtPublicKeySchema, keyId, serviceConfigShape, signAccessToken, signingKeyId, verificationKeys, verifyAccessJwt } from '../src';
+import {
+  AppError,
+  generateDevKeyPair,
+  jwtPublicKeySchema,
+  keyId,
+  serviceConfigShape,
+  signAccessToken,
+  signingKeyId,
+  verificationKeys,
+  verifyAccessJwt,
+} from '../src';
 
 const claims = { userId: 7, userName: 'tester', authority: 'USER' as const, userType: 'NONE' as const };
 const oldKeys = generateDevKeyPair();
@@ -31,7 +41,10 @@ describe('access-token key rotation', () => {
     expect(kid).toBe(keyId(createPublicKey(newKeys.publicKey)));
     expect(kid).toBe(signingKeyId(newKeys.privateKey));
     // RFC 7638 §3.1 on a fixed key: {"crv","kty","x","y"} in that order, SHA-256, base64url.
-    const known = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }, format: 'jwk' });
+    const known = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' },
+      format: 'jwk',
+    });
     const canonical = '{"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}';
     expect(keyId(known)).toBe(createHash('sha256').update(canonical).digest('base64url'));
   });
@@ -60,7 +73,12 @@ describe('access-token key rotation', () => {
   });
 
   it('refuses a token whose kid names one key but is signed by another', () => {
-    const forged = jwt.sign({ ...claims, typ: 'access' }, oldKeys.privateKey, { algorithm: 'ES256', subject: '7', expiresIn: 60, keyid: signingKeyId(newKeys.privateKey) });
+    const forged = jwt.sign({ ...claims, typ: 'access' }, oldKeys.privateKey, {
+      algorithm: 'ES256',
+      subject: '7',
+      expiresIn: 60,
+      keyid: signingKeyId(newKeys.privateKey),
+    });
     expect(codeOf(() => verifyAccessJwt(forged, jwksOf(oldKeys.publicKey, newKeys.publicKey)))).toBe('J0001');
   });
 

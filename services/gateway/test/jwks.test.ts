@@ -30,7 +30,9 @@ describe('gateway during a key rotation', () => {
     }).handle;
 
   it('serves the accepted public keys at /.well-known/jwks.json, each named by the kid tokens carry', async () => {
-    const res = await request(gateway(jwksOf(oldKeys.publicKey, newKeys.publicKey))).get('/.well-known/jwks.json').expect(200);
+    const res = await request(gateway(jwksOf(oldKeys.publicKey, newKeys.publicKey)))
+      .get('/.well-known/jwks.json')
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/jwk-set\+json/);
     expect(res.headers['cache-control']).toBe('public, max-age=300');
     const { keys } = JSON.parse(res.text) as { keys: Array<Record<string, string>> };

@@ -36,7 +36,8 @@ export function expectGatewayReachesServices(environments: Record<ProcessName, E
 }
 
 describeWithTools('docker compose with .env.example', ['docker-compose'], () => {
-  const environments = composeEnvironments(renderCompose());
+  const services = renderCompose();
+  const environments = composeEnvironments(services);
 
   it('runs all six processes, and each accepts its environment', () => {
     expect(Object.keys(environments).sort()).toEqual([...PROCESSES].sort());
@@ -46,6 +47,13 @@ describeWithTools('docker compose with .env.example', ['docker-compose'], () => 
   it('has every service listen on all interfaces and the gateway reach each one where it listens', () => {
     for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
     expectGatewayReachesServices(environments, (service) => service);
+  });
+
+  it('waits for the drain and the ordered stop before killing a process', () => {
+    for (const process of PROCESSES) {
+      const graceSeconds = Number(/^(\d+)s$/.exec(services[process].stop_grace_period ?? '10s')?.[1]);
+      expect(graceSeconds * 1000).toBeGreaterThanOrEqual(Number(environments[process].SHUTDOWN_DRAIN_MS) + 15_000);
+    }
   });
 
   it('carries a JWKS key set from .env unchanged during a key rotation (npm run keys -- --keep)', () => {

@@ -49,6 +49,7 @@ export const GatewayFaults = {
   unavailable: { status: 503, code: 'C0000', message: '서비스를 일시적으로 사용할 수 없습니다.' },
   timeout: { status: 504, code: 'C0000', message: '서비스 응답 시간이 초과되었습니다.' },
   tooLarge: { status: 413, code: 'C0002', message: '요청 본문이 너무 큽니다.' },
+  bodyTimeout: { status: 408, code: 'C0002', message: '요청 본문이 제시간에 도착하지 않았습니다.' },
 } as const;
 
 /** The one error type every layer throws; the error handler renders it as the envelope. */

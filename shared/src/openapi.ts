@@ -332,12 +332,19 @@ const GATEWAY_FAULT_RESPONSES: Array<[number, { code: string; message: string }]
   [GatewayFaults.timeout.status, GatewayFaults.timeout],
 ];
 
+/** What the gateway answers about a body itself: sent too slowly (408), or one address sending too many at once (429). */
+const GATEWAY_BODY_FAULT_RESPONSES: Array<[number, { code: string; message: string }]> = [
+  [GatewayFaults.bodyTimeout.status, GatewayFaults.bodyTimeout],
+  [ErrorCodes.C0004.status, { code: 'C0004', message: ErrorCodes.C0004.message }],
+];
+
 function withGatewayFaults(item: JsonObject): JsonObject {
   const result: JsonObject = {};
   for (const [method, operation] of Object.entries(item)) {
     const op = operation as JsonObject;
     const responses = { ...(op.responses as JsonObject) };
-    for (const [status, fault] of GATEWAY_FAULT_RESPONSES) {
+    const faults = op.requestBody ? [...GATEWAY_FAULT_RESPONSES, ...GATEWAY_BODY_FAULT_RESPONSES] : GATEWAY_FAULT_RESPONSES;
+    for (const [status, fault] of faults) {
       responses[String(status)] ??= {
         description: `gateway: ${fault.message}`,
         content: {

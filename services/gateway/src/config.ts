@@ -73,6 +73,17 @@ export const configSchema = z.object({
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**
+   * Total time a request body may take to arrive, from the first byte the gateway waits for to the last (not an
+   * idle timeout: one byte every few seconds would renew that forever). Bodies are read whole before an upstream
+   * connection is taken; past this the answer is 408 and the connection closes. 1 MiB on a slow 1 Mbit/s link is
+   * about 9 s.
+   */
+  BODY_TIMEOUT_MS: positiveInt.default(15_000),
+  /** The same deadline on the two picture upload paths (10 MB on 1 Mbit/s is about 85 s). */
+  UPLOAD_BODY_TIMEOUT_MS: positiveInt.default(120_000),
+  /** Request bodies one client address may be sending at once; more are refused at once (429 C0004). */
+  BODY_READS_PER_ADDRESS: positiveInt.default(32),
+  /**
    * Largest body forwarded on the two picture upload paths (POST /api/v1/houses/images, /api/v1/boards/images):
    * the services' 10 MiB file limit plus room for the multipart framing. Streamed, never held here.
    */

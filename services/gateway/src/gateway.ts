@@ -17,8 +17,10 @@ import {
   drainUnread,
   invalidRequest,
   sendEnvelope,
+  type Fault,
   type Middleware,
 } from './edge';
+import { BodyReader, hasBody } from './domain/bodies';
 import { canonicalTarget } from './domain/paths';
 import { TokenVerifier } from './domain/tokens';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './domain/trust';
@@ -107,8 +109,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
     logger,
-    bodyLimitOf: (req) => bodyLimitOf(req.method, req.url),
   });
+  const bodies = new BodyReader(config.BODY_READS_PER_ADDRESS);
   const sendCodeCeiling = () => floodCeiling(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX, trust);
   // Keyed on the canonical, lower-cased path: no spelling of these paths escapes its ceiling.
   const ceilings = new Map<string, Middleware>([
@@ -121,8 +123,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   // upstream faults are logged at warn.
   const logRequests = logger.isLevelEnabled('http');
   const bodyLimit = config.BODY_LIMIT_BYTES;
-  const bodyLimitOf = (method: string | undefined, path: string | undefined): number =>
-    method === 'POST' && path !== undefined && UPLOAD_PATHS.has(path.split('?')[0].toLowerCase()) ? config.UPLOAD_BODY_LIMIT_BYTES : bodyLimit;
+  const isUpload = (method: string | undefined, path: string): boolean => method === 'POST' && UPLOAD_PATHS.has(path.toLowerCase());
+  const bodyLimitOf = (method: string | undefined, path: string): number => (isUpload(method, path) ? config.UPLOAD_BODY_LIMIT_BYTES : bodyLimit);
 
   const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -132,10 +134,25 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     }
     const lower = path.toLowerCase();
     if (lower !== TOKEN_CHECK_EXEMPT) tokens.check(req.headers.authorization);
+    const send = (body: Buffer | undefined) => {
+      prepareForwarding(req, trust);
+      proxies[service](req, res, body);
+    };
     const proceed = (err?: unknown) => {
       if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
-      prepareForwarding(req, trust);
-      proxies[service](req, res);
+      if (!hasBody(req)) {
+        send(undefined);
+        return;
+      }
+      const upload = isUpload(req.method, path);
+      const limits = upload
+        ? { bytes: config.UPLOAD_BODY_LIMIT_BYTES, deadlineMs: config.UPLOAD_BODY_TIMEOUT_MS }
+        : { bytes: bodyLimit, deadlineMs: config.BODY_TIMEOUT_MS };
+      void bodies.read(req, ipKeyGenerator(clientAddress(req, trust)), limits).then((outcome) => {
+        if ('body' in outcome) send(outcome.body);
+        else if ('fault' in outcome) refuseBody(req, res, outcome.fault);
+        // A client that went away has nobody to answer.
+      });
     };
     const ceiling = req.method === 'POST' ? ceilings.get(lower) : undefined;
     if (ceiling) ceiling(req, res, proceed);
@@ -191,6 +208,17 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     }
   };
   return { handle, app, pools, tokens };
+}
+
+/**
+ * A body the gateway will not wait for (too slow, too many from one address, too large while streaming): the
+ * answer closes the connection, and the socket goes once it is written, rather than reading on what a slow
+ * client keeps trickling.
+ */
+function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, fault: Fault): void {
+  res.once('finish', () => req.socket.destroy());
+  if (fault.code === 'C0004') res.setHeader('retry-after', '1');
+  sendEnvelope(res, fault, true);
 }
 
 function answerError(err: unknown, res: http.ServerResponse, logger: Logger): void {

@@ -12,8 +12,8 @@ interface ProxyState {
   target?: string;
   timedOut: boolean;
   retrying: boolean;
-  /** A chunked body passed the limit: the 413 is already answered. */
-  tooLarge: boolean;
+  /** The request's body, read whole by the gateway before an upstream connection was taken for it. */
+  body?: Buffer;
   /** The upstream's answer has been passed on in full: later faults of the upstream request are not the client's. */
   answered: boolean;
   proxyReq?: http.ClientRequest;
@@ -25,7 +25,7 @@ type WithState = http.IncomingMessage & { [STATE]?: ProxyState };
 
 function stateOf(req: http.IncomingMessage): ProxyState {
   const holder = req as WithState;
-  return (holder[STATE] ??= { tried: new Set(), timedOut: false, retrying: false, tooLarge: false, answered: false });
+  return (holder[STATE] ??= { tried: new Set(), timedOut: false, retrying: false, answered: false });
 }
 
 /**
@@ -45,12 +45,6 @@ function parsedTarget(url: string): Partial<Url> {
     parsedTargets.set(url, parsed);
   }
   return parsed;
-}
-
-/** A request whose body is empty can be sent again to another instance after a refused connection. */
-function hasNoBody(req: http.IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
 }
 
 /**
@@ -77,21 +71,17 @@ export interface ProxyOptions {
   pools: Pools;
   timeoutMs: number;
   logger: Logger;
-  /**
-   * Largest body forwarded for this request (larger on the picture upload paths); declared lengths are checked
-   * before the proxy, chunked bodies while streaming.
-   */
-  bodyLimitOf: (req: http.IncomingMessage) => number;
   /** A pooled upstream connection idle this long is closed (`UPSTREAM_IDLE_SOCKET_MS`). */
   idleSocketMs: number;
 }
 
-export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+/** Forwards a request whose body (if any) the gateway has already read whole (`domain/bodies.ts`). */
+export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | undefined) => void;
 
 /**
  * One pre-built http-proxy-middleware instance per service, called straight from the gateway's http.Server
- * (no Express routing in front). Requests are streamed untouched (bodies are never parsed or rewritten).
- * Faults become envelopes: refused -> 503 (after trying the other instances when the request has no body),
+ * (no Express routing in front). Bodies arrive already read (never parsed or rewritten) and are sent in one go.
+ * Faults become envelopes: refused -> 503 (after trying the other instances),
  * upstream silent past the timeout -> 504, anything else mid-flight -> 502.
  */
 export function createServiceProxies(options: ProxyOptions): Record<ServiceName, ProxyHandler> {
@@ -121,31 +111,9 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
   };
 
   const faults: Plugin = (proxyServer) => {
-    proxyServer.on('start', (req, res) => {
-      // A chunked body declares no length: count it as it streams (the listener is added in the same tick as
-      // the proxy's pipe, so no chunk is missed) and answer 413 once it passes the limit.
-      if (req.headers['transfer-encoding'] === undefined) return;
-      const state = stateOf(req);
-      let received = 0;
-      const limit = options.bodyLimitOf(req);
-      const count = (chunk: Buffer) => {
-        received += chunk.length;
-        if (received <= limit || state.tooLarge) return;
-        state.tooLarge = true;
-        req.off('data', count);
-        req.unpipe();
-        state.proxyReq?.destroy();
-        sendEnvelope(res, GatewayFaults.tooLarge, true);
-      };
-      req.on('data', count);
-    });
     proxyServer.on('proxyReq', (proxyReq, req, res) => {
       const state = stateOf(req);
       state.proxyReq = proxyReq;
-      if (state.tooLarge) {
-        proxyReq.destroy();
-        return;
-      }
       proxyReq.setTimeout(options.timeoutMs, () => {
         state.timedOut = true;
         proxyReq.destroy(new Error('upstream timeout'));
@@ -154,8 +122,13 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       res.on('close', () => {
         if (!res.writableFinished) proxyReq.destroy();
       });
-      // A retried request's stream has already ended, so nothing would end the new upstream request.
-      if (state.retrying) proxyReq.end();
+      // The client's stream has already ended (its body was read whole): the body is sent from here, with its
+      // length (a chunked body is sent with the length it turned out to have), on a first try and on a retry.
+      if (state.body !== undefined) {
+        proxyReq.removeHeader('transfer-encoding');
+        proxyReq.setHeader('content-length', state.body.length);
+        proxyReq.end(state.body);
+      } else if (state.retrying) proxyReq.end();
     });
     proxyServer.on('proxyRes', (proxyRes, req, res) => {
       // The upstream's connection management is not the client's: keep-alive with the client is decided here.
@@ -175,7 +148,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     proxyServer.on('error', (err: NodeJS.ErrnoException, req, res) => {
       const response = res as http.ServerResponse;
       const state = stateOf(req);
-      if (state.tooLarge || state.answered) return;
+      if (state.answered) return;
       if (state.timedOut) {
         logger.warn('upstream timeout', { service, target: state.target, requestId: req.headers['x-request-id'] });
         upstreamFaults.inc({ service, kind: 'timeout' });
@@ -185,7 +158,8 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       if (err.code === 'ECONNREFUSED' && state.target) {
         pool.markDown(state.target);
         logger.warn('upstream refused', { service, target: state.target, requestId: req.headers['x-request-id'] });
-        const next = hasNoBody(req) && !response.headersSent ? pool.pick(state.tried) : undefined;
+        // Every body is held whole by now, so any request can be sent again to another instance.
+        const next = !response.headersSent ? pool.pick(state.tried) : undefined;
         if (next) {
           state.retrying = true;
           upstreamRetries.inc({ service });
@@ -220,7 +194,8 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     ejectPlugins: true,
     plugins: [faults],
   });
-  return (req, res) => {
+  return (req, res, body) => {
+    if (body !== undefined) stateOf(req).body = body;
     void middleware(req, res, () => noUpstream(res));
   };
 }

@@ -2,22 +2,31 @@ import type { RequestHandler } from 'express';
 import { isAdmin } from './auth';
 import { AppError } from './errors';
 
-/** Answers whether a user is suspended now, from the service's own store (never a call to accounts). */
-export type SuspensionLookup = (userId: number) => Promise<boolean>;
+/** The statuses that refuse a member's writes. */
+export type RefusedStatus = 'SUSPENDED' | 'WITHDRAWN';
+
+/** Answers whether a user's status refuses writes now, from the service's own store (never a call to accounts). */
+export type SuspensionLookup = (userId: number) => Promise<RefusedStatus | undefined>;
 
 /** The methods that change something: what the suspension guard and the member-writes ceiling look at. */
 export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Refuses a suspended member's writes with 403 U0012, whatever the route. Access tokens live 30 minutes and
- * cannot be recalled, so the suspension is read from the store on each authenticated write: the user
- * projection in community, houses, records and notifications (fed by the snapshot event), the users
- * collection in accounts. Reads and anonymous requests pass untouched; administrators cannot be suspended.
+ * Refuses the writes of a suspended member with 403 U0012 and of a withdrawn account with 401 J0004 (its
+ * access token belongs to an account that no longer exists), whatever the route. The status is read from the
+ * store on each authenticated write: the user projection in community, houses, records and notifications (fed
+ * by the snapshot event), the users collection in accounts. A withdrawal also revokes the account's sessions
+ * (`sessions.revoked`); this guard covers tokens the announcement did not reach. Reads and anonymous requests
+ * pass untouched; administrators cannot be suspended.
  */
-export function refuseSuspendedWrites(isSuspended: SuspensionLookup): RequestHandler {
+export function refuseSuspendedWrites(statusOf: SuspensionLookup): RequestHandler {
   return async (req, _res, next) => {
     const claims = req.auth;
-    if (claims && WRITE_METHODS.has(req.method) && !isAdmin(claims) && (await isSuspended(claims.userId))) throw new AppError('U0012');
+    if (claims && WRITE_METHODS.has(req.method) && !isAdmin(claims)) {
+      const refused = await statusOf(claims.userId);
+      if (refused === 'WITHDRAWN') throw new AppError('J0004');
+      if (refused === 'SUSPENDED') throw new AppError('U0012');
+    }
     next();
   };
 }

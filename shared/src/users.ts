@@ -5,6 +5,7 @@ import { USER_SUBJECTS, userSnapshotV1, type UserSnapshotV1, type UserStatus } f
 import type { Logger } from './logger';
 import { isDuplicateKeyError, registerModel } from './mongo';
 import type { EventBus, RunningConsumer } from './nats';
+import type { RefusedStatus, SuspensionLookup } from './suspension';
 
 /**
  * The local copy of accounts' users that community, houses, records and notifications keep, fed by
@@ -98,8 +99,14 @@ export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<num
   return new Map(users.map((u) => [u._id, displayNickName(u)]));
 }
 
-/** Whether the projection knows the user as suspended (the write guard's lookup in every service but accounts). */
-export function projectedSuspension(connection: Connection): (userId: number) => Promise<boolean> {
+/** The refusing status the projection knows of a user (the write guard's lookup in every service but accounts). */
+export function projectedSuspension(connection: Connection): SuspensionLookup {
   const model = projectedUserModel(connection);
-  return async (userId) => (await model.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null;
+  return async (userId) => {
+    const user = await model
+      .findOne({ _id: userId, status: { $in: ['SUSPENDED', 'WITHDRAWN'] } }, { status: 1 })
+      .lean()
+      .exec();
+    return user ? (user.status as RefusedStatus) : undefined;
+  };
 }

@@ -57,6 +57,27 @@ describe('the suspended-writer guard (createServiceApp isSuspended + the user pr
   });
 });
 
+describe('a withdrawn account (issue 19 item 1)', () => {
+  it('writes with its access token are 401 J0004 once the projection knows of the withdrawal; nothing brings it back', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(511, '떠날회원'));
+    const service = app();
+    const as511 = (method: 'post' | 'put' | 'delete') =>
+      request(service)
+        [method]('/thing')
+        .set('Authorization', bearer({ userId: 511 }));
+    await as511('post').expect(200);
+    await applyUserSnapshot(users, userSnapshot(511, 'withdrawn:511', { status: 'WITHDRAWN', userName: 'withdrawn:511', version: 3 }));
+    for (const method of ['post', 'put', 'delete'] as const) {
+      const res = await as511(method);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: 'J0004' });
+    }
+    // An older snapshot arriving late cannot revive it (latest version wins).
+    await applyUserSnapshot(users, userSnapshot(511, '떠날회원', { status: 'ACTIVE', version: 2 }));
+    expect((await as511('post')).status).toBe(401);
+  });
+});
+
 describe('nickNamesOf', () => {
   it('shows a withdrawn account as 탈퇴한 사용자', async () => {
     const users = projectedUserModel(connection);

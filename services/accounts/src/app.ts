@@ -1,4 +1,4 @@
-import { createServiceApp, type ServiceAppDeps, type SessionsRevokedV1 } from '@binzip/shared';
+import { createServiceApp, type RefusedStatus, type ServiceAppDeps, type SessionsRevokedV1 } from '@binzip/shared';
 import type { Express, RequestHandler } from 'express';
 import { accountsContext, type Senders } from './domain/context';
 import { accountsModels } from './models';
@@ -46,7 +46,13 @@ export function buildApp(deps: AppDeps): Express {
     before: [ignoreAuthorizationOnReissue],
     apiDocument,
     // Accounts is the source of the status: it reads its own users, not a projection.
-    isSuspended: async (userId) => (await ctx.models.users.exists({ _id: userId, status: 'SUSPENDED' }).exec()) !== null,
+    isSuspended: async (userId) => {
+      const user = await ctx.models.users
+        .findOne({ _id: userId, status: { $in: ['SUSPENDED', 'WITHDRAWN'] } }, { status: 1 })
+        .lean()
+        .exec();
+      return user ? (user.status as RefusedStatus) : undefined;
+    },
     routes: (app) => {
       app.use('/api/v1/users', userRoutes(ctx, ceilings));
       app.use('/api/v1/agents', agentRoutes(ctx, ceilings));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { applyHouseReport } from '../src/domain/house-reports';
-import { expectError } from '../../../test/support';
+import { bearer as testBearer, expectError } from '../../../test/support';
 import { agentBody, signedIn, signedInAdmin, signUp, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 
 let h: AccountsHarness;
@@ -238,5 +238,46 @@ describe('GET /api/v1/admin/stats/users', () => {
     const withdrawn = await h.ctx.models.users.countDocuments({ status: 'WITHDRAWN' });
     expect(withdrawn).toBeGreaterThan(0);
     expect(stats.total).toBe((await h.ctx.models.users.countDocuments()) - withdrawn);
+  });
+});
+
+describe('a completed withdrawal is final (issue 19 item 1)', () => {
+  it('refuses the old access tokens everywhere in accounts, every profile change, reissue and sign-in; nothing revives the account', async () => {
+    const body = await signUp(h.app);
+    const session = await signedIn(h.app, body);
+    const second = await signedIn(h.app, body);
+    const id = await idOf(body.userName);
+    await request(h.app)
+      .post('/api/v1/users/withdrawal')
+      .set('Authorization', session.bearer)
+      .send({ reason: ['기타'], content: '' })
+      .expect(200);
+    await asAdmin('put', `/api/v1/admin/withdrawals/${id}`).expect(200);
+    const erased = await h.ctx.models.users.findById(id).lean().exec();
+
+    // A token without a session id (issued before sessions had ids) is refused by the write guard.
+    const legacyToken = testBearer({ userId: id, userName: String(body.userName) });
+    for (const bearer of [session.bearer, second.bearer, legacyToken]) {
+      const as = (method: 'put' | 'post', path: string, payload: object) => request(h.app)[method](path).set('Authorization', bearer).send(payload);
+      expectError(await as('put', '/api/v1/users/update/password', { password: 'Reviv3d!!' }), 401, 'J0004');
+      expectError(await as('put', '/api/v1/users/update/nick-name', { nick_name: '부활' }), 401, 'J0004');
+      expectError(await as('put', '/api/v1/users', { password: 'Reviv3d!!', nick_name: '부활' }), 401, 'J0004');
+      expectError(await as('post', '/api/v1/users/check/password', { password: String(body.password) }), 401, 'J0004');
+      expectError(await as('post', '/api/v1/users/withdrawal', { reason: ['기타'], content: '' }), 401, 'J0004');
+    }
+    expectError(await request(h.app).get('/api/v1/users').set('Authorization', session.bearer), 401, 'J0004');
+    for (const s of [session, second]) {
+      expectError(await request(h.app).post('/api/v1/users/reissue').set('Cookie', `RefreshToken=${s.refresh}`).send({ access_token: s.bearer }), 401, 'J0004');
+    }
+    expectError(await request(h.app).post('/api/v1/users/sign-in').send({ userName: body.userName, password: body.password }), 400, 'U0001');
+    expectError(
+      await request(h.app)
+        .post('/api/v1/users/sign-in')
+        .send({ userName: `withdrawn:${id}`, password: 'Reviv3d!!' }),
+      400,
+      'U0002',
+    );
+    expect(await h.ctx.models.users.findById(id).lean().exec()).toEqual(erased);
+    expectError(await asAdmin('put', `/api/v1/admin/users/${id}/suspension`).send({ reason: '부활 시도' }), 404, 'C0001');
   });
 });

@@ -69,7 +69,7 @@ type SessionsContext = Pick<AccountsContext, 'models' | 'now' | 'announceRevoked
  */
 export async function endSessions(ctx: SessionsContext, userId: number, which: { familyId?: string | { $ne: string } } = {}): Promise<void> {
   const live = { userId, revokedAt: null, ...which };
-  const families = (await ctx.models.refreshTokens.distinct('familyId', live).exec());
+  const families = await ctx.models.refreshTokens.distinct('familyId', live).exec();
   await ctx.models.refreshTokens.updateMany(live, { $set: { revokedAt: ctx.now() } }).exec();
   // A family already revoked was announced when it was; one revoked meanwhile by a racing request is announced
   // again, which is harmless.
@@ -129,8 +129,8 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   const user = await findUser(ctx, stored.userId).catch(() => {
     throw new AppError('J0004');
   });
-  // A suspension revokes every refresh token; one rotated in the same moment must not outlive it.
-  if (user.status === 'SUSPENDED') {
+  // A suspension or withdrawal revokes every refresh token; one rotated in the same moment must not outlive it.
+  if (user.status === 'SUSPENDED' || user.status === 'WITHDRAWN') {
     await revokeFamily(ctx, stored.userId, stored.familyId);
     throw new AppError('J0004');
   }

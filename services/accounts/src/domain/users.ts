@@ -310,6 +310,8 @@ async function changeUser(ctx: AccountsContext, userId: number, compute: (user: 
   await retryOnConflict(
     async () => {
       const user = await findUser(ctx, userId);
+      // A completed withdrawal is final: no change may bring the erased account back (its token is refused).
+      if (user.status === 'WITHDRAWN') throw new AppError('J0004');
       const change = await compute(user);
       if (!change || Object.keys(change).length === 0) return;
       const now = ctx.now();

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { eventually } from '../support';
 import { codeSentTo as codeSentToOutbox, sampleListing, startE2eSystem, type E2eSystem } from '../support/e2e';
+import { photoWithGps, pictureForm } from '../support/pictures';
 import { artifactPath, describeWithChromium, launchBrowser, type Browser } from './browser';
 
 jest.setTimeout(180_000);
@@ -33,6 +34,12 @@ interface PaintedCanvas {
   width: number;
   height: number;
   getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+
+/** What the thumbnail check uses of an HTMLImageElement. */
+interface LoadedImage {
+  complete: boolean;
+  naturalWidth: number;
 }
 
 interface Member {
@@ -188,7 +195,15 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
   });
 
   it('an administrator approves a waiting listing of a general member and it appears in the public list', async () => {
-    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('담양 돌담 한옥') });
+    // The member's photo, uploaded through the API: the queue shows its 480 px thumbnail.
+    const photo = await e2e.ok<{ imageUrl: string; thumbnailUrl: string }>('POST', '/api/v1/houses/images', {
+      token: member.token,
+      form: pictureForm(await photoWithGps(1200, 800)),
+    });
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', {
+      token: member.token,
+      body: { ...listing('담양 돌담 한옥'), imageUrls: [photo.imageUrl, 'https://img.example.com/hanok.jpg'] },
+    });
     expect(await publicListIds()).not.toContain(houseId);
 
     const page = await adminPage();
@@ -196,6 +211,11 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const row = page.locator(`tr[data-house-id="${houseId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('빈집주인');
+    const thumbnail = row.getByRole('img', { name: '담양 돌담 한옥 사진' });
+    expect(await thumbnail.getAttribute('src')).toBe(photo.thumbnailUrl);
+    // Loaded (the policy allows this site's pictures) at the thumbnail's own size.
+    const loadedWidth = () => thumbnail.evaluate((img: LoadedImage) => (img.complete ? img.naturalWidth : 0));
+    expect(await eventually(async () => ((await loadedWidth()) > 0 ? loadedWidth() : undefined), 10_000)).toBe(480);
     await row.getByRole('button', { name: '승인' }).click();
 
     await page.getByRole('status').waitFor();

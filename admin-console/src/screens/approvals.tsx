@@ -5,6 +5,7 @@ import { RENTAL_TYPE_LABELS, formatDateTime, formatPrice } from '../api/labels';
 import { ReasonForm } from '../components/forms';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+import { ListingThumbnail } from '../components/thumbnail';
 
 const PAGE_SIZE = 10;
 
@@ -38,6 +39,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
           <thead>
             <tr>
               <th>번호</th>
+              <th>사진</th>
               <th>제목</th>
               <th>작성자</th>
               <th>지역</th>
@@ -50,6 +52,9 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
             {list.page.content.map((house) => (
               <tr key={house.houseId} data-house-id={house.houseId}>
                 <td data-label="번호">{house.houseId}</td>
+                <td data-label="사진" class="thumbnail-cell">
+                  <ListingThumbnail url={house.imageUrl} title={house.title} />
+                </td>
                 <td data-label="제목" class="title-cell">
                   {house.title}
                 </td>

@@ -111,4 +111,9 @@ describeWithTools('promtool', ['promtool'], () => {
     const output = execFileSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
     expect(output).toMatch(/SUCCESS: \d+ rules found/);
   });
+
+  it('fires the alerts on the series that should raise them, and only those (alerts.test.yml)', () => {
+    const output = execFileSync('promtool', ['test', 'rules', path.join(OBSERVABILITY, 'alerts.test.yml')], { encoding: 'utf8' });
+    expect(output).toMatch(/SUCCESS/);
+  });
 });

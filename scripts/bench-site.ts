@@ -250,24 +250,25 @@ async function seedPeople(target: Target, phoneBase: number): Promise<{ agentTok
   const agentPhone = `010${String(phoneBase + MEMBERS).padStart(8, '0')}`;
   await verified(base, target.outboxDir, 'sms', agentPhone);
   // The contract's agent body has no `email`: `company_email` is the agent's.
-  const { email: _memberEmail, ...agentMember } = memberBody(MEMBERS, agentPhone);
-  await api(base, 'POST', '/api/v1/agents/sign-up', {
-    body: {
-      ...agentMember,
-      userName: 'bench_agent',
-      nick_name: '벤치중개사',
-      agent_code: '1234567890',
-      business_code: '12345678901234',
-      company_name: '벤치 공인중개사',
-      agent_name: '김대표',
-      company_phone_num: '0212345678',
-      assistant_name: null,
-      company_address: '서울특별시 중구 세종대로 110',
-      company_address_detail: '3층',
-      company_email: 'office@bench.example',
-      estate: '주택',
-    },
-  });
+  const { email: memberEmail, ...agentMember } = memberBody(MEMBERS, agentPhone);
+  const agentBody = {
+    userName: 'bench_agent',
+    nick_name: '벤치중개사',
+    agent_code: '1234567890',
+    business_code: '12345678901234',
+    company_name: '벤치 공인중개사',
+    agent_name: '김대표',
+    company_phone_num: '0212345678',
+    assistant_name: null,
+    company_address: '서울특별시 중구 세종대로 110',
+    company_address_detail: '3층',
+    company_email: 'office@bench.example',
+    estate: '주택',
+  };
+  // Older builds (a --baseline) still asked the agent's own `email` as well.
+  await api(base, 'POST', '/api/v1/agents/sign-up', { body: { ...agentMember, ...agentBody } }).catch(() =>
+    api(base, 'POST', '/api/v1/agents/sign-up', { body: { ...agentMember, email: memberEmail, ...agentBody } }),
+  );
   target.fixture.members = members;
   const agentToken = await signIn(base, 'bench_agent');
   const boardIds = await inParallel(POSTS, 6, (i) =>

@@ -118,7 +118,8 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
+      // A process drains before it closes (SHUTDOWN_DRAIN_MS); only one stalled beyond that is killed.
+      const timer = setTimeout(() => child.kill('SIGKILL'), Number(options.env.SHUTDOWN_DRAIN_MS ?? 0) + 8_000);
       await exited;
       clearTimeout(timer);
     },
@@ -225,6 +226,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     NATS_URL: options.natsUrl,
     NATS_PREFIX: options.natsPrefix ?? '',
     JWT_PUBLIC_KEY: options.publicKey,
+    // No load balancer to drain from here (the launcher stops its processes with SIGTERM); tests that show the
+    // drain set it.
+    SHUTDOWN_DRAIN_MS: '0',
     ...options.env,
   };
   try {

@@ -63,6 +63,15 @@ const streamConfigShape = {
   DEAD_LETTER_STREAM_MAX_MIB: z.coerce.number().int().min(1).max(1_048_576).default(8),
 };
 
+/**
+ * How a process stops on SIGTERM (every process, the gateway too): it reports not-ready at once and keeps
+ * serving this long before it stops listening. Kubernetes' `terminationGracePeriodSeconds` must exceed it by
+ * the time closing takes (at most 10 s). `npm start` and the tests set 0.
+ */
+export const shutdownConfigShape = {
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
+};
+
 /** What every service reads: where it listens, its stores, the token key, logging. */
 export function serviceConfigShape(defaults: { port: number; db: string }) {
   return {
@@ -84,6 +93,7 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
     ...metricsConfigShape,
     ...streamConfigShape,
+    ...shutdownConfigShape,
     ...ceilingConfigShape,
     /** How long MongoDB or NATS may stay unreachable (at start-up or later) before the process exits non-zero. */
     OUTAGE_EXIT_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),

@@ -9,28 +9,45 @@ import type { Logger } from './logger';
 /** Ends the process in order (see `shutdownOn`); `exitCode` 0 for a requested stop, non-zero for a failure. */
 export type Shutdown = (reason: string, exitCode: number) => void;
 
+export interface ShutdownOptions {
+  /**
+   * `SHUTDOWN_DRAIN_MS`: on SIGTERM (a rollout, a scale-down) the process first reports not-ready (`onDrain`)
+   * and keeps serving in-flight and new requests this long, so load balancers take it out of rotation before it
+   * stops listening. SIGINT (a person at a terminal) and failures do not drain.
+   */
+  drainMs?: number;
+  /** Called once when the drain begins: `/ready` answers 503 from then on. */
+  onDrain?: () => void;
+}
+
 /**
  * Closes in order on SIGTERM/SIGINT (exit 0), and whenever the returned function is called (a fatal error, a
- * lasting outage: non-zero): stop taking requests, then the closers (relays, consumers, connections). A second
- * signal or a 10 s stall exits at once, non-zero.
+ * lasting outage: non-zero): drain (SIGTERM only, see `ShutdownOptions`), stop taking requests, then the
+ * closers (relays, consumers, connections). A second signal or a 10 s stall after the drain exits at once,
+ * non-zero.
  */
-export function shutdownOn(logger: Logger, server: Server, closers: Array<() => Promise<unknown>>): Shutdown {
+export function shutdownOn(logger: Logger, server: Server, closers: Array<() => Promise<unknown>>, options: ShutdownOptions = {}): Shutdown {
   let closing = false;
-  const stop: Shutdown = (reason, exitCode) => {
+  const stop = (reason: string, exitCode: number, drainMs: number) => {
     if (closing) process.exit(exitCode || 1);
     closing = true;
-    logger.info('shutting down', { reason, exitCode });
-    setTimeout(() => process.exit(1), 10_000).unref();
+    logger.info('shutting down', { reason, exitCode, drainMs });
+    setTimeout(() => process.exit(1), drainMs + 10_000).unref();
     void (async () => {
+      if (drainMs > 0) {
+        options.onDrain?.();
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+        logger.info('drain over; closing');
+      }
       server.closeIdleConnections();
       await new Promise((resolve) => server.close(resolve));
       for (const close of closers) await close().catch((err: Error) => logger.warn('close failed', { error: err.message }));
       process.exit(exitCode);
     })();
   };
-  process.on('SIGTERM', (signal) => stop(signal, 0));
-  process.on('SIGINT', (signal) => stop(signal, 0));
-  return stop;
+  process.on('SIGTERM', (signal) => stop(signal, 0, options.drainMs ?? 0));
+  process.on('SIGINT', (signal) => stop(signal, 0, 0));
+  return (reason, exitCode) => stop(reason, exitCode, 0);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface ReadinessDependencies {
   nats: NatsConnection;
   /** How long one probe may take before it counts as down. */
   timeoutMs?: number;
+  /** True once the process has been told to stop (SIGTERM): it is then not ready, whatever its stores say. */
+  draining?: () => boolean;
 }
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -46,15 +48,22 @@ async function checkDependencies(deps: ReadinessDependencies): Promise<{ mongodb
   return { mongodb, nats: natsState };
 }
 
+/** `UP`: store and broker answer; `DEGRADED`: only the broker is away (still ready); `DOWN`: the store is away. */
+export type ReadinessStatus = 'UP' | 'DEGRADED' | 'DOWN';
+
 /**
- * `GET /ready`: 200 when MongoDB and NATS both answer, 503 otherwise; the body names each. `/health` stays
- * the liveness probe (a process waiting for its stores to come back should not be restarted for it).
+ * `GET /ready`: decided by MongoDB alone. Reads never need NATS and writes leave their events in the outbox, so
+ * a broker outage only delays events: the process stays ready (200) and says `DEGRADED`, naming NATS. Without
+ * its store it can serve nothing: 503 `DOWN`. A process that is shutting down (`draining`) answers 503 too, so
+ * the load balancer stops sending before it stops serving. `/health` stays the liveness probe.
  */
 function readinessHandler(service: string, deps: ReadinessDependencies): RequestHandler {
   return async (_req, res) => {
     const checks = await checkDependencies(deps);
-    const ready = checks.mongodb === 'UP' && checks.nats === 'UP';
-    const body = { status: ready ? 'UP' : 'DOWN', service, checks };
+    const draining = deps.draining?.() ?? false;
+    const ready = checks.mongodb === 'UP' && !draining;
+    const status: ReadinessStatus = ready ? (checks.nats === 'UP' ? 'UP' : 'DEGRADED') : 'DOWN';
+    const body = { status, service, checks, ...(draining ? { draining: true } : {}) };
     res.status(ready ? 200 : 503).json(ready ? successEnvelope(body) : { ...errorEnvelope('C0000', ErrorCodes.C0000.message), data: body });
   };
 }
@@ -66,6 +75,15 @@ function readinessHandler(service: string, deps: ReadinessDependencies): Request
 export function withOperatorEndpoints(app: Express, options: { service: string; readiness: ReadinessDependencies; metrics: MetricsSettings }): Express {
   const outer = express();
   outer.disable('x-powered-by');
+  const draining = options.readiness.draining;
+  if (draining) {
+    // While draining, every answer closes its connection: a client's pooled keep-alive connection (the gateway's)
+    // is never reused for a request that would meet the closing listener.
+    outer.use((_req, res, next) => {
+      if (draining()) res.setHeader('Connection', 'close');
+      next();
+    });
+  }
   outer.get('/ready', readinessHandler(options.service, options.readiness));
   if (options.metrics.METRICS_ENABLED) outer.get('/metrics', metricsHandler({ token: options.metrics.METRICS_TOKEN }));
   outer.use(app);

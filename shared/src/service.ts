@@ -56,8 +56,10 @@ export interface BaseServiceConfig {
   DEAD_LETTER_RETENTION_HOURS: number;
   EVENT_STREAM_MAX_MIB: number;
   DEAD_LETTER_STREAM_MAX_MIB: number;
-  /** How long MongoDB or NATS may stay unreachable before the process exits non-zero (default 30 s). */
+  /** How long MongoDB may stay unreachable (NATS at start-up) before the process exits non-zero (default 30 s). */
   OUTAGE_EXIT_MS?: number;
+  /** On SIGTERM: not ready at once, serving on for this long, then closing (default 10 s). */
+  SHUTDOWN_DRAIN_MS?: number;
 }
 
 export interface ServiceRuntime<C extends BaseServiceConfig> {
@@ -119,9 +121,16 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     const revocations = await followSessionRevocations(bus, log);
     const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
     const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
-    const operated = withOperatorEndpoints(app, { service: definition.name, readiness: { connection, nats: bus.connection }, metrics: config });
+    let draining = false;
+    const operated = withOperatorEndpoints(app, {
+      service: definition.name,
+      readiness: { connection, nats: bus.connection, draining: () => draining },
+      metrics: config,
+    });
     const server = await listen(operated, config.PORT, config.HOST);
     log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
+    // Only the store ends the process: without NATS the service still serves everything (reads never need it,
+    // events wait in the outbox) and its client reconnects for as long as it takes (natsProbe is `tolerated`).
     const watchdog = new OutageWatchdog({
       probes: [mongoProbe(connection), natsProbe(bus)],
       limitMs: outageLimitMs,
@@ -130,14 +139,15 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     });
     watchdog.start();
     // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
-    shutdown = shutdownOn(log, server, [
-      () => watchdog.stop(),
-      ...closers,
-      async () => users?.stop(),
-      () => revocations.stop(),
-      () => bus.close(),
-      () => connection.close(),
-    ]);
+    shutdown = shutdownOn(
+      log,
+      server,
+      [() => watchdog.stop(), ...closers, async () => users?.stop(), () => revocations.stop(), () => bus.close(), () => connection.close()],
+      {
+        drainMs: config.SHUTDOWN_DRAIN_MS,
+        onDrain: () => (draining = true),
+      },
+    );
   };
   boot().catch((err) => exitOnStartupFailure(logger, err));
 }

@@ -10,6 +10,8 @@ export const DEFAULT_OUTAGE_EXIT_MS = 30_000;
 export interface DependencyProbe {
   name: string;
   check: () => Promise<void>;
+  /** A dependency the process works without (NATS): watched, logged and exported, never a reason to exit. */
+  tolerated?: boolean;
 }
 
 export interface OutageWatchdogOptions {
@@ -80,7 +82,7 @@ export class OutageWatchdog {
     if (this.fired) return;
     for (const probe of this.options.probes) {
       const downForMs = this.now() - (this.lastUp.get(probe.name) ?? this.now());
-      if (this.down.has(probe.name) && downForMs > this.options.limitMs) {
+      if (!probe.tolerated && this.down.has(probe.name) && downForMs > this.options.limitMs) {
         this.fired = true;
         this.options.logger.error('dependency unreachable beyond the limit; exiting so the supervisor restarts the process', {
           dependency: probe.name,
@@ -115,6 +117,8 @@ export function mongoProbe(connection: Connection): DependencyProbe {
 export function natsProbe(bus: EventBus): DependencyProbe {
   return {
     name: 'NATS',
+    // Reads never need it and events wait in the outbox; the client reconnects for ever by itself.
+    tolerated: true,
     check: async () => {
       await bus.connection.rtt();
     },

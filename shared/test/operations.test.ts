@@ -135,7 +135,7 @@ describe('/metrics', () => {
   });
 });
 
-describe('/ready names MongoDB and NATS', () => {
+describe('/ready: the store decides, NATS away is DEGRADED, draining is not ready', () => {
   let storeDir: string;
   let nats: Awaited<ReturnType<typeof startNatsServer>>;
   let ownBus: EventBus;
@@ -154,7 +154,46 @@ describe('/ready names MongoDB and NATS', () => {
     rmSync(storeDir, { recursive: true, force: true });
   });
 
-  test('503 naming NATS while it is down, 200 again after it is back, 503 naming MongoDB once that is gone; /health stays up', async () => {
+  test('once draining: /ready answers 503 while the API still answers, and every answer closes its connection', async () => {
+    let draining = false;
+    const app = createServiceApp({
+      service: 'things',
+      logger: silent,
+      publicKey: testEnv().publicKey,
+      routes: (router) =>
+        router.get(
+          '/api/v1/things',
+          handle(() => 1),
+        ),
+    });
+    const operated = withOperatorEndpoints(app, {
+      service: 'things',
+      readiness: { connection: ownDb, nats: ownBus.connection, draining: () => draining },
+      metrics: { METRICS_ENABLED: true },
+    });
+    // A real listener and a keep-alive client (supertest closes every connection itself).
+    const server = operated.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const before = await fetch(`${url}/api/v1/things`);
+      expect(before.status).toBe(200);
+      expect(before.headers.get('connection')).toBe('keep-alive');
+
+      draining = true;
+      const ready = await fetch(`${url}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ code: 'C0000', data: { status: 'DOWN', draining: true } });
+      const during = await fetch(`${url}/api/v1/things`);
+      expect(during.status).toBe(200);
+      expect(during.headers.get('connection')).toBe('close');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('200 DEGRADED naming NATS while it is down, UP again after it is back, 503 DOWN once MongoDB is gone; /health stays up', async () => {
     const app = createServiceApp({ service: 'things', logger: silent, publicKey: testEnv().publicKey, routes: () => undefined });
     const operated = withOperatorEndpoints(app, {
       service: 'things',
@@ -166,19 +205,20 @@ describe('/ready names MongoDB and NATS', () => {
     expect(up.body.data).toEqual({ status: 'UP', service: 'things', checks: { mongodb: 'UP', nats: 'UP' } });
 
     await nats.stop();
-    const down = await eventually(async () => {
+    const degraded = await eventually(async () => {
       const res = await request(operated).get('/ready');
-      return res.status === 503 ? res : undefined;
+      return res.body.data?.status === 'DEGRADED' ? res : undefined;
     });
-    expect(down.body).toMatchObject({ code: 'C0000', data: { status: 'DOWN', checks: { mongodb: 'UP', nats: 'DOWN' } } });
+    expect(degraded.status).toBe(200);
+    expect(degraded.body).toMatchObject({ code: 'SUCCESS', data: { status: 'DEGRADED', checks: { mongodb: 'UP', nats: 'DOWN' } } });
     await request(operated).get('/health').expect(200);
 
     await nats.restart();
-    await eventually(async () => (await request(operated).get('/ready')).status === 200, 15_000);
+    await eventually(async () => (await request(operated).get('/ready')).body.data?.status === 'UP', 15_000);
 
     await ownDb.close();
     const noMongo = await request(operated).get('/ready').expect(503);
-    expect(noMongo.body.data.checks).toEqual({ mongodb: 'DOWN', nats: 'UP' });
+    expect(noMongo.body).toMatchObject({ code: 'C0000', data: { status: 'DOWN', checks: { mongodb: 'DOWN', nats: 'UP' } } });
   });
 });
 

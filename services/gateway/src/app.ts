@@ -13,6 +13,8 @@ export interface GatewayAppDeps {
   pools: Pools;
   /** `TRUST_PROXY`, compiled once for the whole gateway. */
   trust: TrustFunction;
+  /** True once the gateway has been told to stop (SIGTERM): `/ready` answers 503 while it drains. */
+  draining?: () => boolean;
 }
 
 /** One line per own-page request (the proxied ones are logged by the front door, see `gateway.ts`). */

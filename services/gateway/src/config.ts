@@ -1,4 +1,4 @@
-import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema } from '@binzip/shared/dist/lite';
+import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdownConfigShape } from '@binzip/shared/dist/lite';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
@@ -108,6 +108,7 @@ export const configSchema = z.object({
    */
   ...metricsConfigShape,
   OPERATOR_ADDRESSES: addressList.default([]),
+  ...shutdownConfigShape,
   /** The built administrators' console served at /admin (from src/ or dist/, the repository's admin-console/dist). */
   ADMIN_CONSOLE_DIR: z
     .string()

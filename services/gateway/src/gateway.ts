@@ -33,6 +33,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Injected so tests can share or inspect them; built from config when absent. */
   pools?: Pools;
+  /** True once the gateway has been told to stop: its `/ready` then answers 503 while it drains. */
+  draining?: () => boolean;
 }
 
 export interface Gateway {
@@ -101,7 +103,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       notifications: config.NOTIFICATIONS_URLS,
     });
   const trust = compileTrust(config.TRUST_PROXY);
-  const app = buildApp({ config, logger, pools, trust });
+  const app = buildApp({ config, logger, pools, trust, draining: deps.draining });
   const tokens = new TokenVerifier(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
   const cors = corsPolicy(config.CORS_ORIGINS);
   const proxies = createServiceProxies({

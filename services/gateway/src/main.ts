@@ -14,13 +14,14 @@ exitOnFatalErrors(
 async function main(): Promise<void> {
   const config = readConfig();
   logger = createLogger('gateway', config.LOG_LEVEL);
-  const gateway = buildGateway({ config, logger });
+  let draining = false;
+  const gateway = buildGateway({ config, logger, draining: () => draining });
   // Host names (compose service names) are resolved before the first request, then kept current.
   await refreshPools(gateway.pools, systemResolver);
   const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
   const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
-  shutdown = shutdownOn(logger, server, [async () => stopUpkeep()]);
+  shutdown = shutdownOn(logger, server, [async () => stopUpkeep()], { drainMs: config.SHUTDOWN_DRAIN_MS, onDrain: () => (draining = true) });
 }
 
 main().catch((err) => exitOnStartupFailure(logger, err));

@@ -27,7 +27,7 @@ async function startUpstream(name: string, behaviour: 'echo' | 'hang' = 'echo'):
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.url === '/health') {
+      if (req.url === '/ready') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{"code":"SUCCESS"}');
         return;
@@ -440,7 +440,7 @@ describe('gateway', () => {
     expect(res.body).toEqual({ code: 'C0000', message: '예기치 못한 오류가 발생했습니다.' });
   });
 
-  it('is live always and ready only when every service has an instance answering /health', async () => {
+  it('is live always and ready only when every service has an instance answering its /ready', async () => {
     expect((await request(gateway()).get('/health')).status).toBe(200);
     const ready = await request(gateway()).get('/ready');
     expect(ready.status).toBe(200);

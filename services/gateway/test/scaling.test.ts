@@ -18,7 +18,7 @@ async function startReplicas(): Promise<{ port: number; counts: Map<string, numb
   const servers: http.Server[] = [];
   const start = async (host: string, port: number) => {
     const server = http.createServer((req, res) => {
-      if (req.url !== '/health') counts.set(host, (counts.get(host) ?? 0) + 1);
+      if (req.url !== '/ready') counts.set(host, (counts.get(host) ?? 0) + 1);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: host }));
     });

@@ -148,10 +148,14 @@ export async function refreshPools(pools: Pools, resolve: Resolver): Promise<voi
   await Promise.all(SERVICE_NAMES.map((name) => pools[name].refresh(resolve)));
 }
 
-/** Probes every instance's `/health`; the result feeds both routing and the gateway's `/ready`. */
+/**
+ * Probes every instance's `/ready`; the result feeds both routing and the gateway's `/ready`. Readiness, not
+ * liveness: an instance that is draining before it stops (SIGTERM) or has lost its store answers 503 there, and
+ * leaves the rotation while it still serves what reaches it (a broker outage keeps it ready: `DEGRADED`).
+ */
 export async function probe(url: string, timeoutMs: number): Promise<boolean> {
   try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();
     return res.ok;
   } catch {

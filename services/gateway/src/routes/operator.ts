@@ -27,6 +27,8 @@ export interface OperatorDeps {
   pools: Pools;
   trust: TrustFunction;
   logger: Logger;
+  /** True once the gateway has been told to stop (SIGTERM): `/ready` answers 503 while it drains. */
+  draining?: () => boolean;
 }
 
 /**
@@ -39,15 +41,17 @@ export function operatorRoutes(deps: OperatorDeps): Router {
   const isOperator = operatorCheck(config, deps.trust);
   const router = Router();
 
-  /** Ready when every service has at least one instance answering its own /health. */
+  /** Ready when every service has at least one instance ready (see `probe`) and the gateway is not draining. */
   router.get('/ready', async (req, res) => {
     const results = await probePools(pools, 2_000);
     const serviceReady = (name: (typeof SERVICE_NAMES)[number]) => pools[name].instances.some((url) => results[url]);
     const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, serviceReady(name) ? 'READY' : 'NOT_READY']));
-    const ready = SERVICE_NAMES.every(serviceReady);
+    const draining = deps.draining?.() ?? false;
+    const ready = !draining && SERVICE_NAMES.every(serviceReady);
     const data = {
       status: ready ? 'READY' : 'NOT_READY',
       services,
+      ...(draining ? { draining: true } : {}),
       ...(isOperator(req)
         ? { instances: Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].instances.map((url) => ({ url, up: results[url] ?? false }))])) }
         : {}),

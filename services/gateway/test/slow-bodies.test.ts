@@ -84,7 +84,7 @@ describe('slow request bodies (issue 19 item 2)', () => {
 
   async function serve(overrides: Record<string, string> = {}): Promise<{ url: string; port: number }> {
     const env: Record<string, string> = { JWT_PUBLIC_KEY: keys.publicKey };
-    for (const service of SERVICES) env[`${service}_URLS`] = upstreams[service]!.url;
+    for (const service of SERVICES) env[`${service}_URLS`] = upstreams[service].url;
     Object.assign(env, overrides);
     const server = await listenGateway(buildGateway({ config: configSchema.parse(env), logger }), 0, '127.0.0.1');
     servers.push(server);
@@ -92,7 +92,7 @@ describe('slow request bodies (issue 19 item 2)', () => {
     return { url: `http://127.0.0.1:${port}`, port };
   }
 
-  const reachedUpstreams = () => SERVICES.reduce((sum, service) => sum + upstreams[service]!.started(), 0);
+  const reachedUpstreams = () => SERVICES.reduce((sum, service) => sum + upstreams[service].started(), 0);
 
   it('1,000 slow sign-up bodies hold no upstream connection; every service still answers within 1 s', async () => {
     const { url, port } = await serve();

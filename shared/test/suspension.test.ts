@@ -62,10 +62,10 @@ describe('a withdrawn account (issue 19 item 1)', () => {
     const users = projectedUserModel(connection);
     await applyUserSnapshot(users, userSnapshot(511, '떠날회원'));
     const service = app();
-    const as511 = (method: 'post' | 'put' | 'delete') =>
-      request(service)
-        [method]('/thing')
-        .set('Authorization', bearer({ userId: 511 }));
+    const as511 = (method: 'post' | 'put' | 'delete') => {
+      const test = request(service)[method]('/thing');
+      return test.set('Authorization', bearer({ userId: 511 }));
+    };
     await as511('post').expect(200);
     await applyUserSnapshot(users, userSnapshot(511, 'withdrawn:511', { status: 'WITHDRAWN', userName: 'withdrawn:511', version: 3 }));
     for (const method of ['post', 'put', 'delete'] as const) {

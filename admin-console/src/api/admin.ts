@@ -1,20 +1,13 @@
 /**
  * The administrators' endpoints exactly as ../shared/design/backoffice.md describes them (camelCase, 0-based
- * pages with totalElements/totalPages), plus the two public reads the console needs.
+ * pages with totalElements/totalPages), plus the two public reads the console needs. The shapes are the API
+ * document's, from the typed client package (@binzip/api-client), not written here a second time.
  */
+import type { Schema } from '@binzip/api-client';
 import type { ApiClient } from './client';
 
-export interface Page<T> {
-  content: T[];
-  size: number;
-  number: number;
-  totalElements: number;
-  totalPages: number;
-  first: boolean;
-  last: boolean;
-  numberOfElements: number;
-  empty: boolean;
-}
+/** The page object of the admin lists (0-based `number`, totals). */
+export type Page<T> = Omit<Schema<'HouseListPage'>, 'content'> & { content: T[] };
 
 export interface PageQuery {
   page?: number;
@@ -26,20 +19,7 @@ export type UserStatus = (typeof USER_STATUSES)[number];
 export const USER_TYPES = ['NONE', 'AGENT', 'WEB', 'SERVER'] as const;
 export type UserType = (typeof USER_TYPES)[number];
 
-export interface AdminUser {
-  id: number;
-  userName: string | null;
-  nickName: string;
-  email: string | null;
-  phoneNum: string | null;
-  userType: UserType;
-  authority: 'USER' | 'ADMIN';
-  status: UserStatus;
-  createdAt: string;
-  suspenseReason: string | null;
-  reportedAt: string | null;
-  reportCount: number;
-}
+export type AdminUser = Schema<'AccountsAdminUserItem'>;
 
 export interface UserQuery extends PageQuery {
   search?: string;
@@ -47,90 +27,30 @@ export interface UserQuery extends PageQuery {
   status?: UserStatus | '';
 }
 
-export interface WithdrawalRequest {
-  userId: number;
-  userName: string;
-  nickName: string;
-  userType: UserType;
-  reasons: string[];
-  content: string | null;
-  requestedAt: string;
-}
+export type WithdrawalRequest = Schema<'AccountsWithdrawalItem'>;
 
 export type ReportStatus = 'OPEN' | 'CLOSED';
 export type ReportAction = 'DISMISS' | 'REMOVE';
 
-export interface HouseReport {
-  reportType: string;
-  reportTypeName: string;
-  reportReason: string;
-  reporterNickName: string;
-  createdAt: string;
-}
+export type HouseReport = ReportedHouse['reports'][number];
 
-export interface ReportedHouse {
-  houseId: number;
-  title: string;
-  authorId: number;
-  nickName: string;
-  reportCount: number;
-  lastReportedAt: string;
-  status: ReportStatus;
-  reports: HouseReport[];
-}
+export type ReportedHouse = Schema<'HouseAdminReportItem'>;
 
 /** An item of the approval queue and of the public list (the spec's house list item). */
-export interface HouseListItem {
-  houseId: number;
-  rentalType: RentalType;
-  city: string;
-  price: number;
-  monthlyPrice: number;
-  nickName: string;
-  createdAt: string;
-  isCompleted: boolean;
-  imageUrl: string | null;
-  title: string;
-  recommendedTag: string[];
-  recommendedTagName: string[];
-}
+export type HouseListItem = Schema<'HouseListItem'>;
 
 export type RentalType = 'SALE' | 'JEONSE' | 'MONTHLYRENT';
 export type DealState = 'APPLYING' | 'ONGOING' | 'COMPLETED' | 'REJECTED';
 
 /** An item of the public board list. */
-export interface BoardItem {
-  boardId: number;
-  title: string;
-  code: string;
-  oneLineContent: string;
-  nickName: string;
-  createdAt: string;
-  imageUrl: string | null;
-  commentCount: number;
-  category: string | null;
-  prefixCategory: string;
-  fixed: boolean;
-}
+export type BoardItem = Schema<'CommunityBoardItem'>;
 
 export const AGE_BANDS = ['TEN', 'TWENTY', 'THIRTY', 'FORTY', 'FIFTY', 'SIXTY'] as const;
 export type AgeBand = (typeof AGE_BANDS)[number];
 
-export interface UserStats {
-  total: number;
-  byUserType: Record<UserType, number>;
-  byAge: Record<AgeBand, number>;
-  byJoinPath: Array<{ joinPath: string; count: number }>;
-  signUpsByDay: Array<{ date: string; count: number }>;
-}
+export type UserStats = Schema<'AccountsUserStats'>;
 
-export interface HouseStats {
-  total: number;
-  byDealState: Record<DealState, number>;
-  byRentalType: Record<RentalType, number>;
-  byRegion: Array<{ region: string; count: number }>;
-  reportedOpen: number;
-}
+export type HouseStats = Schema<'HouseStats'>;
 
 const id = (value: number) => encodeURIComponent(String(value));
 

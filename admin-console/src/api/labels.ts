@@ -37,6 +37,11 @@ export const RENTAL_TYPE_LABELS: Record<RentalType, string> = {
   MONTHLYRENT: '월세',
 };
 
+/** A listing's rental type as the API sends it (a draft's may be blank): its label, or the value itself. */
+export function rentalTypeLabel(rentalType: string): string {
+  return (RENTAL_TYPE_LABELS as Record<string, string>)[rentalType] ?? rentalType;
+}
+
 const dateTime = new Intl.DateTimeFormat('ko-KR', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Seoul' });
 
 export function formatDateTime(iso: string | null | undefined): string {
@@ -46,7 +51,7 @@ export function formatDateTime(iso: string | null | undefined): string {
 }
 
 /** Prices are in units of 10,000 won (만원). */
-export function formatPrice(rentalType: RentalType, price: number, monthlyPrice: number): string {
+export function formatPrice(rentalType: string, price: number, monthlyPrice: number): string {
   const amount = (value: number) => `${value.toLocaleString('ko-KR')}만원`;
   return rentalType === 'MONTHLYRENT' ? `${amount(price)} / 월 ${amount(monthlyPrice)}` : amount(price);
 }

@@ -1,7 +1,7 @@
 /** 승인 대기: listings by general members wait here until an administrator approves or rejects them. */
 import { useState } from 'preact/hooks';
 import type { AdminApi } from '../api/admin';
-import { RENTAL_TYPE_LABELS, formatDateTime, formatPrice } from '../api/labels';
+import { formatDateTime, formatPrice, rentalTypeLabel } from '../api/labels';
 import { ReasonForm } from '../components/forms';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
@@ -61,7 +61,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
                 <td data-label="작성자">{house.nickName}</td>
                 <td data-label="지역">{house.city}</td>
                 <td data-label="거래 유형 / 가격">
-                  {RENTAL_TYPE_LABELS[house.rentalType] ?? house.rentalType} · {formatPrice(house.rentalType, house.price, house.monthlyPrice)}
+                  {rentalTypeLabel(house.rentalType)} · {formatPrice(house.rentalType, house.price, house.monthlyPrice)}
                 </td>
                 <td data-label="등록일">{formatDateTime(house.createdAt)}</td>
                 <td data-label="처리" class="actions-cell">

@@ -48,10 +48,12 @@ const weakEtag = (body: string): string => `W/"${createHash('sha1').update(body)
  *   changes elsewhere. The TTL bounds what a lost
  *   announcement can cost.
  * - An answer that was being computed while the data changed is not stored (a generation per tag).
+ * - Concurrent requests for an answer being computed wait for it: the store is asked once per page and TTL.
  * - Every answer of a cached route carries an `ETag`; Express answers a matching `If-None-Match` with 304.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly computing = new Map<string, Promise<Entry | undefined>>();
   private readonly generations = new Map<string, number>();
   private readonly now: () => number;
   private readonly maxEntries: number;
@@ -74,26 +76,52 @@ export class ResponseCache {
       if (!this.enabled || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
       const shareable = req.headers.authorization === undefined;
       const key = `${tag} ${req.originalUrl}`;
-      if (shareable) {
-        const entry = this.entries.get(key);
-        if (entry && entry.expiresAt > this.now()) {
-          this.hits++;
-          this.reply(res, entry.etag, entry.body, true);
-          return;
-        }
-        if (entry) this.entries.delete(key);
-      }
-      this.misses++;
-      const generation = this.generationOf(tag);
-      res.json = (body: unknown) => {
-        const text = JSON.stringify(body);
-        const etag = weakEtag(text);
-        if (res.statusCode === 200 && shareable && generation === this.generationOf(tag))
-          this.store(key, { tag, body: text, etag, expiresAt: this.now() + ttlMs });
-        this.reply(res, etag, text, shareable);
-        return res;
+      const compute = (settle?: (entry: Entry | undefined) => void) => {
+        this.misses++;
+        const generation = this.generationOf(tag);
+        res.json = (body: unknown) => {
+          const text = JSON.stringify(body);
+          const etag = weakEtag(text);
+          let stored: Entry | undefined;
+          if (res.statusCode === 200 && shareable && generation === this.generationOf(tag)) {
+            stored = { tag, body: text, etag, expiresAt: this.now() + ttlMs };
+            this.store(key, stored);
+          }
+          settle?.(stored);
+          this.reply(res, etag, text, shareable);
+          return res;
+        };
+        next();
       };
-      next();
+      if (!shareable) return compute();
+      const entry = this.entries.get(key);
+      if (entry && entry.expiresAt > this.now()) {
+        this.hits++;
+        this.reply(res, entry.etag, entry.body, true);
+        return;
+      }
+      if (entry) this.entries.delete(key);
+      // Requests for an answer already being computed wait for it instead of asking the store again (a busy
+      // page's expiry would otherwise send every concurrent request to the store at once).
+      const pending = this.computing.get(key);
+      if (pending) {
+        void pending.then((shared) => {
+          if (!shared) return compute();
+          this.hits++;
+          this.reply(res, shared.etag, shared.body, true);
+        });
+        return;
+      }
+      let settle: (entry: Entry | undefined) => void = () => undefined;
+      const computing = new Promise<Entry | undefined>((resolve) => (settle = resolve));
+      this.computing.set(key, computing);
+      const done = (shared: Entry | undefined) => {
+        if (this.computing.get(key) === computing) this.computing.delete(key);
+        settle(shared);
+      };
+      // An answer that never reaches res.json (a failure, a client gone) lets the waiting requests compute their own.
+      res.on('close', () => done(undefined));
+      compute(done);
     };
   }
 

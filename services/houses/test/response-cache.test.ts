@@ -143,10 +143,22 @@ describe('across instances, through NATS', () => {
   it('does not keep an answer computed while the data changed', () => {
     const cache = new ResponseCache({ now: () => 0 });
     const handler = cache.route('houses', 1_000);
-    const res = { statusCode: 200, json: undefined as unknown, setHeader: jest.fn(), type: jest.fn(), send: jest.fn() };
+    const res = { statusCode: 200, json: undefined as unknown, setHeader: jest.fn(), type: jest.fn(), send: jest.fn(), on: jest.fn() };
     handler({ method: 'GET', headers: {}, originalUrl: '/x' } as never, res as never, () => undefined);
     cache.invalidate('houses');
     (res.json as (body: unknown) => void)({ late: true });
     expect(cache.size).toBe(0);
   });
+});
+
+it('asks the store once for concurrent requests of one answer: the others wait for it', async () => {
+  const houseId = await createListing(h, agent, { title: '몰리는 집' });
+  h.clock.advance(RESPONSE_CACHE_TTL_MS.houses);
+  const [cache] = caches;
+  const before = { hits: cache.hits, misses: cache.misses };
+  const answers = await Promise.all(Array.from({ length: 6 }, () => detail(first, houseId)));
+  expect(new Set(answers.map((res) => res.text)).size).toBe(1);
+  expect(titleOf(answers[0])).toBe('몰리는 집');
+  expect(cache.misses - before.misses).toBe(1);
+  expect(cache.hits - before.hits).toBe(5);
 });

@@ -1,10 +1,5 @@
 import { z } from 'zod';
 
-const flag = z
-  .enum(['true', 'false', '1', '0'])
-  .default('false')
-  .transform((value) => value === 'true' || value === '1');
-
 const optionalText = z
   .string()
   .trim()
@@ -53,8 +48,6 @@ export const mediaConfigShape = {
   /** Pictures one member may upload to one service per window (administrators are not counted; 0 turns it off). */
   CEILING_PICTURE_UPLOADS: z.coerce.number().int().min(0).max(1_000_000).default(60),
   CEILING_PICTURE_UPLOADS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),
-  /** When true, `imageUrls` must be this service's own picture URLs (see `MEDIA_PUBLIC_BASE_URL`). */
-  MEDIA_OWN_URLS_ONLY: flag,
   /** A picture no post or listing uses is removed this long after its upload. */
   MEDIA_UNUSED_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
   /** The pictures of a deleted post or listing are removed this many days after its deletion (kept for restoring and review). */

@@ -185,9 +185,41 @@ export function querySize(defaultValue: number, max: number) {
     });
 }
 
-/** An optional text query parameter; blank or `null` counts as absent. */
+/** C0 control characters and DEL: no search or filter text a person types holds them (a NUL breaks a regex). */
+const hasControlCharacter = (text: string): boolean => {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+};
+
+/** Query text as a person types it: bounded, without control characters (those are C0002, never a 500). */
+export const typedText = (maxLength: number) =>
+  z
+    .string()
+    .max(maxLength)
+    .refine((s) => !hasControlCharacter(s));
+
+const isHttpUrl = (text: string): boolean => {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * An absolute `http:`/`https:` URL (a picture's address in `imageUrls`): `javascript:`, `data:` and relative
+ * text are C0002, so no stored address can run script in a client that puts it in `src` or `href`.
+ */
+export const httpUrl = (maxLength: number) =>
+  z.string().trim().min(1).max(maxLength).refine(isHttpUrl).meta({ format: 'uri', description: 'http 또는 https 주소' });
+
+/** An optional text query parameter; blank or `null` counts as absent; control characters are C0002. */
 export function queryText(maxLength = 200) {
-  return z.preprocess(absentQueryValue, z.string().max(maxLength).optional()).meta({ type: 'string', maxLength });
+  return z.preprocess(absentQueryValue, typedText(maxLength).optional()).meta({ type: 'string', maxLength });
 }
 
 /** An optional enum query parameter; blank or `null` counts as absent. */

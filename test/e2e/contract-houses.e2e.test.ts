@@ -82,6 +82,7 @@ test('listings: create, read, list, edit, complete, delete and their errors', as
   await expectAnswer('GET', '/api/v1/houses?size=-1', undefined, 400, 'C0002');
   await ok('GET', '/api/v1/houses/tmp-save', member);
   await ok('GET', '/api/v1/houses/agent?isCompleted=false', agent);
+  await ok('GET', '/api/v1/houses/my?page=0&keyword=', agent);
   await ok('GET', `/api/v1/houses/user-scrap/${houseId}`, fan);
   await expectAnswer('GET', `/api/v1/houses/user-scrap/${houseId}`, undefined, 401, 'J0000');
 

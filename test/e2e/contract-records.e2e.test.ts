@@ -64,12 +64,13 @@ test('records: create, edit, delete, hot, list and detail', async () => {
   await expectCode(api('PUT', `/api/v1/record/${recordId}`, tokens.lead, { title: '제목', content: '본문', type: 'odori' }), 400, 'C0002');
   expect(await ok('PUT', `/api/v1/record/${recordId}`, tokens.lead, { title: '고친 제목', content: '고친 본문' })).toBe(recordId);
 
-  // In review: hidden from the public, shown to administrators.
-  await expectCode(api('GET', `/api/v1/record/${recordId}`), 404, 'C0001');
+  // In review: readable by id by anyone (not listed); views are not counted until it is approved.
+  expect(await ok('GET', `/api/v1/record/${recordId}`)).toMatchObject({ record_id: recordId, hits: 0 });
+  await expectCode(api('GET', '/api/v1/record/999999'), 404, 'C0001');
   await expectCode(api('GET', '/api/v1/record/abc'), 400, 'C0002');
   await expectCode(api('GET', `/api/v1/record/${recordId}`, 'Bearer not.a.jwt'), 401, 'J0004');
   const detail = await ok<{ title: string; hits: number; create_at: string }>('GET', `/api/v1/record/${recordId}`, tokens.peer);
-  expect(detail).toMatchObject({ title: '고친 제목', hits: 1 });
+  expect(detail).toMatchObject({ title: '고친 제목', hits: 0 });
   expect(detail.create_at).toMatch(/^\d{2}\.\d{2}\.\d{4}$/);
 
   await ok('POST', '/api/v1/record_review', tokens.peer, { record_id: recordId, content: '좋습니다', status: 'approve' });
@@ -79,7 +80,7 @@ test('records: create, edit, delete, hot, list and detail', async () => {
   await expectCode(api('GET', '/api/v1/record/mobile/all'), 400, 'C0002');
   const hot = await ok<{ records: Array<{ record_id: number }> }>('GET', '/api/v1/record/hot');
   expect(hot.records.map((r) => r.record_id)).toEqual([recordId]);
-  expect(await ok('GET', `/api/v1/record/${recordId}?page=0&size=5`)).toMatchObject({ record_id: recordId, hits: 2 });
+  expect(await ok('GET', `/api/v1/record/${recordId}?page=0&size=5`)).toMatchObject({ record_id: recordId, hits: 1 });
 
   await expectCode(api('DELETE', `/api/v1/record/${recordId}`, tokens.peer), 403, 'C0003');
   expect((await api('DELETE', `/api/v1/record/${recordId}`, tokens.lead)).body).toEqual({ code: 'SUCCESS', message: '성공' });

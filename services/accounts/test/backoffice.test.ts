@@ -43,6 +43,7 @@ describe('admin access', () => {
     expectError(await asAdmin('put', '/api/v1/admin/users/abc/suspension').send({ reason: 'ok' }), 400, 'C0002');
     expectError(await asAdmin('get', '/api/v1/admin/users?status=GONE'), 400, 'C0002');
     expectError(await asAdmin('get', '/api/v1/admin/users?size=-5'), 400, 'C0002');
+    expectError(await asAdmin('get', '/api/v1/admin/users?search=%00'), 400, 'C0002');
     expect((await asAdmin('get', '/api/v1/admin/users?size=101')).body.data.size).toBe(100);
     expectError(await asAdmin('get', '/api/v1/admin/withdrawals?page=-1'), 400, 'C0002');
     expectError(await asAdmin('put', '/api/v1/admin/users/999999/suspension').send({ reason: 'ok' }), 404, 'C0001');

@@ -115,6 +115,9 @@ describe('boards: write, read, update, delete', () => {
     ['category of another board type', { prefixCategory: 'INTRO', category: 'QUESTION' }, '말머리 값이 게시판 종류에 맞지 않습니다.'],
     ['imageUrls not an array', { imageUrls: 'a.png' }, '이미지 주소 값이 올바르지 않습니다.'],
     ['image url not a string', { imageUrls: [1] }, '이미지 주소 값이 올바르지 않습니다.'],
+    ['javascript: image url', { imageUrls: ['javascript:alert(1)'] }, '이미지 주소 값이 올바르지 않습니다.'],
+    ['data: image url', { imageUrls: ['https://img.example.com/a.png', 'data:text/html,<script>alert(1)</script>'] }, '이미지 주소 값이 올바르지 않습니다.'],
+    ['relative image url', { imageUrls: ['a.png'] }, '이미지 주소 값이 올바르지 않습니다.'],
     ['too many images', { imageUrls: Array.from({ length: 21 }, (_, i) => `u${i}`) }, '이미지 주소 값이 올바르지 않습니다.'],
     ['fixed as text', { fixed: 'yes' }, '고정 여부 값이 올바르지 않습니다.'],
     ['unknown field', { authorId: 5 }, 'authorId 필드는 허용되지 않습니다.'],
@@ -204,7 +207,7 @@ describe('boards: write, read, update, delete', () => {
   });
 
   test('update: author only; replaces the content; EMPTY keeps no category; returns the id', async () => {
-    const id = await postBoard(h.app, author, { category: 'QUESTION', imageUrls: ['a'] });
+    const id = await postBoard(h.app, author, { category: 'QUESTION', imageUrls: ['https://img.example.com/a.png'] });
     const put = (person: TestPerson, over: BoardPayload) =>
       request(h.app).put(`/api/v1/boards/${id}`).set('Authorization', person.token).send(boardPayload(over));
 
@@ -214,11 +217,22 @@ describe('boards: write, read, update, delete', () => {
     expectError(await put(author, { category: 'TREND' }), 400, 'C0002');
     expect((await h.models.boards.findById(id).lean())?.title).toBe('제목');
 
-    const ok = await put(author, { title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'] });
+    const ok = await put(author, {
+      title: '고친 제목',
+      code: '<p>새 본문</p>',
+      category: 'EMPTY',
+      imageUrls: ['https://img.example.com/b.png', 'http://img.example.com/c.png'],
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toBe(id);
     const detail = (await request(h.app).get(`/api/v1/boards/${id}`)).body.data;
-    expect(detail).toMatchObject({ title: '고친 제목', code: '<p>새 본문</p>', category: 'EMPTY', imageUrls: ['b', 'c'], prefixCategory: 'DEFAULT' });
+    expect(detail).toMatchObject({
+      title: '고친 제목',
+      code: '<p>새 본문</p>',
+      category: 'EMPTY',
+      imageUrls: ['https://img.example.com/b.png', 'http://img.example.com/c.png'],
+      prefixCategory: 'DEFAULT',
+    });
 
     expectError(await request(h.app).put('/api/v1/boards/987654').set('Authorization', author.token).send(boardPayload()), 404, 'C0001');
   });
@@ -270,7 +284,12 @@ describe('boards: lists, preview, categories, own posts', () => {
       return postBoard(h.app, by, over);
     };
     ids.q1 = await post(author, { title: '감자 질문', code: '<p>Hello <span>World</span></p>', category: 'QUESTION' });
-    ids.d1 = await post(other, { title: '일상 이야기', code: '<p>오늘의 (감자) 요리 a+b</p>', category: 'DAILY', imageUrls: ['t1.png', 't2.png'] });
+    ids.d1 = await post(other, {
+      title: '일상 이야기',
+      code: '<p>오늘의 (감자) 요리 a+b</p>',
+      category: 'DAILY',
+      imageUrls: ['https://img.example.com/t1.png', 'https://img.example.com/t2.png'],
+    });
     ids.s1 = await post(author, { title: '나눔합니다', code: '<p>의자 나눔</p>', category: 'SHARING' });
     ids.e1 = await post(other, { title: '빈 분류', code: '<p>분류 없음</p>', category: null });
     ids.ad = await post(author, { title: '인테리어 홍보', code: '<p>홍보</p>', prefixCategory: 'ADVERTISEMENT', category: 'INTERIOR' });
@@ -320,7 +339,7 @@ describe('boards: lists, preview, categories, own posts', () => {
       oneLineContent: '오늘의 (감자) 요리 a+b',
       nickName: '다른사람',
       createdAt: expect.stringMatching(ISO_OFFSET),
-      imageUrl: 't1.png',
+      imageUrl: 'https://img.example.com/t1.png',
       commentCount: 0,
       category: 'DAILY',
       prefixCategory: 'DEFAULT',
@@ -375,6 +394,8 @@ describe('boards: lists, preview, categories, own posts', () => {
     [{ prefix: 'DEFAULT', size: 0 }, 'size 0'],
     [{ prefix: 'DEFAULT', size: -3 }, 'negative size'],
     [{ prefix: 'DEFAULT', category: 'nope' }, 'unknown category'],
+    [{ prefix: 'DEFAULT', search: 'a\u0000b' }, 'a NUL in the search'],
+    [{ prefix: 'DEFAULT', search: '\u001b[31m' }, 'an escape in the search'],
     [{ prefix: 'DEFAULT', size: '1e2' }, 'size in exponent form'],
     [{ prefix: ['DEFAULT', 'INTRO'] }, 'repeated prefix'],
   ] as Array<[Record<string, unknown>, string]>)('list rejects %j (%s) with C0002', async (query) => {

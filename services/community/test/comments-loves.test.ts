@@ -235,7 +235,7 @@ describe('loves', () => {
 
   test('my loved boards: most recently loved first, own-list fields, live boards only', async () => {
     const me = await addMember(h.connection, '나도');
-    const a = await postBoard(h.app, author, { title: 'A', imageUrls: ['a.png'] });
+    const a = await postBoard(h.app, author, { title: 'A', imageUrls: ['https://img.example.com/a.png'] });
     const b = await postBoard(h.app, author, { title: 'B' });
     const c = await postBoard(h.app, author, { title: 'C' });
     const d = await postBoard(h.app, author, { title: 'D' });
@@ -256,7 +256,7 @@ describe('loves', () => {
       title: 'A',
       oneLineContent: '본문 내용',
       createdAt: expect.stringMatching(ISO_OFFSET),
-      imageUrl: 'a.png',
+      imageUrl: 'https://img.example.com/a.png',
       category: 'EMPTY',
       prefixCategory: 'DEFAULT',
       commentCnt: 1,

@@ -174,6 +174,11 @@ describe('own lists', () => {
     expect(houseIds(await api(h).own(seller, `keyword=${encodeURIComponent('창고')}`))).toEqual([three]);
     expectError(await api(h).raw.get('/api/v1/houses/my'), 401, 'J0000');
 
+    // Control characters in typed text are the sender's mistake (a NUL used to reach the store's regex: 500).
+    for (const path of ['/api/v1/houses?search=%00', '/api/v1/houses?city=a%01b', '/api/v1/houses/agent?search=%00', '/api/v1/houses/my?keyword=x%7F']) {
+      expectError(await api(h).raw.get(path).set('Authorization', seller.token), 400, 'C0002');
+    }
+
     const waitingAuthor = await addMember(h.connection, '대기작성자');
     await createListing(h, waitingAuthor);
     const mine = await api(h).own(waitingAuthor);

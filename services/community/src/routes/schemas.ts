@@ -1,6 +1,7 @@
 import {
   absentQueryValue,
   bodyId,
+  httpUrl,
   idParams,
   isoTimestampSchema,
   nonBlankText,
@@ -9,6 +10,7 @@ import {
   queryEnum,
   querySize,
   requiredQueryEnum,
+  typedText,
   type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
@@ -33,6 +35,7 @@ export const fieldLabels: FieldLabels = {
   limit: '개수',
   boardId: '게시글 번호',
   commentId: '댓글 번호',
+  id: '번호',
   content: '내용',
   image: '이미지 파일',
   file: '이미지 파일 이름',
@@ -62,7 +65,7 @@ export const boardBody = z.strictObject({
   code: nonBlankText(Limits.body),
   category: z.enum(AllCategories).nullish().meta({ description: '게시판 종류의 분류 또는 EMPTY; null이나 생략은 EMPTY' }),
   imageUrls: z
-    .array(z.string().trim().min(1).max(Limits.imageUrl))
+    .array(httpUrl(Limits.imageUrl))
     .max(Limits.images)
     .nullish()
     .transform((urls) => urls ?? []),
@@ -76,9 +79,7 @@ export const boardBody = z.strictObject({
 
 export const searchText = z.preprocess(
   (value) => (typeof value === 'string' && value.trim() === '' ? undefined : absentQueryValue(value)),
-  z
-    .string()
-    .max(Limits.search)
+  typedText(Limits.search)
     .transform((s) => s.trim())
     .optional(),
 );

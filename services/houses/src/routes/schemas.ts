@@ -1,6 +1,7 @@
 import {
   absentQueryValue,
   formNumber,
+  httpUrl,
   idParams,
   isoTimestampSchema,
   nullableFormNumber,
@@ -91,7 +92,7 @@ export const draftListingBody = z
     agentName: draftText(50),
     title: draftText(100),
     code: draftText(MAX_DRAFT_CODE_LENGTH),
-    imageUrls: z.array(z.string().max(MAX_URL)).max(MAX_IMAGES).nullish(),
+    imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES).nullish(),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
   })
   .meta({ id: 'HouseDraftBody', description: '임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용' });
@@ -120,7 +121,7 @@ export const savedListingBody = z
     title: required(100),
     // Bounded far above the limit only so a huge value is refused cheaply; the limit itself (10000) is H0000.
     code: z.string().trim().min(1).max(1_000_000).meta({ description: '본문 HTML, 10000자 이하 (넘으면 H0000); 허용 목록 밖의 마크업은 제거되어 저장' }),
-    imageUrls: z.array(z.string().trim().min(1).max(MAX_URL)).max(MAX_IMAGES),
+    imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
   })
   .meta({ id: 'HouseSavedBody', description: '저장 (tmpYn false): 모든 필수 항목 검사' });

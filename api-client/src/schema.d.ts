@@ -1595,6 +1595,7 @@ export interface components {
     };
     PictureUploadForm: {
       /**
+       * 이미지 파일
        * Format: binary
        * @description JPEG, PNG, WebP, HEIC/AVIF 파일 하나 (최대 10MB)
        */
@@ -1734,47 +1735,91 @@ export interface components {
     };
     /** @description 임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용 */
     HouseDraftBody: {
-      /** @enum {boolean} */
+      /**
+       * 임시저장 여부
+       * @enum {boolean}
+       */
       tmpYn: true;
+      /** 거래 유형 */
       rentalType?: '' | ('SALE' | 'JEONSE' | 'MONTHLYRENT') | null;
+      /** 지역 */
       city?: string | null;
+      /** 상세 주소 */
       detail?: string | null;
+      /** 우편번호 */
       zipCode?: string | null;
+      /** 크기 */
       size?: string | null;
+      /** 용도 */
       purpose?: string | null;
+      /** 층수 */
       floorNum?: number | string | '' | null;
+      /** 연락처 */
       contact?: string | null;
+      /** 준공 연도 */
       createdDate?: string | null;
+      /** 가격 */
       price?: number | string | '' | null;
+      /** 월세 */
       monthlyPrice?: number | string | '' | null;
+      /** 중개사 이름 */
       agentName?: string | null;
+      /** 제목 */
       title?: string | null;
+      /** 본문 */
       code?: string | null;
+      /** 이미지 주소 */
       imageUrls?: string[] | null;
+      /** 추천 태그 */
       recommendedTag?: ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
     };
     /** @description 저장 (tmpYn false): 모든 필수 항목 검사 */
     HouseSavedBody: {
-      /** @enum {boolean} */
+      /**
+       * 임시저장 여부
+       * @enum {boolean}
+       */
       tmpYn: false;
-      /** @enum {string} */
+      /**
+       * 거래 유형
+       * @enum {string}
+       */
       rentalType: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+      /** 지역 */
       city: string;
+      /** 상세 주소 */
       detail: string;
+      /** 우편번호 */
       zipCode: string;
+      /** 크기 */
       size: string;
+      /** 용도 */
       purpose: string;
-      /** @description 층수; null이나 빈 문자열은 0으로 저장 */
+      /**
+       * 층수
+       * @description 층수; null이나 빈 문자열은 0으로 저장
+       */
       floorNum: number | string | '' | null;
+      /** 연락처 */
       contact: string;
+      /** 준공 연도 */
       createdDate: string;
+      /** 가격 */
       price: number | string;
+      /** 월세 */
       monthlyPrice: number | string;
+      /** 중개사 이름 */
       agentName?: string | null;
+      /** 제목 */
       title: string;
-      /** @description 본문 HTML, 10000자 이하 (넘으면 H0000); 허용 목록 밖의 마크업은 제거되어 저장 */
+      /**
+       * 본문
+       * @description 본문 HTML, 10000자 이하 (넘으면 H0000); 허용 목록 밖의 마크업은 제거되어 저장
+       */
       code: string;
+      /** 이미지 주소 */
       imageUrls: string[];
+      /** 추천 태그 */
       recommendedTag?: ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
     };
     HouseListingDetail: {
@@ -2054,14 +2099,24 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 아이디 */
           userName: string;
+          /** 비밀번호 */
           password: string;
+          /** 닉네임 */
           nick_name: string;
+          /** 전화번호 */
           phone_num: string;
-          /** @enum {string} */
+          /**
+           * 연령대
+           * @enum {string}
+           */
           age: '20대 미만' | '20대' | '30대' | '40대' | '50대' | '60대 이상';
+          /** 가입 경로 */
           join_paths: ('지인 소개' | '네이버 카페' | '네이버 블로그' | '네이버 밴드' | '페이스북' | '인스타그램' | '검색' | '기타')[];
+          /** 약관 동의 */
           terms: ('SERVICE_USED_AGREE' | 'PERSONAL_INFO_NOTI' | 'PERSONAL_INFO_USED_AGREE' | 'MARKETING_ADVERTISEMENT_AGREE')[];
+          /** 이메일 */
           email: string;
         };
       };
@@ -2090,6 +2145,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0007' | 'U0005' | 'U0000' | 'U0010' | 'U0009' | 'U0011' | 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -2186,24 +2254,45 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 아이디 */
           userName: string;
+          /** 비밀번호 */
           password: string;
+          /** 닉네임 */
           nick_name: string;
+          /** 전화번호 */
           phone_num: string;
-          /** @enum {string} */
+          /**
+           * 연령대
+           * @enum {string}
+           */
           age: '20대 미만' | '20대' | '30대' | '40대' | '50대' | '60대 이상';
+          /** 가입 경로 */
           join_paths: ('지인 소개' | '네이버 카페' | '네이버 블로그' | '네이버 밴드' | '페이스북' | '인스타그램' | '검색' | '기타')[];
+          /** 약관 동의 */
           terms: ('SERVICE_USED_AGREE' | 'PERSONAL_INFO_NOTI' | 'PERSONAL_INFO_USED_AGREE' | 'MARKETING_ADVERTISEMENT_AGREE')[];
+          /** 중개사무소 등록번호 */
           agent_code: string;
+          /** 사업자 등록번호 */
           business_code: string;
+          /** 중개사무소 이름 */
           company_name: string;
+          /** 대표자 이름 */
           agent_name: string;
+          /** 사무소 전화번호 */
           company_phone_num: string;
+          /** 중개보조원 이름 */
           assistant_name?: string | null;
+          /** 사무소 주소 */
           company_address: string;
+          /** 사무소 상세 주소 */
           company_address_detail: string;
+          /** 회사 이메일 */
           company_email: string;
-          /** @enum {string} */
+          /**
+           * 중개 분야
+           * @enum {string}
+           */
           estate: '아파트' | '주택' | '농가';
         };
       };
@@ -2232,6 +2321,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0007' | 'U0005' | 'U0000' | 'U0010' | 'U0009' | 'U0011' | 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -2328,7 +2430,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 아이디 */
           userName: string;
+          /** 비밀번호 */
           password: string;
         };
       };
@@ -2373,6 +2477,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -2469,6 +2586,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 액세스 토큰 */
           access_token: string;
         };
       };
@@ -2517,6 +2635,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -2526,6 +2657,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -2727,6 +2871,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 전화번호 */
           phone_num: string;
         };
       };
@@ -2755,6 +2900,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0000' | 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -2851,7 +3009,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 전화번호 */
           phone_num: string;
+          /** 인증번호 */
           code: string;
         };
       };
@@ -2885,6 +3045,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -2894,6 +3067,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -2962,6 +3148,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 이메일 */
           email: string;
         };
       };
@@ -2990,6 +3177,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0010' | 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -3086,7 +3286,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 이메일 */
           email: string;
+          /** 인증번호 */
           code: string;
         };
       };
@@ -3120,6 +3322,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -3129,6 +3344,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -3197,6 +3425,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 닉네임 */
           nick_name: string;
         };
       };
@@ -3230,6 +3459,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -3239,6 +3481,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -3307,6 +3562,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 아이디 */
           userName: string;
         };
       };
@@ -3340,6 +3596,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -3349,6 +3618,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -3417,6 +3699,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 비밀번호 */
           password: string;
         };
       };
@@ -3485,6 +3768,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -3698,9 +3994,13 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 비밀번호 */
           password: string;
+          /** 닉네임 */
           nick_name?: string | null;
+          /** 새 비밀번호 */
           new_password?: string | null;
+          /** 전화번호 */
           phone_num?: string | null;
         };
       };
@@ -3768,6 +4068,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -3864,6 +4177,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 닉네임 */
           nick_name: string;
         };
       };
@@ -3931,6 +4245,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -4027,6 +4354,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 비밀번호 */
           password: string;
         };
       };
@@ -4094,6 +4422,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -4190,6 +4531,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 이메일 */
           email: string;
         };
       };
@@ -4257,6 +4599,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -4353,6 +4708,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 전화번호 */
           phone_num: string;
         };
       };
@@ -4420,6 +4776,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -4516,7 +4885,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 사유 */
           reason: ('이용빈도 낮음' | '재가입' | '콘텐츠 및 정보 부족' | '개인 정보 보호' | '기타')[];
+          /** 내용 */
           content?: string | null;
         };
       };
@@ -4584,6 +4955,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -4820,6 +5204,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 사유 */
           reason: string;
         };
       };
@@ -4889,6 +5274,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -5616,6 +6014,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -5930,17 +6341,27 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 제목 */
           title: string;
+          /** 본문 */
           code: string;
           /**
+           * 말머리
            * @description 게시판 종류의 분류 또는 EMPTY; null이나 생략은 EMPTY
            * @enum {string|null}
            */
           category?: 'EMPTY' | 'INTERIOR' | 'ESTATE' | 'REAL_ESTATE' | 'QUESTION' | 'DAILY' | 'SHARING' | 'TREND' | 'REVIEW' | null;
+          /** 이미지 주소 */
           imageUrls?: string[] | null;
-          /** @enum {string} */
+          /**
+           * 게시판 종류
+           * @enum {string}
+           */
           prefixCategory: 'ADVERTISEMENT' | 'DEFAULT' | 'INTRO';
-          /** @description 관리자의 홍보(ADVERTISEMENT) 글만 고정되고, 그 밖에는 무시됩니다 */
+          /**
+           * 고정 여부
+           * @description 관리자의 홍보(ADVERTISEMENT) 글만 고정되고, 그 밖에는 무시됩니다
+           */
           fixed?: boolean | null;
         };
       };
@@ -5997,6 +6418,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -6835,17 +7269,27 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 제목 */
           title: string;
+          /** 본문 */
           code: string;
           /**
+           * 말머리
            * @description 게시판 종류의 분류 또는 EMPTY; null이나 생략은 EMPTY
            * @enum {string|null}
            */
           category?: 'EMPTY' | 'INTERIOR' | 'ESTATE' | 'REAL_ESTATE' | 'QUESTION' | 'DAILY' | 'SHARING' | 'TREND' | 'REVIEW' | null;
+          /** 이미지 주소 */
           imageUrls?: string[] | null;
-          /** @enum {string} */
+          /**
+           * 게시판 종류
+           * @enum {string}
+           */
           prefixCategory: 'ADVERTISEMENT' | 'DEFAULT' | 'INTRO';
-          /** @description 관리자의 홍보(ADVERTISEMENT) 글만 고정되고, 그 밖에는 무시됩니다 */
+          /**
+           * 고정 여부
+           * @description 관리자의 홍보(ADVERTISEMENT) 글만 고정되고, 그 밖에는 무시됩니다
+           */
           fixed?: boolean | null;
         };
       };
@@ -6915,6 +7359,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -7306,7 +7763,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 게시글 번호 */
           boardId: number | string;
+          /** 내용 */
           content: string;
         };
       };
@@ -7376,6 +7835,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -7632,7 +8104,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 게시글 번호 */
           boardId: number | string;
+          /** 내용 */
           content: string;
         };
       };
@@ -7702,6 +8176,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -8252,6 +8739,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 고정 여부 */
           fixed: boolean;
         };
       };
@@ -8325,6 +8813,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -8334,6 +8835,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -8455,6 +8969,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -8835,6 +9362,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -9128,6 +9668,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -9893,8 +10446,12 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @enum {string} */
+          /**
+           * 신고 유형
+           * @enum {string}
+           */
           reportType: 'FAKE_SALE' | 'ADVERTISING_BOARD' | 'ETC';
+          /** 신고 사유 */
           reportReason: string;
         };
       };
@@ -9962,6 +10519,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -10799,7 +11369,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 승인 여부 */
           approve: boolean;
+          /** 사유 */
           reason?: string | null;
         };
       };
@@ -10869,6 +11441,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -11103,7 +11688,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @enum {string} */
+          /**
+           * 처리
+           * @enum {string}
+           */
           action: 'DISMISS' | 'REMOVE';
         };
       };
@@ -11173,6 +11761,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -11671,13 +12272,24 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 제목 */
           title: string;
+          /** 내용 */
           content: string;
-          /** @enum {string} */
+          /**
+           * 파트
+           * @enum {string}
+           */
           part: 'web' | 'server' | 'infra' | 'all';
-          /** @enum {string} */
+          /**
+           * 카테고리
+           * @enum {string}
+           */
           category: 'culture' | 'retrospection' | 'disaster' | 'issue' | 'new_tech' | 'architecture';
-          /** @enum {string} */
+          /**
+           * 유형
+           * @enum {string}
+           */
           type: 'odori' | 'retro' | 'tech';
         };
       };
@@ -11738,6 +12350,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -11747,6 +12372,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -11954,7 +12592,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 제목 */
           title: string;
+          /** 내용 */
           content: string;
         };
       };
@@ -12028,6 +12668,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -12037,6 +12690,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };
@@ -12897,9 +13563,14 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 레코드 번호 */
           record_id: number | string;
+          /** 내용 */
           content: string;
-          /** @enum {string} */
+          /**
+           * 상태
+           * @enum {string}
+           */
           status: 'approve' | 'reject' | 'mine';
         };
       };
@@ -12969,6 +13640,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -13067,8 +13751,12 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 내용 */
           content: string;
-          /** @enum {string} */
+          /**
+           * 상태
+           * @enum {string}
+           */
           status: 'approve' | 'reject' | 'mine';
         };
       };
@@ -13138,6 +13826,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -13393,8 +14094,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 레코드 번호 */
           record_id: number | string;
+          /** 부모 댓글 번호 */
           parent_id?: number | string | null;
+          /** 내용 */
           content: string;
         };
       };
@@ -13464,6 +14168,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -13562,6 +14279,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 내용 */
           content: string;
         };
       };
@@ -13631,6 +14349,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -13886,8 +14617,12 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** 템플릿 */
           template: string;
-          /** @enum {string} */
+          /**
+           * 카테고리
+           * @enum {string}
+           */
           category: 'culture' | 'retrospection' | 'disaster' | 'issue' | 'new_tech' | 'architecture';
         };
       };
@@ -13946,6 +14681,19 @@ export interface operations {
           };
         };
       };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
       /** @description gateway: 요청 본문이 너무 큽니다. */
       413: {
         headers: {
@@ -13955,6 +14703,19 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
             message: string;
           };
         };

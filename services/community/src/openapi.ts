@@ -144,7 +144,7 @@ export function apiDocument(): ApiDocument {
   // (names of path parameters do not tell paths apart), so the document names the segment `id` and says per
   // operation whose id it is. The wire is unchanged.
   const commentsPath = '/api/v1/comments/{id}';
-  const commentsPathParams = (description: string) => z.object({ id: idString.meta({ description }) });
+  const commentsPathParams = (label: 'boardId' | 'commentId') => z.object({ id: idString.meta({ description: `${fieldLabels[label]} (${label})` }) });
   registerOperation(registry, {
     method: 'get',
     path: commentsPath,
@@ -152,7 +152,7 @@ export function apiDocument(): ApiDocument {
     summary: '게시글의 댓글 (오래된 순)',
     tags: comments,
     access: 'optional',
-    params: commentsPathParams('게시글 id (boardId)'),
+    params: commentsPathParams('boardId'),
     data: z.array(commentItemSchema),
     errors: ['C0001'],
   });
@@ -174,7 +174,7 @@ export function apiDocument(): ApiDocument {
     summary: '댓글 수정 (작성자만)',
     tags: comments,
     access: 'user',
-    params: commentsPathParams('댓글 id (commentId)'),
+    params: commentsPathParams('commentId'),
     body: commentBody,
     data: commentIdData,
     errors: ['C0001', 'C0003', 'U0012'],
@@ -186,7 +186,7 @@ export function apiDocument(): ApiDocument {
     summary: '댓글 삭제 (작성자 또는 관리자)',
     tags: comments,
     access: 'user',
-    params: commentsPathParams('댓글 id (commentId)'),
+    params: commentsPathParams('commentId'),
     errors: ['C0001', 'C0003', 'U0012'],
   });
 
@@ -237,5 +237,10 @@ export function apiDocument(): ApiDocument {
     errors: ['C0001', 'B0001'],
   });
 
-  return generateApiDocument(registry, { title: 'binzip community', version: '1.0.0' }, fieldLabels);
+  // The shared `id` segment's title names both ids (titles go by parameter name); each operation's description says which.
+  return generateApiDocument(
+    registry,
+    { title: 'binzip community', version: '1.0.0' },
+    { ...fieldLabels, id: `${fieldLabels.boardId} / ${fieldLabels.commentId}` },
+  );
 }

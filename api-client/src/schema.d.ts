@@ -7622,7 +7622,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 게시글 id (boardId) */
+        /** @description 게시글 번호 (boardId) */
         id: number;
       };
       cookie?: never;
@@ -7755,7 +7755,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 댓글 id (commentId) */
+        /** @description 댓글 번호 (commentId) */
         id: number;
       };
       cookie?: never;
@@ -7939,7 +7939,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description 댓글 id (commentId) */
+        /** @description 댓글 번호 (commentId) */
         id: number;
       };
       cookie?: never;

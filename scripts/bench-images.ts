@@ -93,7 +93,7 @@ async function main(): Promise<void> {
       const token = `Bearer ${signAccessToken({ userId: 900_000 + i, userName: `bench${i}`, userType: 'NONE', authority: 'USER' }, keys.privateKey)}`;
       while (Date.now() < deadline) {
         const form = new FormData();
-        form.append('image', new Blob([new Uint8Array(photos[i] as Buffer)], { type: 'image/jpeg' }), 'photo.jpg');
+        form.append('image', new Blob([new Uint8Array(photos[i])], { type: 'image/jpeg' }), 'photo.jpg');
         const started = Date.now();
         const res = await fetch(`${running.url}/api/v1/houses/images`, { method: 'POST', headers: { authorization: token }, body: form });
         await res.arrayBuffer();

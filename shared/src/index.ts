@@ -2,6 +2,7 @@ export * from './errors';
 export * from './envelope';
 export * from './context';
 export * from './logger';
+export * from './tracing';
 export * from './time';
 export * from './validation';
 export * from './page';

@@ -8,6 +8,7 @@ export * from './errors';
 export * from './envelope';
 export * from './context';
 export * from './logger';
+export * from './tracing';
 export * from './auth';
 export * from './jwks';
 export * from './config';

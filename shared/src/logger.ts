@@ -1,9 +1,16 @@
 import winston from 'winston';
 import { currentRequestId } from './context';
+import { currentTraceIds } from './tracing';
 
 const addRequestId = winston.format((info) => {
   const requestId = currentRequestId();
   if (requestId && info.requestId === undefined) info.requestId = requestId;
+  // With tracing on, a line written inside a traced request or event names its trace (see tracing.ts).
+  const traced = currentTraceIds();
+  if (traced && info.traceId === undefined) {
+    info.traceId = traced.traceId;
+    info.spanId = traced.spanId;
+  }
   return info;
 });
 

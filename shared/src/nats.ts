@@ -21,6 +21,7 @@ import { requestContext } from './context';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, toDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letters';
 import { REQUEST_ID_HEADER } from './http';
 import type { Logger } from './logger';
+import { inMessagingSpan, injectTraceContext, type TraceCarrier } from './tracing';
 import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from './metrics';
 
 const codec = JSONCodec();
@@ -307,14 +308,21 @@ export class EventBus {
   /**
    * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. `requestId`
    * (the HTTP request that caused the event) travels in the `x-request-id` header to the consumers' logs.
+   * A publish span continues `trace` (stored with an outbox event; an empty one starts a new trace) or, without
+   * it, the active trace, and the message carries its `traceparent` (only when tracing is on).
    */
-  async publish(subject: string, payload: unknown, messageId: string, options: { requestId?: string } = {}): Promise<void> {
-    let headers;
-    if (options.requestId) {
-      headers = natsHeaders();
-      headers.set(REQUEST_ID_HEADER, options.requestId);
-    }
-    await this.jetstream.publish(this.subject(subject), codec.encode(payload), { msgID: messageId, timeout: 5_000, headers });
+  async publish(subject: string, payload: unknown, messageId: string, options: { requestId?: string; trace?: TraceCarrier } = {}): Promise<void> {
+    const stored = options.trace;
+    await inMessagingSpan('publish', subject, stored ? { get: (key: string) => stored[key] } : undefined, async (span, active) => {
+      const headers = natsHeaders();
+      if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
+      if (span.isRecording()) injectTraceContext(active, headers);
+      await this.jetstream.publish(this.subject(subject), codec.encode(payload), {
+        msgID: messageId,
+        timeout: 5_000,
+        headers: headers.keys().length > 0 ? headers : undefined,
+      });
+    });
   }
 
   async consume<S extends z.ZodType>(options: ConsumeOptions<S>): Promise<RunningConsumer> {
@@ -415,7 +423,8 @@ export class EventBus {
     eventsDelivered.inc(labels);
     if (msg.redelivered) eventsRedelivered.inc(labels);
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
-    const handle = () => this.handleMessage(msg, options, maxDeliver, requestId);
+    // The consumer's span continues the trace of the publish (the `traceparent` header) when tracing is on.
+    const handle = () => inMessagingSpan('process', msg.subject, msg.headers, () => this.handleMessage(msg, options, maxDeliver, requestId));
     return requestId ? requestContext.run({ requestId }, handle) : handle();
   }
 

@@ -4,6 +4,7 @@ import { currentRequestId } from './context';
 import type { Logger } from './logger';
 import { registerOutboxSource, type OutboxBacklogSource } from './metrics';
 import type { EventBus, StreamName } from './nats';
+import { currentTraceCarrier, type TraceCarrier } from './tracing';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -18,6 +19,8 @@ export interface OutboxEvent {
   createdAt: Date;
   /** The HTTP request that caused the event; the relay sends it as the message's `x-request-id`. */
   requestId?: string;
+  /** The trace of that request (W3C `traceparent`/`tracestate`) when tracing is on; the relay continues it. */
+  trace?: TraceCarrier;
 }
 
 const outboxEventSchema = new Schema<OutboxEvent>(
@@ -27,6 +30,7 @@ const outboxEventSchema = new Schema<OutboxEvent>(
     data: { type: Schema.Types.Mixed, required: true },
     createdAt: { type: Date, required: true },
     requestId: { type: String, required: false },
+    trace: { type: Schema.Types.Mixed, required: false },
   },
   { _id: false },
 );
@@ -46,11 +50,12 @@ export function addOutbox(schema: Schema): void {
 
 const PENDING = { 'pendingEvents.id': { $exists: true } };
 
-/** A new event for a document's `pendingEvents`; it remembers the request id of the request being served. */
+/** A new event for a document's `pendingEvents`; it remembers the request id and trace of the request being served. */
 export function newOutboxEvent(subject: string, data: (eventId: string) => unknown): OutboxEvent {
   const id = randomUUID();
   const requestId = currentRequestId();
-  return { id, subject, data: data(id), createdAt: new Date(), ...(requestId ? { requestId } : {}) };
+  const trace = currentTraceCarrier();
+  return { id, subject, data: data(id), createdAt: new Date(), ...(requestId ? { requestId } : {}), ...(trace ? { trace } : {}) };
 }
 
 export interface OutboxRelayOptions {
@@ -124,7 +129,11 @@ export class OutboxRelay implements OutboxBacklogSource {
         for (const doc of docs) {
           for (const event of doc.pendingEvents) {
             try {
-              await this.options.bus.publish(event.subject, event.data, event.id, { requestId: event.requestId });
+              await this.options.bus.publish(event.subject, event.data, event.id, {
+                // The event's own trace only: this pass may have been started by another request.
+                requestId: event.requestId,
+                trace: event.trace ?? {},
+              });
             } catch (err) {
               this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
               return false;

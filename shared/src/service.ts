@@ -10,6 +10,7 @@ import type { MetricsSettings } from './metrics';
 import { EventBus, MIB } from './nats';
 import { withOperatorEndpoints } from './readiness';
 import { followSessionRevocations } from './sessions';
+import { startTracing } from './tracing';
 import { startUserProjection } from './users';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from './lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
@@ -93,6 +94,8 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     () => shutdown,
   );
   const boot = async (): Promise<void> => {
+    // First, so the HTTP instrumentation is in place before any request (off without OTEL_EXPORTER_OTLP_ENDPOINT).
+    const tracing = startTracing(definition.name);
     const config = definition.readConfig();
     const log = createLogger(definition.name, config.LOG_LEVEL);
     logger = log;
@@ -142,7 +145,15 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     shutdown = shutdownOn(
       log,
       server,
-      [() => watchdog.stop(), ...closers, async () => users?.stop(), () => revocations.stop(), () => bus.close(), () => connection.close()],
+      [
+        () => watchdog.stop(),
+        ...closers,
+        async () => users?.stop(),
+        () => revocations.stop(),
+        () => bus.close(),
+        () => connection.close(),
+        () => tracing.stop(),
+      ],
       {
         drainMs: config.SHUTDOWN_DRAIN_MS,
         onDrain: () => (draining = true),

@@ -1,4 +1,4 @@
-import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Logger, type Shutdown } from '@binzip/shared/dist/lite';
+import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/dist/lite';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
 import { refreshPools, systemResolver } from './domain/upstreams';
@@ -12,6 +12,8 @@ exitOnFatalErrors(
 );
 
 async function main(): Promise<void> {
+  // First, so proxied requests carry `traceparent` (off without OTEL_EXPORTER_OTLP_ENDPOINT).
+  const tracing = startTracing('gateway');
   const config = readConfig();
   logger = createLogger('gateway', config.LOG_LEVEL);
   let draining = false;
@@ -21,7 +23,10 @@ async function main(): Promise<void> {
   const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
   const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
-  shutdown = shutdownOn(logger, server, [async () => stopUpkeep()], { drainMs: config.SHUTDOWN_DRAIN_MS, onDrain: () => (draining = true) });
+  shutdown = shutdownOn(logger, server, [async () => stopUpkeep(), () => tracing.stop()], {
+    drainMs: config.SHUTDOWN_DRAIN_MS,
+    onDrain: () => (draining = true),
+  });
 }
 
 main().catch((err) => exitOnStartupFailure(logger, err));

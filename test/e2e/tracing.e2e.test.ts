@@ -1,0 +1,132 @@
+/**
+ * OpenTelemetry across processes: the gateway, community and notifications run as child processes with
+ * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a small OTLP/HTTP receiver in this file (the exporter sends JSON to
+ * `/v1/traces`). One comment written through the gateway must give one trace that spans the gateway's proxied
+ * request, community's request and outbox publish, and notifications' handling of the event it consumed.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bearer, eventually } from '../support';
+import { startE2eSystem, type E2eSystem } from '../support/e2e';
+
+jest.setTimeout(120_000);
+
+const AUTHOR = 401;
+const COMMENTER = 402;
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+}
+
+interface OtlpJson {
+  resourceSpans?: Array<{
+    resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
+    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number }> }>;
+  }>;
+}
+
+const spans: ReceivedSpan[] = [];
+const contentTypes = new Set<string>();
+let receiver: Server;
+let e2e: E2eSystem;
+
+/** An OTLP/HTTP trace receiver (JSON encoding), keeping every span with the `service.name` of its resource. */
+function startReceiver(): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.writeHead(404).end();
+        return;
+      }
+      contentTypes.add(String(req.headers['content-type']));
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpJson;
+      for (const resourceSpans of body.resourceSpans ?? []) {
+        const service = resourceSpans.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
+        for (const scope of resourceSpans.scopeSpans ?? []) {
+          for (const span of scope.spans ?? []) spans.push({ service, ...span, parentSpanId: span.parentSpanId ?? '' });
+        }
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const token = (userId: number) => bearer({ userId, userName: `user${userId}` });
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  e2e = await startE2eSystem('tracinge2e', {
+    services: ['community', 'notifications'],
+    env: {
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      // Export within a fraction of a second instead of the default 5 s.
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OUTBOX_INTERVAL_MS: '500',
+    },
+  });
+  await e2e.publishUser({ id: AUTHOR, nick_name: 'traceAuthor', version: 1 });
+  await e2e.publishUser({ id: COMMENTER, nick_name: 'traceCommenter', version: 1 });
+});
+
+afterAll(async () => {
+  await e2e?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+it('follows one comment from the gateway through community and NATS into the notifications consumer, in one trace', async () => {
+  const boardId = await e2e.ok<number>('POST', '/api/v1/boards', {
+    token: token(AUTHOR),
+    body: { title: '추적 글', code: '<p>빈집</p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false },
+  });
+  const res = await e2e.api<number>('POST', '/api/v1/comments', { token: token(COMMENTER), body: { boardId, content: '추적되는 댓글' } });
+  expect(res.status).toBe(200);
+  const requestId = res.headers.get('x-request-id');
+
+  // The consumer's span of the one comment event, then its ancestors up to the root, as they arrive.
+  const processed = await eventually(
+    () => spans.find((s) => s.service === 'notifications' && s.name.endsWith('community.comment.created process')),
+    15_000,
+    100,
+  );
+  const chainOf = (span: ReceivedSpan): ReceivedSpan[] => {
+    const byId = new Map(spans.filter((s) => s.traceId === span.traceId).map((s) => [s.spanId, s]));
+    const chain: ReceivedSpan[] = [];
+    for (let at: ReceivedSpan | undefined = span; at; at = byId.get(at.parentSpanId)) chain.push(at);
+    return chain;
+  };
+  // Every span of the chain has its parent in the same trace, up to a root: an unbroken chain, not ids that merely match.
+  const chain = await eventually(() => {
+    const found = chainOf(processed);
+    return found.at(-1)?.parentSpanId === '' ? found : undefined;
+  }, 10_000);
+  const root = chain.at(-1) as ReceivedSpan;
+  // notifications' process <- community's publish (from the stored outbox event) <- community's request <- the
+  // gateway's proxied request (traceparent over HTTP) <- the gateway's request, the root.
+  expect(chain.map((s) => [s.service, s.kind])).toEqual([
+    ['notifications', 5], // CONSUMER
+    ['community', 4], // PRODUCER
+    ['community', 2], // SERVER
+    ['gateway', 3], // CLIENT
+    ['gateway', 2], // SERVER
+  ]);
+  expect(chain[1].name).toMatch(/community\.comment\.created publish$/);
+  expect(root.name).toMatch(/^POST/);
+  const trace = spans.filter((s) => s.traceId === root.traceId);
+  expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['gateway', 'community', 'notifications']));
+  expect([...contentTypes]).toEqual(['application/json']);
+
+  // Log lines carry the trace: notifications' "event handled" line of this comment names the trace id.
+  const lines = (e2e.system.services.notifications ?? []).flatMap((p) => p.output.join('').split('\n'));
+  const handled = lines.filter((l) => l.includes('"event handled"') && l.includes(root.traceId));
+  expect(handled.length).toBeGreaterThan(0);
+  expect(JSON.parse(handled[0])).toMatchObject({ traceId: root.traceId, requestId });
+});

@@ -57,6 +57,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
     [streamName('COMMUNITY')]: 32 * MiB,
     [streamName('RECORDS')]: 32 * MiB,
     [streamName('HOUSES')]: 32 * MiB,
+    [streamName('SESSIONS')]: 8 * MiB,
     [streamName('DEAD_LETTERS')]: 8 * MiB,
   });
 
@@ -73,7 +74,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
   });
   try {
     expect(await ready(again.url)).toBe(200);
-    expect(Object.keys(await streamsOnBroker())).toHaveLength(5);
+    expect(Object.keys(await streamsOnBroker())).toHaveLength(6);
   } finally {
     await again.stop();
   }
@@ -82,7 +83,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
   const second = await startE2eSystem('smallbroker2', { services: [...SERVICES], natsUrl: broker!.uri });
   systems.push(second);
   expect(await ready(second.url)).toBe(200);
-  expect(Object.keys(await streamsOnBroker())).toHaveLength(10);
+  expect(Object.keys(await streamsOnBroker())).toHaveLength(12);
 });
 
 test('a stream ceiling the store cannot hold stops the service with an error naming the setting', async () => {

@@ -64,6 +64,31 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
     expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
   });
 
+  it('25 pins racing for 10 free slots pin exactly 10; the other 15 are B0001', async () => {
+    await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
+    const ids: number[] = [];
+    for (let i = 0; i < 25; i++) ids.push(await advertisement());
+    const answers = await Promise.all(ids.map((id) => pin(id, { fixed: true })));
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(10);
+    expect(answers.filter((res) => res.status !== 200).map((res) => res.body.code)).toEqual(Array(15).fill('B0001'));
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
+  });
+
+  it('posts written pinned through POST /boards at once take exactly the free slots', async () => {
+    await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
+    for (let i = 0; i < 7; i++) await pin(await advertisement(), { fixed: true }).expect(200);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        request(h.app)
+          .post('/api/v1/boards')
+          .set('Authorization', admin.token)
+          .send(boardPayload({ prefixCategory: 'ADVERTISEMENT', category: null, fixed: true, title: `고정 ${i}` })),
+      ),
+    );
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(3);
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
+  });
+
   it('the same limit holds for a post written pinned through POST or PUT /boards: nothing is written past it', async () => {
     await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
     const pinnedPost = (over: Record<string, unknown> = {}) => boardPayload({ prefixCategory: 'ADVERTISEMENT', category: null, fixed: true, ...over });
@@ -104,7 +129,7 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
     expect(await h.models.boards.findById(own).lean().exec()).toMatchObject({ title: '바뀐 제목', fixed: true });
   });
 
-  it('racing edits for the last pinned slot never leave more than 10 pinned; a refused edit leaves the post as it was', async () => {
+  it('racing edits for the last pinned slot: exactly one takes it; the refused edit leaves the post as it was', async () => {
     await h.models.boards.updateMany({}, { $set: { fixed: false } }).exec();
     const post = (over: Record<string, unknown>) => boardPayload({ prefixCategory: 'ADVERTISEMENT', category: null, ...over });
     for (let i = 0; i < 9; i++) await postBoard(h.app, admin, post({ fixed: true }));
@@ -117,8 +142,8 @@ describe('PUT /api/v1/admin/boards/{boardId}/fixed', () => {
           .send(post({ title: `바뀐 ${i}`, fixed: true })),
       ),
     );
-    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBeLessThanOrEqual(10);
-    expect(answers.filter((res) => res.status === 200).length).toBeLessThanOrEqual(1);
+    expect(await h.models.boards.countDocuments({ fixed: true, deleted: false })).toBe(10);
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(1);
     for (const [i, res] of answers.entries()) {
       const stored = await h.models.boards.findById(racers[i]).lean().exec();
       if (res.status === 200) expect(stored).toMatchObject({ title: `바뀐 ${i}`, fixed: true });

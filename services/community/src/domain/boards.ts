@@ -17,7 +17,7 @@ import type { FilterQuery, SortOrder } from 'mongoose';
 import type { BoardDoc } from '../models';
 import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
 import type { CommunityContext } from './context';
-import { assertPinRoom, pinLimitExceeded } from './pinning';
+import { writeIfPinRoom } from './pinning';
 import { oneLineOf, plainTextOf } from './text';
 import { fieldLabels } from '../routes/schemas';
 import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './views';
@@ -102,28 +102,25 @@ function contentFields(user: AuthClaims, input: BoardInput, category: string) {
 
 /**
  * An administrator's promotion post may be written pinned (`fixed: true`), within the same limit of 10 as the
- * back office's pin: with no slot left nothing is written (B0001); a write that raced another for the last slot
- * is undone (the new post removed, the edited one restored) and answered B0001 too.
+ * back office's pin: with no slot left nothing is written (B0001); racing writes take the free slots one at a
+ * time under the pin lease, so exactly the free slots are given.
  */
 export async function createBoard(ctx: CommunityContext, user: AuthClaims, input: BoardInput): Promise<number> {
   const content = contentFields(user, input, checkedCategory(input));
-  if (content.fixed) await assertPinRoom(ctx);
   const id = await nextId(ctx.models.boards.db, 'board');
   const now = ctx.now();
-  await ctx.models.boards.create({
-    _id: id,
-    ...content,
-    authorId: user.userId,
-    loveCount: 0,
-    commentCount: 0,
-    deleted: false,
-    createdAt: now,
-    updatedAt: now,
-  });
-  if (content.fixed && (await pinLimitExceeded(ctx))) {
-    await ctx.models.boards.deleteOne({ _id: id }).exec();
-    throw new AppError('B0001');
-  }
+  const write = () =>
+    ctx.models.boards.create({
+      _id: id,
+      ...content,
+      authorId: user.userId,
+      loveCount: 0,
+      commentCount: 0,
+      deleted: false,
+      createdAt: now,
+      updatedAt: now,
+    });
+  await (content.fixed ? writeIfPinRoom(ctx, write) : write());
   return id;
 }
 
@@ -134,15 +131,11 @@ export async function updateBoard(ctx: CommunityContext, user: AuthClaims, input
   if (board.authorId !== user.userId) throw AppError.forbidden();
   const content = contentFields(user, input, category);
   const newlyPinned = content.fixed && !board.fixed;
-  if (newlyPinned) await assertPinRoom(ctx);
-  const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { ...content, updatedAt: ctx.now() } }).exec();
-  if (result.matchedCount === 0) throw AppError.notFound();
-  if (newlyPinned && (await pinLimitExceeded(ctx))) {
-    // Back to what was stored, field for field of what the edit wrote.
-    const before = Object.fromEntries(Object.keys(content).map((field) => [field, board[field as keyof typeof content]]));
-    await ctx.models.boards.updateOne({ _id: boardId }, { $set: { ...before, updatedAt: board.updatedAt } }).exec();
-    throw new AppError('B0001');
-  }
+  const write = async () => {
+    const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { ...content, updatedAt: ctx.now() } }).exec();
+    if (result.matchedCount === 0) throw AppError.notFound();
+  };
+  await (newlyPinned ? writeIfPinRoom(ctx, write) : write());
   return boardId;
 }
 

@@ -1,4 +1,6 @@
-import { AppError, type AuthClaims } from '@binzip/shared';
+import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import { AppError, isDuplicateKeyError, TooManyRequestsError, type AuthClaims } from '@binzip/shared';
 import type { CommunityContext } from './context';
 
 /** backoffice.md: at most this many promotion posts are pinned at once. */
@@ -6,21 +8,56 @@ export const MAX_PINNED_BOARDS = 10;
 
 const PINNED = { fixed: true, deleted: false };
 
-/** B0001 unless another post can still be pinned (asked before a write that would pin one). */
-export async function assertPinRoom(ctx: CommunityContext): Promise<void> {
-  if ((await ctx.models.boards.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
-}
+/** How long one pin decision may hold the pin lease before another instance may take it over (a crashed holder). */
+const PIN_LEASE_MS = 5_000;
+/** How long a pin waits for the lease before it is answered 429 C0004 (25 racing administrators pass well within it). */
+const PIN_WAIT_MS = 10_000;
 
-/** Asked after a write that pinned a post: two racing writes may both have taken the last slot. */
-export async function pinLimitExceeded(ctx: CommunityContext): Promise<boolean> {
-  return (await ctx.models.boards.countDocuments(PINNED).exec()) > MAX_PINNED_BOARDS;
+interface PinLease {
+  _id: 'pins';
+  holder: string;
+  until: Date;
 }
 
 /**
- * Pins or unpins a promotion (ADVERTISEMENT) post. Pinning sets the flag, then counts: over the limit it is
- * set back and answered B0001. Two racing pins of the 10th slot may both be refused (never both kept), so the
- * limit holds without a lock; pinning an already pinned post is a no-op.
+ * Runs `pin` (which checks the room, then writes) while holding the one pin lease of the service's database, so
+ * that exactly the free slots are given, however many writes race, on however many instances: a count taken after
+ * the write (the earlier design) could refuse every racer of the last slots. The lease is a single document taken
+ * with an atomic upsert; its expiry (wall-clock, as it is about a process's liveness, not the domain's time)
+ * frees it when a holder dies.
  */
+async function withPinLease<T>(ctx: CommunityContext, pin: () => Promise<T>): Promise<T> {
+  const leases = ctx.models.boards.db.collection<PinLease>('pin_leases');
+  const holder = randomUUID();
+  const giveUpAt = Date.now() + PIN_WAIT_MS;
+  for (;;) {
+    const now = Date.now();
+    try {
+      await leases.updateOne({ _id: 'pins', until: { $lt: new Date(now) } }, { $set: { holder, until: new Date(now + PIN_LEASE_MS) } }, { upsert: true });
+      break;
+    } catch (err) {
+      // The lease exists and has not expired: the upsert's insert met the held document.
+      if (!isDuplicateKeyError(err)) throw err;
+      if (now > giveUpAt) throw new TooManyRequestsError(1);
+      await setTimeout(5 + Math.random() * 20);
+    }
+  }
+  try {
+    return await pin();
+  } finally {
+    await leases.deleteOne({ _id: 'pins', holder });
+  }
+}
+
+/** Runs `write`, which pins one more post, only while a slot is free (B0001 otherwise), holding the pin lease. */
+export async function writeIfPinRoom<T>(ctx: CommunityContext, write: () => Promise<T>): Promise<T> {
+  return withPinLease(ctx, async () => {
+    if ((await ctx.models.boards.countDocuments(PINNED).exec()) >= MAX_PINNED_BOARDS) throw new AppError('B0001');
+    return write();
+  });
+}
+
+/** Pins or unpins a promotion (ADVERTISEMENT) post; pinning an already pinned post is a no-op. */
 export async function setPinned(ctx: CommunityContext, _admin: AuthClaims, input: { boardId: number; fixed: boolean }): Promise<number> {
   const { models } = ctx;
   const { boardId, fixed } = input;
@@ -32,11 +69,6 @@ export async function setPinned(ctx: CommunityContext, _admin: AuthClaims, input
     return boardId;
   }
   if (board.fixed) return boardId;
-  await assertPinRoom(ctx);
-  const pinned = await models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec();
-  if (pinned.modifiedCount === 1 && (await pinLimitExceeded(ctx))) {
-    await models.boards.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
-    throw new AppError('B0001');
-  }
+  await writeIfPinRoom(ctx, () => models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec());
   return boardId;
 }

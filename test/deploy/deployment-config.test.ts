@@ -76,6 +76,7 @@ function operatorSecrets(): KubeObject[] {
   const secret = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: data });
   return [
     secret('binzip-jwt', { JWT_PUBLIC_KEY: keys.publicKey, JWT_PRIVATE_KEY: keys.privateKey }),
+    secret('binzip-metrics', { METRICS_TOKEN: 'a-scrape-token-of-the-operators' }),
     secret('binzip-mongodb-admin-binzip', {
       'connectionString.standard':
         'mongodb://binzip:secret@binzip-mongodb-0.binzip-mongodb-svc.binzip.svc.cluster.local:27017/admin?replicaSet=binzip-mongodb&ssl=false',

@@ -44,7 +44,7 @@ export const mediaConfigShape = {
   MEDIA_MAX_SIDE: z.coerce.number().int().min(64).max(8192).default(2560),
   MEDIA_THUMBNAIL_SIDE: z.coerce.number().int().min(32).max(2048).default(480),
   /** Uploads decoded at once per process (bounds memory); more wait their turn. */
-  MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(4),
+  MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(2),
   /** Pictures one member may upload to one service per window (administrators are not counted; 0 turns it off). */
   CEILING_PICTURE_UPLOADS: z.coerce.number().int().min(0).max(1_000_000).default(60),
   CEILING_PICTURE_UPLOADS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),

@@ -50,24 +50,24 @@ export async function encodePicture(input: Buffer, limits: EncodeLimits): Promis
   }
   if (!ACCEPTED_FORMATS.has(metadata.format)) throw PictureRefusals.notAnImage();
   if ((metadata.width ?? 0) * (metadata.height ?? 0) > limits.maxInputPixels) throw PictureRefusals.tooManyPixels();
-  const oriented = sharp(input, options).rotate();
-  const rendition = async (side: number, quality: number): Promise<EncodedRendition> => {
-    const { data, info } = await oriented
-      .clone()
+  const encode = async (source: sharp.Sharp, side: number, quality: number): Promise<EncodedRendition> => {
+    const { data, info } = await source
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .webp({ quality })
       .toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height };
   };
   let full: EncodedRendition;
-  let thumbnail: EncodedRendition;
   try {
-    [full, thumbnail] = await Promise.all([rendition(limits.maxSide, 82), rendition(limits.thumbnailSide, 75)]);
+    full = await encode(sharp(input, options).rotate(), limits.maxSide, 82);
   } catch (err) {
     // A header that promised a picture whose data then does not decode (truncated, corrupt).
     if (err instanceof Error && /pixel limit/i.test(err.message)) throw PictureRefusals.tooManyPixels();
     throw PictureRefusals.notAnImage();
   }
+  // The thumbnail comes from the full rendition (at most 2560 px, already oriented and without metadata), so the
+  // upload's own pixels, the largest thing in memory, are decoded once per upload, not once per rendition.
+  const thumbnail = await encode(sharp(full.data), limits.thumbnailSide, 75);
   const hash = createHash('sha256').update(full.data).digest('hex').slice(0, 32);
   return { hash, full, thumbnail };
 }

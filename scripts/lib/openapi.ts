@@ -3,7 +3,7 @@ import { API_INFO, API_SERVERS } from '../../services/gateway/src/routes/api-doc
 import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
 import { apiDocument as communityDocument } from '../../services/community/src/openapi';
 import { apiDocument as housesDocument } from '../../services/houses/src/openapi';
-import { apiDocument as notificationsDocument } from '../../services/notifications/src/openapi';
+import { apiDocument as notificationsDocument } from '../../services/notifications/src/routes';
 import { apiDocument as recordsDocument } from '../../services/records/src/openapi';
 
 /**

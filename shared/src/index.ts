@@ -28,5 +28,6 @@ export * from './retry';
 export * from './ceilings';
 export * from './watchdog';
 export * from './openapi';
+export * from './operations';
 export * from './deprecation';
 export * from './context-types';

@@ -108,6 +108,11 @@ export interface OperationSpec {
   successHeaders?: ResponseConfig['headers'];
   /** Operations that also read the refresh-token cookie (reissue, logout). */
   refreshCookie?: boolean;
+  /**
+   * The operation never reads the Authorization header (reissue: clients still send the expired token there, the
+   * one that matters is in the body), so no token or token-guard code applies. `ignoreAuthorizationOn` drops it.
+   */
+  ignoresAuthorization?: boolean;
   /** Going away: the route announces it with `announceDeprecation` (Deprecation and Sunset headers). */
   deprecated?: boolean;
 }
@@ -152,8 +157,8 @@ const TAG_ORDER = Object.keys(API_TAGS);
 const tagRank = (name: string) => (TAG_ORDER.includes(name) ? TAG_ORDER.indexOf(name) : TAG_ORDER.length);
 
 const AUTH_ERRORS: Record<OperationAccess, ErrorCode[]> = {
-  public: [],
-  // A token that is sent is checked even where none is needed.
+  // A token that is sent is checked even where none is needed (a stale header from a signed-out client answers 401).
+  public: ['J0001', 'J0002', 'J0004'],
   optional: ['J0001', 'J0002', 'J0004'],
   user: ['J0000', 'J0001', 'J0002', 'J0004'],
   admin: ['J0000', 'J0001', 'J0002', 'J0004', 'J0006'],
@@ -166,9 +171,16 @@ const RETRY_AFTER: ResponseConfig['headers'] = {
 
 /** Registers one operation with its success envelope and one error response per HTTP status it can answer. */
 export function registerOperation(registry: ApiRegistry, spec: OperationSpec): void {
-  const codes = new Set<ErrorCode>([...AUTH_ERRORS[spec.access], ...(spec.errors ?? []), 'C0000']);
-  // A member's writes are held to the per-member write ceiling in every service (`CEILING_MEMBER_WRITES`).
-  if (spec.method !== 'get' && (spec.access === 'user' || spec.access === 'optional')) codes.add('C0004');
+  const codes = new Set<ErrorCode>([...(spec.ignoresAuthorization ? [] : AUTH_ERRORS[spec.access]), ...(spec.errors ?? []), 'C0000']);
+  // Every write that carries a member's token passes two guards of the service runtime, whatever the operation:
+  // the suspension guard (U0012; a withdrawn account's token is J0004) and the per-member write ceiling
+  // (`CEILING_MEMBER_WRITES`, C0004). They run before the operation's own access check, so an administrators'
+  // operation called with a suspended member's token answers U0012. The guards own these codes, not the operations.
+  if (spec.method !== 'get' && !spec.ignoresAuthorization) {
+    codes.add('U0012');
+    codes.add('C0004');
+    codes.add('J0004');
+  }
   // Every request can be malformed (bad JSON, bad ids, unknown fields).
   if (spec.body || spec.params || spec.query) codes.add('C0002');
   const byStatus = new Map<number, string[]>();

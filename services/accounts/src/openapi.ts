@@ -105,6 +105,7 @@ export function apiDocument(): ApiDocument {
     tags: USERS,
     access: 'public',
     refreshCookie: true,
+    ignoresAuthorization: true,
     body: reissueBody,
     data: accessTokenSchema,
     errors: ['J0004'],

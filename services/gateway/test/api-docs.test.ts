@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import express from 'express';
 import request from 'supertest';
 import { createLogger, type ApiDocument } from '@binzip/shared';
-import { apiDocument as notificationsDocument } from '../../notifications/src/openapi';
+import { apiDocument as notificationsDocument } from '../../notifications/src/routes';
 import { apiDocsRouter } from '../src/routes/api-docs';
 import { serveLocally } from './helpers';
 

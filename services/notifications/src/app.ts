@@ -1,8 +1,7 @@
-import { createServiceApp, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, mountOperations, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { notificationsModels } from './models';
-import { apiDocument } from './openapi';
-import { notificationRoutes } from './routes/notifications';
+import { apiDocument, operations } from './routes';
 import { fieldLabels } from './routes/schemas';
 
 export type AppDeps = ServiceAppDeps;
@@ -19,8 +18,6 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
-    routes: (app) => {
-      app.use('/api/v1/notifications', notificationRoutes(ctx));
-    },
+    routes: (app) => mountOperations(app, operations, ctx),
   });
 }

@@ -1,28 +1,35 @@
-import { currentUser, handle, parseParams, parseQuery, requireUser } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
+import { z } from 'zod';
 import type { NotificationsContext } from '../domain/context';
 import { listInbox, markRead } from '../domain/inbox';
-import { listQuery, notificationParams } from './schemas';
+import { inboxPageSchema, listQuery, notificationParams } from './schemas';
 
-export function notificationRoutes(ctx: NotificationsContext): Router {
-  const router = Router();
+const operation = operationsOf<NotificationsContext>();
+const tags = ['notifications'];
 
-  router.get(
-    '/',
-    requireUser,
-    handle(async (req) => {
-      const query = parseQuery(req, listQuery);
-      return listInbox(ctx, currentUser(req), { read: query.read, beforeId: query.id, size: query.size });
-    }),
-  );
-
-  router.put(
-    '/:notificationId',
-    requireUser,
-    handle(async (req) => {
-      return markRead(ctx, currentUser(req), parseParams(req, notificationParams));
-    }),
-  );
-
-  return router;
-}
+/** /api/v1/notifications: the signed-in member's inbox. */
+export const notificationOperations = [
+  operation({
+    method: 'get',
+    path: '/api/v1/notifications',
+    operationId: 'listNotifications',
+    summary: '알림 목록 (커서, 최신순)',
+    tags,
+    access: 'user',
+    query: listQuery,
+    data: inboxPageSchema,
+    handle: (ctx, { caller, query }) => listInbox(ctx, caller, { read: query.read, beforeId: query.id, size: query.size }),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/notifications/{notificationId}',
+    operationId: 'markNotificationRead',
+    summary: '알림 읽음 처리',
+    tags,
+    access: 'user',
+    params: notificationParams,
+    data: z.number().int().meta({ description: '알림 id' }),
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => markRead(ctx, caller, params),
+  }),
+];

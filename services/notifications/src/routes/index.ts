@@ -1,0 +1,9 @@
+import { operationsDocument, type ApiDocument } from '@binzip/shared';
+import { notificationOperations } from './notifications';
+import { fieldLabels } from './schemas';
+
+/** Every operation of the service, in mount order. */
+export const operations = [...notificationOperations];
+
+/** The notifications part of the API document, derived from the operations. */
+export const apiDocument = (): ApiDocument => operationsDocument(operations, { title: 'binzip notifications', version: '1.0.0' }, fieldLabels);

@@ -1,0 +1,157 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { requireAdmin, requireUser, type AuthClaims } from './auth';
+import { announceDeprecation, type DeprecationNotice } from './deprecation';
+import { sendOk } from './envelope';
+import {
+  createApiRegistry,
+  generateApiDocument,
+  registerOperation,
+  type ApiDocument,
+  type ApiRegistry,
+  type OperationAccess,
+  type OperationSpec,
+} from './openapi';
+import { RESPONSE_CACHE_TTL_MS, type ResponseCache } from './response-cache';
+import { parseBody, parseParams, parseQuery, type FieldLabels } from './validation';
+
+/**
+ * One declaration per operation: the same entry mounts the Express route with its guard and registers the
+ * operation in the service's API document, so the two cannot disagree. A service lists its operations once
+ * (`src/routes/index.ts`); `mountOperations` and `operationsDocument` both read that list.
+ */
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** `user` and `admin` operations always have a caller; `public` and `optional` ones may not. */
+export type CallerOf<A extends OperationAccess> = A extends 'user' | 'admin' ? AuthClaims : AuthClaims | undefined;
+
+/** What a handler gets: the verified caller and the parsed parts of the request. */
+export interface OperationCall<A extends OperationAccess, P, Q, B> {
+  caller: CallerOf<A>;
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  /** For the few operations that read or set headers and cookies themselves. */
+  req: Request;
+  res: Response;
+}
+
+export type CachedRoute = keyof typeof RESPONSE_CACHE_TTL_MS;
+
+export interface Operation<
+  Ctx,
+  A extends OperationAccess = OperationAccess,
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> extends Omit<OperationSpec, 'access' | 'params' | 'query' | 'body' | 'deprecated'> {
+  access: A;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /**
+   * Other paths the original clients call for the same answer (Express syntax, e.g. `/api/v1/houses/my`). They
+   * are served, not documented: the document names one path per operation.
+   */
+  aliases?: readonly string[];
+  /** Anonymous answers are kept for the route's `RESPONSE_CACHE_TTL_MS` (the app's `ResponseCache`). */
+  cached?: CachedRoute;
+  /** Going away: every answer says so (`Deprecation`, `Sunset`, `Link`) and the document marks it. */
+  deprecation?: DeprecationNotice;
+  /** Whatever it returns becomes `data`; `undefined` means no `data` member. */
+  handle: (ctx: Ctx, call: OperationCall<A, P, Q, B>) => unknown;
+}
+
+/** An operation of a service whose context is `Ctx`, with its own types erased (the lists hold many). */
+export type AnyOperation<Ctx> = Operation<Ctx, OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+
+/**
+ * `const operation = operationsOf<HousesContext>()`, then `operation({...})` per entry: the context type is fixed
+ * once, everything else (the caller, the parsed params, query and body) is inferred from the entry itself.
+ */
+export function operationsOf<Ctx>() {
+  return <
+    A extends OperationAccess,
+    P extends z.ZodObject | undefined = undefined,
+    Q extends z.ZodObject | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(
+    operation: Operation<Ctx, A, P, Q, B>,
+  ): AnyOperation<Ctx> => operation;
+}
+
+/** `/api/v1/boards/{boardId}` -> `/api/v1/boards/:boardId`. */
+export const expressPath = (templatePath: string): string => templatePath.replace(/\{(\w+)\}/g, ':$1');
+
+const ACCESS_GUARDS: Record<OperationAccess, RequestHandler[]> = {
+  public: [],
+  optional: [],
+  user: [requireUser],
+  admin: [requireAdmin],
+};
+
+export interface MountOptions {
+  /** Where `cached` operations keep their answers; without it they are not cached. */
+  responseCache?: ResponseCache;
+}
+
+/**
+ * Mounts every operation on `router`, in the list's order (fixed paths must come before `{param}` paths of the
+ * same prefix, as in any Express app): the access guard, the cache, then the handler with parsed input.
+ */
+export function mountOperations<Ctx>(router: Router, operations: readonly AnyOperation<Ctx>[], ctx: Ctx, options: MountOptions = {}): void {
+  for (const operation of operations) {
+    const middleware: RequestHandler[] = [...ACCESS_GUARDS[operation.access]];
+    if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
+    if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
+    const handler: RequestHandler = async (req, res) => {
+      const call = {
+        caller: req.auth,
+        params: operation.params ? parseParams(req, operation.params) : undefined,
+        query: operation.query ? parseQuery(req, operation.query) : undefined,
+        body: operation.body ? parseBody(req, operation.body) : undefined,
+        req,
+        res,
+      } as OperationCall<OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+      const data = await operation.handle(ctx, call);
+      sendOk(res, data);
+    };
+    router[operation.method]([expressPath(operation.path), ...(operation.aliases ?? [])], ...middleware, handler);
+  }
+}
+
+/**
+ * Drops the Authorization header of requests to the operations that declare `ignoresAuthorization`, before the
+ * service runtime verifies it (mount it in `createServiceApp`'s `before`).
+ */
+export function ignoreAuthorizationOn(operations: readonly AnyOperation<never>[]): RequestHandler {
+  // Express routes case-insensitively and ignores a trailing slash; match the same way.
+  const key = (method: string, path: string) => `${method.toLowerCase()} ${path.toLowerCase().replace(/\/+$/, '')}`;
+  const ignored = new Set(operations.filter((op) => op.ignoresAuthorization).map((op) => key(op.method, op.path)));
+  return (req, _res, next) => {
+    if (ignored.size > 0 && ignored.has(key(req.method, req.path))) delete req.headers.authorization;
+    next();
+  };
+}
+
+/** Adds every operation to `registry` (for lists that share a document with operations declared elsewhere). */
+export function registerOperations(registry: ApiRegistry, operations: readonly AnyOperation<unknown>[]): void {
+  for (const operation of operations) {
+    const { aliases: _aliases, cached: _cached, handle: _handle, deprecation, ...spec } = operation;
+    registerOperation(registry, { ...spec, ...(deprecation ? { deprecated: true } : {}) });
+  }
+}
+
+/** The service's API document, from its operation list (served at `/openapi.json`, merged by the gateway). */
+export function operationsDocument(
+  operations: readonly AnyOperation<never>[],
+  info: { title: string; version: string; description?: string },
+  labels: FieldLabels = {},
+  extra?: (registry: ApiRegistry) => void,
+): ApiDocument {
+  const registry = createApiRegistry();
+  extra?.(registry);
+  registerOperations(registry, operations as readonly AnyOperation<unknown>[]);
+  return generateApiDocument(registry, info, labels);
+}

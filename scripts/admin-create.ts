@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { EventBus, OutboxRelay, connectMongo, createLogger, isAppError, serviceContext } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import { PasswordHasher } from '../services/accounts/src/domain/passwords';
-import { createAdministrator } from '../services/accounts/src/domain/users';
+import { createAdministrator } from '../services/accounts/src/domain/sign-up';
 import { accountsModels, initModels } from '../services/accounts/src/models';
 import { devDataDir, devNatsPrefix } from './lib/system';
 

@@ -3,7 +3,7 @@ import { buildApp } from './app';
 import { readConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import { createSenders, SmtpMailSender } from './domain/senders';
-import { bootstrapAdministrators } from './domain/users';
+import { bootstrapAdministrators } from './domain/sign-up';
 import { startHouseReportSubscriber } from './events/house-report-subscriber';
 import { accountsModels, initModels } from './models';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { EventBus, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@binzip/shared';
 import { connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
-import { bootstrapAdministrators, createAdministrator } from '../src/domain/users';
+import { bootstrapAdministrators, createAdministrator } from '../src/domain/sign-up';
 import { accountsModels } from '../src/models';
 import { signedIn, startAccountsHarness, userBody, type AccountsHarness } from './helpers';
 import request from 'supertest';

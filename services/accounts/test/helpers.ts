@@ -6,7 +6,7 @@ import { startServiceHarness, type ServiceHarness } from '../../../test/support/
 import { buildApp, type AppDeps } from '../src/app';
 import { accountsContext, type AccountsContext } from '../src/domain/context';
 import { LocalMailSender, LocalSmsSender, type MailSender, type SmsSender } from '../src/domain/senders';
-import { createAdministrator } from '../src/domain/users';
+import { createAdministrator } from '../src/domain/sign-up';
 import { accountsModels, initModels, type AccountsModels } from '../src/models';
 
 /** bcrypt's lowest cost: sign-ups in tests hash in about a millisecond. */

@@ -5,7 +5,7 @@ import { EventBus, OutboxRelay, createLogger, userSnapshotV1, type RunningConsum
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';
-import { createAdministrator } from '../src/domain/users';
+import { createAdministrator } from '../src/domain/sign-up';
 import { signedIn, startAccountsHarness, userBody, verifyContacts, type AccountsHarness } from './helpers';
 
 const logger = createLogger('accounts-outbox-test', 'silent');

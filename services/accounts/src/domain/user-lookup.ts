@@ -7,3 +7,11 @@ export async function findUser(ctx: { models: AccountsModels }, userId: number):
   if (!user) throw AppError.notFound();
   return user;
 }
+
+export async function isUserNameAvailable(ctx: { models: AccountsModels }, input: { userName: string }): Promise<boolean> {
+  return !(await ctx.models.users.exists({ userName: input.userName }).exec());
+}
+
+export async function isNickNameAvailable(ctx: { models: AccountsModels }, input: { nick_name: string }): Promise<boolean> {
+  return !(await ctx.models.users.exists({ nickName: input.nick_name }).exec());
+}

@@ -1,8 +1,9 @@
 import { handle, parseBody, parseParams, parseQuery, requireAdmin } from '@binzip/shared';
 import { Router } from 'express';
-import { completeWithdrawal, liftSuspension, listUsers, listWithdrawals, suspendUser } from '../domain/admin';
+import { liftSuspension, listUsers, suspendUser } from '../domain/admin-members';
 import { userStats } from '../domain/admin-stats';
 import type { AccountsContext } from '../domain/context';
+import { completeWithdrawal, listWithdrawals } from '../domain/withdrawals';
 import { adminUserListQuery, adminUserParams, suspensionBody, withdrawalListQuery, withdrawalParams } from './schemas';
 
 /** /api/v1/admin/users, /api/v1/admin/withdrawals, /api/v1/admin/stats/users: administrators only. */

@@ -1,7 +1,7 @@
 import { handle, parseBody } from '@binzip/shared';
 import { Router } from 'express';
 import type { AccountsContext } from '../domain/context';
-import { signUpAgent } from '../domain/users';
+import { signUpAgent } from '../domain/sign-up';
 import type { AddressCeilings } from './ceilings';
 import { agentSignUpBody } from './schemas';
 

@@ -25,10 +25,12 @@ import {
   userNameField,
   WITHDRAWAL_REASONS,
 } from '../domain/rules';
-import type { AdminUserItem, WithdrawalItem } from '../domain/admin';
+import type { AdminUserItem } from '../domain/admin-members';
 import type { UserStats } from '../domain/admin-stats';
 import type { AccessTokenAnswer } from '../domain/sessions';
-import type { AgentSignUp, ProfileUpdate, UserProfile, UserSignUp, WithdrawalRequest } from '../domain/users';
+import type { ProfileUpdate, UserProfile } from '../domain/profile';
+import type { AgentSignUp, UserSignUp } from '../domain/sign-up';
+import type { WithdrawalItem, WithdrawalRequest } from '../domain/withdrawals';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
 export const fieldLabels: FieldLabels = {

@@ -3,20 +3,11 @@ import { Router, type Response } from 'express';
 import type { AccountsContext } from '../domain/context';
 import { SignInLockedError } from '../domain/password-attempts';
 import { logout, reissue, signIn } from '../domain/sessions';
-import {
-  checkPassword,
-  isNickNameAvailable,
-  isUserNameAvailable,
-  myProfile,
-  requestWithdrawal,
-  signUpUser,
-  updateEmail,
-  updateNickName,
-  updatePassword,
-  updatePhone,
-  updateProfile,
-} from '../domain/users';
+import { checkPassword, myProfile, updateEmail, updateNickName, updatePassword, updatePhone, updateProfile } from '../domain/profile';
+import { signUpUser } from '../domain/sign-up';
+import { isNickNameAvailable, isUserNameAvailable } from '../domain/user-lookup';
 import { checkEmailCode, checkSmsCode, sendEmailCode, sendSmsCode } from '../domain/verification';
+import { requestWithdrawal } from '../domain/withdrawals';
 import type { AddressCeilings } from './ceilings';
 import { clearRefreshCookie, readRefreshCookie, setRefreshCookie } from './cookies';
 import {

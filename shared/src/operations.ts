@@ -110,12 +110,14 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
         caller: req.auth,
         params: operation.params ? parseParams(req, operation.params) : undefined,
         query: operation.query ? parseQuery(req, operation.query) : undefined,
-        body: operation.body ? parseBody(req, operation.body) : undefined,
+        // A multipart body is a stream the handler reads itself (uploads); only JSON bodies are parsed here.
+        body: operation.body && operation.bodyContentType !== 'multipart/form-data' ? parseBody(req, operation.body) : undefined,
         req,
         res,
       } as OperationCall<OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
       const data = await operation.handle(ctx, call);
-      sendOk(res, data);
+      // A handler that answered itself (a file, a redirect) has nothing left to send.
+      if (!res.headersSent) sendOk(res, data);
     };
     router[operation.method]([expressPath(operation.path), ...(operation.aliases ?? [])], ...middleware, handler);
   }

@@ -8,6 +8,7 @@ export * from './validation';
 export * from './page';
 export * from './auth';
 export * from './jwks';
+export * from './edge';
 export * from './http';
 export * from './config';
 export * from './mongo';

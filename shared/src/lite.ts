@@ -5,6 +5,7 @@
  * pulls in with every import. Only re-exports: each name is the index's own (same classes, same registry).
  */
 export * from './errors';
+export * from './edge';
 export * from './envelope';
 export * from './context';
 export * from './logger';

@@ -1,8 +1,8 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { AppError, ErrorCodes, errorEnvelope, observeRequestDurations, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/dist/lite';
+import express, { type Express } from 'express';
+import { accessLog, errorHandler, notFoundHandler, observeRequestDurations, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/dist/lite';
 import type { GatewayConfig } from './config';
-import type { TrustFunction } from './domain/trust';
-import { SERVICE_NAMES, type Pools } from './domain/upstreams';
+import type { TrustFunction } from './proxy/trust';
+import { SERVICE_NAMES, type Pools } from './proxy/upstreams';
 import { adminConsoleRouter } from './routes/admin-console';
 import { apiDocsRouter } from './routes/api-docs';
 import { operatorRoutes } from './routes/operator';
@@ -15,38 +15,6 @@ export interface GatewayAppDeps {
   trust: TrustFunction;
   /** True once the gateway has been told to stop (SIGTERM): `/ready` answers 503 while it drains. */
   draining?: () => boolean;
-}
-
-/** One line per own-page request (the proxied ones are logged by the front door, see `gateway.ts`). */
-function accessLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-      logger.info('request', { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms });
-    });
-    next();
-  };
-}
-
-const notFound: RequestHandler = (_req, _res, next) => next(AppError.notFound());
-
-/** Envelopes for the own pages' errors (no body parsing or store here): AppError, client mistakes, faults. */
-function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, _req, res, next) => {
-    if (res.headersSent) return next(err);
-    if (err instanceof AppError) {
-      res.status(err.status).json(errorEnvelope(err.code, err.message));
-      return;
-    }
-    const status = (err as { status?: unknown } | undefined)?.status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      res.status(400).json(errorEnvelope('C0002', ErrorCodes.C0002.message));
-      return;
-    }
-    logger.error('unexpected fault', { error: err instanceof Error ? err.stack : String(err) });
-    res.status(500).json(errorEnvelope('C0000', ErrorCodes.C0000.message));
-  };
 }
 
 /**
@@ -78,7 +46,7 @@ export function buildApp(deps: GatewayAppDeps): Express {
   // Instances come and go (host names are re-resolved), so the document is fetched from the current ones.
   app.use(apiDocsRouter({ services: () => Object.fromEntries(SERVICE_NAMES.map((name) => [name, pools[name].instances])), logger }));
 
-  app.use(notFound);
+  app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }

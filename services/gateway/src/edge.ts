@@ -13,8 +13,6 @@ export interface Fault {
   message: string;
 }
 
-export const REQUEST_ID_HEADER = 'x-request-id';
-
 export const invalidRequest: Fault = { status: 400, code: 'C0002', message: ErrorCodes.C0002.message };
 
 /** Writes an envelope answer; a response already under way can only be cut. */

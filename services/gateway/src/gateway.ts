@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { AppError, ErrorCodes, GatewayFaults, requestContext, type Logger } from '@binzip/shared/dist/lite';
+import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared/dist/lite';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import {
   MAX_HEADER_BYTES,
   MAX_HEADER_COUNT,
-  REQUEST_ID_HEADER,
   answerBadExpectation,
   answerClientError,
   answerConnect,
@@ -20,13 +18,13 @@ import {
   type Fault,
   type Middleware,
 } from './edge';
-import { BodyReader, hasBody } from './domain/bodies';
-import { canonicalTarget } from './domain/paths';
-import { TokenVerifier } from './domain/tokens';
-import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './domain/trust';
-import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './domain/upstreams';
+import { BodyReader, hasBody } from './proxy/bodies';
+import { canonicalTarget } from './proxy/paths';
+import { TokenVerifier } from './proxy/tokens';
+import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './proxy/trust';
+import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './proxy/upstreams';
 import { observeProxied } from './metrics';
-import { createServiceProxies, stripHopByHop } from './routes/proxy';
+import { createServiceProxies, stripHopByHop } from './proxy/forward';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -45,8 +43,6 @@ export interface Gateway {
   pools: Pools;
   tokens: TokenVerifier;
 }
-
-const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Paths whose Authorization header is not checked here: reissue is how a client with an expired access token
@@ -166,8 +162,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     res.setHeader('x-content-type-options', 'nosniff');
     // Personal data must never be kept by a cache on the way; a service (or a static page) may set its own.
     res.setHeader('cache-control', 'no-store');
-    const incoming = req.headers[REQUEST_ID_HEADER];
-    const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = acceptedRequestId(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     // Only origin-form targets are paths: the absolute form (`GET http://host/...`) and `*` are refused.

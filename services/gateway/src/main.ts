@@ -1,7 +1,7 @@
 import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/dist/lite';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
-import { refreshPools, systemResolver } from './domain/upstreams';
+import { refreshPools, systemResolver } from './proxy/upstreams';
 
 let logger: Logger | undefined;
 let shutdown: Shutdown | undefined;

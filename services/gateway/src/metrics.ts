@@ -1,5 +1,5 @@
 import { Counter, Histogram, metricsRegistry } from '@binzip/shared/dist/lite';
-import type { ServiceName } from './domain/upstreams';
+import type { ServiceName } from './proxy/upstreams';
 
 /**
  * The gateway's own series, in the process's one registry (served by `/metrics` with Node's runtime metrics

@@ -9,7 +9,7 @@ import request from 'supertest';
 import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
-import { canonicalPath } from '../src/domain/paths';
+import { canonicalPath } from '../src/proxy/paths';
 import { serveLocally } from './helpers';
 
 interface Hit {

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
 import { eventually } from '../../../test/support';
 import { configSchema } from '../src/config';
-import { createPools, serviceFor, UpstreamPool } from '../src/domain/upstreams';
+import { createPools, serviceFor, UpstreamPool } from '../src/proxy/upstreams';
 import { buildGateway, listenGateway } from '../src/gateway';
 import { refusedUrl, serveLocally } from './helpers';
 

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
-import { TokenVerifier } from '../src/domain/tokens';
-import { refreshPools, UpstreamPool, type Resolver } from '../src/domain/upstreams';
+import { TokenVerifier } from '../src/proxy/tokens';
+import { refreshPools, UpstreamPool, type Resolver } from '../src/proxy/upstreams';
 
 const keys = generateDevKeyPair();
 

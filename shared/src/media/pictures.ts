@@ -6,7 +6,7 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { currentUser, isAdmin, requireUser, type AuthClaims } from '../auth';
 import { Ceiling } from '../ceilings';
 import { AppError, GatewayFaults } from '../errors';
-import { handle } from '../http';
+import { handle } from '../edge';
 import type { Logger } from '../logger';
 import { registerModel } from '../mongo';
 import type { MediaSettings } from './config';

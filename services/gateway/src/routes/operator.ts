@@ -2,8 +2,8 @@ import type http from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import { bearerMatches, ErrorCodes, errorEnvelope, GatewayFaults, metricsHandler, successEnvelope, type Logger } from '@binzip/shared/dist/lite';
 import type { GatewayConfig } from '../config';
-import { clientAddress, compileTrust, type TrustFunction } from '../domain/trust';
-import { SERVICE_NAMES, probePools, type Pools } from '../domain/upstreams';
+import { clientAddress, compileTrust, type TrustFunction } from '../proxy/trust';
+import { SERVICE_NAMES, probePools, type Pools } from '../proxy/upstreams';
 import { sendEnvelope } from '../edge';
 
 /**

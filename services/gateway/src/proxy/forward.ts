@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { GatewayFaults, type Logger } from '@binzip/shared/dist/lite';
-import { SERVICE_NAMES, type Pools, type ServiceName } from '../domain/upstreams';
+import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
 import { sendEnvelope } from '../edge';
 import { upstreamFaults, upstreamRetries } from '../metrics';
 
@@ -75,7 +75,7 @@ export interface ProxyOptions {
   idleSocketMs: number;
 }
 
-/** Forwards a request whose body (if any) the gateway has already read whole (`domain/bodies.ts`). */
+/** Forwards a request whose body (if any) the gateway has already read whole (`bodies.ts`). */
 export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | undefined) => void;
 
 /**

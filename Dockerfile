@@ -38,9 +38,12 @@ COPY --from=build /app/admin-console/package.json admin-console/
 RUN npm ci --omit=dev -w "services/${SERVICE}" -w shared && npm cache clean --force
 COPY --from=build /app/shared/dist shared/dist
 COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist
-# The administrators' console (static files) is the gateway's to serve at /admin; other images leave it out.
+# The administrators' console (static files) is the gateway's to serve at /admin, and so are the API document's
+# recorded examples (contracts/examples); other images leave them out.
 COPY --from=build /app/admin-console/dist /tmp/admin-console-dist
-RUN if [ "${SERVICE}" = gateway ]; then mv /tmp/admin-console-dist admin-console/dist; else rm -rf /tmp/admin-console-dist; fi
+COPY contracts/examples /tmp/api-examples
+RUN if [ "${SERVICE}" = gateway ]; then mv /tmp/admin-console-dist admin-console/dist && mkdir -p contracts && mv /tmp/api-examples contracts/examples; \
+    else rm -rf /tmp/admin-console-dist /tmp/api-examples; fi
 
 FROM ${NODE_IMAGE}
 ARG SERVICE

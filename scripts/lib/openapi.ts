@@ -1,5 +1,5 @@
-import { mergeApiDocuments, type ApiDocument } from '@binzip/shared';
-import { API_INFO, API_SERVERS } from '../../services/gateway/src/routes/api-docs';
+import type { ApiDocument, ApiExamples } from '@binzip/shared';
+import { apiDocumentOf } from '../../services/gateway/src/routes/api-docs';
 import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
 import { apiDocument as communityDocument } from '../../services/community/src/openapi';
 import { apiDocument as housesDocument } from '../../services/houses/src/openapi';
@@ -18,10 +18,10 @@ export const SERVICE_DOCUMENTS: Record<string, () => ApiDocument> = {
   records: recordsDocument,
 };
 
-export function buildApiDocument(): ApiDocument {
-  return mergeApiDocuments(
+/** With the recorded examples (contracts/examples), or with `examples` (`{}`: none) instead. */
+export function buildApiDocument(examples?: ApiExamples): ApiDocument {
+  return apiDocumentOf(
     Object.values(SERVICE_DOCUMENTS).map((document) => document()),
-    API_INFO,
-    API_SERVERS,
+    examples,
   );
 }

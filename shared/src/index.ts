@@ -30,5 +30,6 @@ export * from './ceilings';
 export * from './watchdog';
 export * from './openapi';
 export * from './operations';
+export * from './api-examples';
 export * from './deprecation';
 export * from './context-types';

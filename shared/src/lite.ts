@@ -18,3 +18,4 @@ export * from './lifecycle';
 export { mergeApiDocuments, type ApiDocument } from './openapi';
 /** The metric classes of the prom-client copy that holds `metricsRegistry`, for a process's own metrics. */
 export { Counter, Histogram } from 'prom-client';
+export { attachApiExamples, readApiExamples, type ApiExamples, type OperationExamples } from './api-examples';

@@ -55,10 +55,7 @@ export class ApiContract {
   static async create(document: ApiDocument = buildApiDocument()): Promise<ApiContract> {
     // Throws with the first problem when the document is not valid OpenAPI 3.1 (it works on a copy).
     await SwaggerParser.validate(structuredClone(document) as never);
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    // Component schemas are reachable under the document's own `$ref`s.
-    ajv.addSchema({ $id: 'api', components: structuredClone(document.components ?? {}) });
+    const compile = schemaCompiler(document);
     const operations: DocumentedOperation[] = [];
     for (const [template, item] of Object.entries((document.paths ?? {}) as Record<string, JsonObject>)) {
       for (const method of METHODS) {
@@ -67,7 +64,7 @@ export class ApiContract {
         const responses = new Map<string, ValidateFunction | undefined>();
         for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, JsonObject>)) {
           const schema = ((response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)?.schema;
-          responses.set(status, schema ? ajv.compile(rebase(structuredClone(schema))) : undefined);
+          responses.set(status, schema ? compile(schema) : undefined);
         }
         operations.push({
           operationId: typeof op.operationId === 'string' ? op.operationId : `${method} ${template}`,
@@ -118,7 +115,19 @@ export class ApiContract {
   }
 }
 
-/** `#/components/...` inside an operation's schema points into the `api` schema registered above. */
+/**
+ * A validator for any schema of `document` (an operation's body, parameter or answer), its `$ref`s resolved
+ * against the document's components.
+ */
+export function schemaCompiler(document: ApiDocument): (schema: unknown) => ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // Component schemas are reachable under the document's own `$ref`s.
+  ajv.addSchema({ $id: 'api', components: structuredClone(document.components ?? {}) });
+  return (schema) => ajv.compile(rebase(structuredClone(schema)));
+}
+
+/** `#/components/...` inside an operation's schema points into the `api` schema registered by `schemaCompiler`. */
 function rebase(schema: unknown): JsonObject {
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);

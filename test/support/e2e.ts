@@ -20,6 +20,7 @@ import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
+import { recordAnswer, recordingDir } from './api-examples';
 import { apiContract, type ApiContract } from './contract';
 import { eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from './index';
 
@@ -143,12 +144,18 @@ export type { NotificationItem } from '../../services/notifications/src/domain/i
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
-/** Answers under a documented prefix must match the document; other paths are not the document's business yet. */
-async function checkAgainstDocument(method: string, path: string, status: number, body: unknown): Promise<void> {
+/**
+ * Answers under a documented prefix must match the document; other paths are not the document's business yet.
+ * When recording (`npm run api:examples`), an answer that matched is kept with its request as an example.
+ */
+async function checkAgainstDocument(method: string, path: string, requestBody: unknown, status: number, body: unknown): Promise<void> {
   const contract = await apiContract();
   const pathname = path.split('?')[0] ?? path;
-  if (!contract.operationOf(method, pathname) && !documentedPrefixes(contract).some((prefix) => pathname.startsWith(prefix))) return;
+  const operation = contract.operationOf(method, pathname);
+  if (!operation && !documentedPrefixes(contract).some((prefix) => pathname.startsWith(prefix))) return;
   contract.check({ method, path, status, body });
+  const recording = recordingDir();
+  if (recording && operation) recordAnswer(recording, operation, { path, body: requestBody }, status, body);
 }
 
 let prefixes: string[] | undefined;
@@ -273,7 +280,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
     } catch {
       throw new Error(`${method} ${path}: ${res.status} answered no JSON envelope: ${JSON.stringify(text.slice(0, 500))}`);
     }
-    if (request.contract !== false) await checkAgainstDocument(method, path, res.status, body);
+    if (request.contract !== false) await checkAgainstDocument(method, path, request.body, res.status, body);
     return { status: res.status, headers: res.headers, body };
   };
 

@@ -1,8 +1,18 @@
+import path from 'node:path';
 import express, { Router } from 'express';
 // The package's index loads the whole Swagger UI bundle into the process (~40 MB RSS); only its folder is needed.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 import { docsPolicy } from './page-policies';
-import { errorEnvelope, GatewayFaults, mergeApiDocuments, type ApiDocument, type Logger } from '@binzip/shared/dist/lite';
+import {
+  attachApiExamples,
+  errorEnvelope,
+  GatewayFaults,
+  mergeApiDocuments,
+  readApiExamples,
+  type ApiDocument,
+  type ApiExamples,
+  type Logger,
+} from '@binzip/shared/dist/lite';
 
 export const API_INFO = {
   title: 'binzip API',
@@ -29,6 +39,17 @@ export const API_SERVERS = [
   { url: '/', description: '이 문서를 준 게이트웨이' },
   { url: 'http://127.0.0.1:8080', description: '`npm start`의 로컬 게이트웨이' },
 ];
+
+/**
+ * The examples recorded from real answers (`npm run api:examples`), in the repository's `contracts/examples`
+ * (the same depth from `src/routes` and `dist/routes`; the image copies the folder to the same place).
+ */
+export const API_EXAMPLES_DIR = path.resolve(__dirname, '..', '..', '..', '..', 'contracts', 'examples');
+
+/** The one API document: the services' documents merged, with the recorded examples attached by operationId. */
+export function apiDocumentOf(documents: ApiDocument[], examples: ApiExamples = readApiExamples(API_EXAMPLES_DIR)): ApiDocument {
+  return attachApiExamples(mergeApiDocuments(documents, API_INFO, API_SERVERS), examples);
+}
 
 /** How long a merged document is reused; the services' documents only change with a deployment. */
 const DOCUMENT_TTL_MS = 60_000;
@@ -64,12 +85,14 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
   const now = options.now ?? Date.now;
   let cached: { document: ApiDocument; at: number } | undefined;
   let inFlight: Promise<ApiDocument> | undefined;
+  // Read once: the examples change with a deployment, like the services' documents.
+  const examples = readApiExamples(API_EXAMPLES_DIR);
 
   const merged = async (): Promise<ApiDocument> => {
     if (cached && now() - cached.at < DOCUMENT_TTL_MS) return cached.document;
     inFlight ??= Promise.all(Object.values(options.services()).map((urls) => fetchDocument(urls)))
       .then((documents) => {
-        const document = mergeApiDocuments(documents, API_INFO, API_SERVERS);
+        const document = apiDocumentOf(documents, examples);
         cached = { document, at: now() };
         return document;
       })

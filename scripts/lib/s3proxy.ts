@@ -1,12 +1,12 @@
 /**
  * A local S3-compatible server for tests and benchmarks of `MEDIA_STORE=s3`: S3Proxy (Maven Central, its in-memory
- * `transient` backend) built into tools/s3proxy/target/s3proxy.jar and started like dev-mongo (scripts/lib/mongo.ts).
+ * `transient` backend) built into tools/s3proxy/target/s3proxy.jar and started like dev-mongo (scripts/lib/java-tool.ts).
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildToolJar, javaTool, pickFreePort, track, waitForPort } from './mongo';
+import { javaTool, launchJavaTool } from './java-tool';
+import { pickFreePort, waitForPort } from './server-process';
 
 export interface RunningS3 {
   /** `http://127.0.0.1:<port>`, for `MEDIA_S3_ENDPOINT`. */
@@ -21,7 +21,6 @@ const READY_TIMEOUT_MS = 90_000;
 
 export async function startS3Proxy(opts: { log?: (line: string) => void } = {}): Promise<RunningS3> {
   const log = opts.log ?? (() => undefined);
-  const jar = await buildToolJar(S3PROXY, { log });
   const host = '127.0.0.1';
   const port = await pickFreePort(host);
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'binzip-s3proxy-'));
@@ -39,11 +38,13 @@ export async function startS3Proxy(opts: { log?: (line: string) => void } = {}):
       'jclouds.credential=unused',
     ].join('\n'),
   );
-  const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
-  const args = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xms32m', '-Xmx384m', '-jar', jar, '--properties', properties];
-  const child = spawn(java, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const proc = track(child, log, 's3proxy');
-  child.stdout.on('data', (chunk: Buffer) => proc.addOutput(chunk));
+  const { child, proc } = await launchJavaTool(S3PROXY, {
+    jvmFlags: ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xms32m', '-Xmx384m'],
+    args: ['--properties', properties],
+    label: 's3proxy',
+    log,
+  });
+  child.stdout?.on('data', (chunk: Buffer) => proc.addOutput(chunk));
   const stop = async () => {
     await proc.stop();
     await fs.promises.rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * environment and parsed by that process's own config schema: a setting a process refuses (it would restart in a
  * loop) can never ship again.
  */
-import { generateDevKeyPair, signingKeyId } from '@binzip/shared';
+import { generateDevKeyPair, signingKeyId, tracingEnabled } from '@binzip/shared';
 import {
   composeEnvironments,
   configProblems,
@@ -62,6 +62,26 @@ describeWithTools('docker compose with .env.example', ['docker-compose'], () => 
     const set = JSON.parse(rotating.gateway.JWT_PUBLIC_KEY) as { keys: Array<{ kid: string }> };
     expect(set.keys).toHaveLength(2);
     expect(set.keys.map((key) => key.kid)).toContain(signingKeyId(rotating.accounts.JWT_PRIVATE_KEY));
+  });
+
+  it('leaves tracing off by default and turns it on in all six processes from one .env line', () => {
+    for (const process of PROCESSES) expect({ process, tracing: tracingEnabled(environments[process]) }).toEqual({ process, tracing: false });
+    const traced = composeEnvironments(
+      renderCompose('OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318\nOTEL_TRACES_SAMPLER=parentbased_traceidratio\nOTEL_TRACES_SAMPLER_ARG=0.25\n'),
+    );
+    for (const process of PROCESSES) {
+      expect({
+        process,
+        tracing: tracingEnabled(traced[process]),
+        sampler: traced[process].OTEL_TRACES_SAMPLER,
+        ratio: traced[process].OTEL_TRACES_SAMPLER_ARG,
+      }).toEqual({
+        process,
+        tracing: true,
+        sampler: 'parentbased_traceidratio',
+        ratio: '0.25',
+      });
+    }
   });
 
   it('would catch a setting the gateway refuses (the CORS_ORIGINS=* that once shipped)', () => {

@@ -14,6 +14,7 @@ interface Container {
   name: string;
   ports?: Array<{ name?: string; containerPort: number }>;
   env?: Array<{ name: string; value?: string }>;
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
@@ -91,6 +92,11 @@ describeWithTools('Kubernetes overlays', ['kubectl'], () => {
           user: 1000,
           container: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
         });
+        // Tracing settings (off until an overlay names a collector) reach every process through the shared config.
+        expect({ process, config: container.envFrom?.some((source) => source.configMapRef?.name === 'binzip-config') }).toEqual({ process, config: true });
+        expect(Object.keys(configMap('binzip-config'))).toEqual(
+          expect.arrayContaining(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG']),
+        );
         const drainMs = Number(configMap('binzip-config').SHUTDOWN_DRAIN_MS);
         expect(drainMs).toBeGreaterThan(0);
         expect((spec.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThanOrEqual(drainMs + ORDERED_STOP_MS);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection, Subscription } from 'nats';
 import type { RequestHandler, Response } from 'express';
-import type { EventBus } from './nats';
+import type { EventBus } from './bus/connection';
 
 /** How long a public answer is served from memory, per route (README, "Response cache"). */
 export const RESPONSE_CACHE_TTL_MS = {

@@ -2,16 +2,20 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
+import { EventBus } from './bus/connection';
+import { startConsumers } from './bus/consume';
+import type { EventConsumer } from './bus/define-event';
+import { startOutboxRelay, type OutboxDeclaration, type OutboxRelay } from './bus/outbox';
+import { MIB } from './bus/streams';
 import { errorEnvelope } from './envelope';
 import { ErrorCodes } from './errors';
 import { createLogger, type Logger } from './logger';
 import { connectMongo } from './mongo';
 import type { MetricsSettings } from './metrics';
-import { EventBus, MIB } from './nats';
 import { withOperatorEndpoints } from './readiness';
 import { followSessionRevocations } from './sessions';
 import { startTracing } from './tracing';
-import { startUserProjection } from './users';
+import { userProjection } from './users';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from './lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -57,6 +61,8 @@ export interface BaseServiceConfig {
   DEAD_LETTER_RETENTION_HOURS: number;
   EVENT_STREAM_MAX_MIB: number;
   DEAD_LETTER_STREAM_MAX_MIB: number;
+  /** How often the outbox relay retries what an outage left pending. */
+  OUTBOX_INTERVAL_MS?: number;
   /** How long MongoDB may stay unreachable (NATS at start-up) before the process exits non-zero (default 30 s). */
   OUTAGE_EXIT_MS?: number;
   /** On SIGTERM: not ready at once, serving on for this long, then closing (default 10 s). */
@@ -68,6 +74,22 @@ export interface ServiceRuntime<C extends BaseServiceConfig> {
   logger: Logger;
   connection: Connection;
   bus: EventBus;
+  /**
+   * Kicks the service's outbox relay after a write that stored an event (pass it to buildApp and to contexts of
+   * start-up work); the relay's timer publishes whatever a kick missed.
+   */
+  eventsPending: () => void;
+}
+
+/** What a service's `start` hands to `runService`, which starts and stops the events parts in order. */
+export interface ServiceParts {
+  app: Express;
+  /** Published by one relay over these models, kicked by `eventsPending`. */
+  outbox?: OutboxDeclaration;
+  /** The service's consumers (`src/events/index.ts`), started before the app listens. */
+  consumers?: readonly EventConsumer[];
+  /** Other things to close on shutdown, in order (after the consumers and the relay, before NATS and MongoDB). */
+  closers?: Array<() => Promise<unknown>>;
 }
 
 export interface ServiceDefinition<C extends BaseServiceConfig> {
@@ -75,16 +97,14 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
   readConfig: () => C;
   /** Keep the local projection of accounts' users (every service but accounts itself). */
   userProjection: boolean;
-  /**
-   * Prepares the store and starts the service's own relays and consumers; returns the app and what to close
-   * on shutdown, in order (they run before the projection, NATS and MongoDB are closed).
-   */
-  start: (runtime: ServiceRuntime<C>) => Promise<{ app: Express; closers?: Array<() => Promise<unknown>> }>;
+  /** Prepares the store and builds the app; declares the outbox and the consumers `runService` runs. */
+  start: (runtime: ServiceRuntime<C>) => Promise<ServiceParts>;
 }
 
 /**
- * The one start-up sequence of every service: config (fail fast), logger, its MongoDB database, NATS,
- * the user projection, the service's own parts, listen; and the reverse on SIGTERM/SIGINT.
+ * The one start-up sequence of every service: config (fail fast), logger, its MongoDB database, NATS and its
+ * streams, session revocations, the user projection, the service's own parts, its outbox relay and consumers,
+ * listen; and the reverse on SIGTERM/SIGINT.
  */
 export function runService<C extends BaseServiceConfig>(definition: ServiceDefinition<C>): void {
   let logger: Logger | undefined;
@@ -121,9 +141,15 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     // Every stream of the system, checked against the broker before anything is served: a ceiling that does
     // not fit stops the start with the setting to change (see EventBus.ensureStreams).
     await bus.ensureStreams();
-    const revocations = await followSessionRevocations(bus, log);
-    const users = definition.userProjection ? await startUserProjection({ bus, connection, service: definition.name, logger: log }) : undefined;
-    const { app, closers = [] } = await definition.start({ config, logger: log, connection, bus });
+    const revocations = await followSessionRevocations(bus);
+    const users = await startConsumers(bus, definition.userProjection ? [userProjection({ bus, connection, service: definition.name })] : []);
+    // The relay starts after `start` (it needs the models); a kick before it exists is made up by its first pass.
+    let relay: OutboxRelay | undefined;
+    // Publishing is not the request's business: a pass that fails is retried by the relay's timer.
+    const eventsPending = (): void => void relay?.kick().catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
+    const { app, outbox, consumers: declared = [], closers = [] } = await definition.start({ config, logger: log, connection, bus, eventsPending });
+    if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
+    const consumers = await startConsumers(bus, declared);
     let draining = false;
     const operated = withOperatorEndpoints(app, {
       service: definition.name,
@@ -141,14 +167,16 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
       onOutage: (name) => shutdown?.(`${name} unreachable`, 1),
     });
     watchdog.start();
-    // Consumers and relays stop first, so in-flight events finish their write and ack before the stores close.
+    // Consumers and the relay stop first, so in-flight events finish their write and ack before the stores close.
     shutdown = shutdownOn(
       log,
       server,
       [
         () => watchdog.stop(),
+        () => consumers.stop(),
+        async () => relay?.stop(),
         ...closers,
-        async () => users?.stop(),
+        () => users.stop(),
         () => revocations.stop(),
         () => bus.close(),
         () => connection.close(),

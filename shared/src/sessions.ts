@@ -1,24 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { z } from 'zod';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth';
+import type { EventBus } from './bus/connection';
+import type { RunningConsumer } from './bus/consume';
 import { AppError } from './errors';
-import type { Logger } from './logger';
-import type { EventBus, RunningConsumer } from './nats';
-
-/**
- * `sessions.revoked`: accounts ended these sign-ins (logout, password change, suspension, withdrawal, a stolen
- * refresh token). Every process refuses their access tokens from then on, instead of letting them run out.
- */
-export const sessionsRevokedV1 = z.object({
-  v: z.literal(1),
-  eventId: z.string().min(1),
-  userId: z.number().int().positive(),
-  sessionIds: z.array(z.string().min(1).max(64)).min(1).max(10_000),
-  occurredAt: z.string(),
-});
-export type SessionsRevokedV1 = z.infer<typeof sessionsRevokedV1>;
-export const SESSIONS_REVOKED = 'sessions.revoked';
+import { sessionsRevoked, type SessionsRevokedV1 } from './events';
 
 /** How long a revocation must be remembered: no access token of the session is valid for longer. */
 const REMEMBER_MS = ACCESS_TOKEN_TTL_SECONDS * 1000 + 60_000;
@@ -53,22 +38,15 @@ class RevokedSessions {
 export const revokedSessions = new RevokedSessions();
 
 export function sessionsRevokedEvent(userId: number, sessionIds: readonly string[], now: Date): SessionsRevokedV1 {
-  return { v: 1, eventId: randomUUID(), userId, sessionIds: [...sessionIds], occurredAt: now.toISOString() };
+  return sessionsRevoked.build({ userId, sessionIds: [...sessionIds], occurredAt: now.toISOString() });
 }
 
 /**
  * Follows `sessions.revoked` from as far back as an access token lives, so a process started after a logout
  * still refuses that session's tokens; then every new revocation, within the broker's delivery time.
  */
-export async function followSessionRevocations(bus: EventBus, logger: Logger): Promise<RunningConsumer> {
-  return bus.follow('SESSIONS', SESSIONS_REVOKED, new Date(Date.now() - REMEMBER_MS), (data) => {
-    const event = sessionsRevokedV1.safeParse(data);
-    if (!event.success) {
-      logger.warn('invalid session revocation ignored', { issue: event.error.issues[0]?.message });
-      return;
-    }
-    revokedSessions.add(event.data.sessionIds);
-  });
+export function followSessionRevocations(bus: EventBus): Promise<RunningConsumer> {
+  return bus.follow(sessionsRevoked, new Date(Date.now() - REMEMBER_MS), (event) => revokedSessions.add(event.sessionIds));
 }
 
 /** 401 J0004 for an access token of a revoked session (runs after `authenticate`). */

@@ -1,10 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { cacheChangedSubject } from './response-cache';
 import type { Authority, UserType } from './auth';
-import { USER_SUBJECTS, userSnapshotV1, type UserSnapshotV1, type UserStatus } from './events';
-import type { Logger } from './logger';
+import type { EventBus } from './bus/connection';
+import { consume, type EventConsumer } from './bus/define-event';
+import { userSnapshots, type UserSnapshotV1, type UserStatus } from './events';
 import { isDuplicateKeyError, registerModel } from './mongo';
-import type { EventBus, RunningConsumer } from './nats';
 import type { RefusedStatus, SuspensionLookup } from './suspension';
 
 /**
@@ -56,18 +56,20 @@ export async function applyUserSnapshot(model: Model<ProjectedUser>, snapshot: U
   }
 }
 
-export async function startUserProjection(options: { bus: EventBus; connection: Connection; service: string; logger: Logger }): Promise<RunningConsumer> {
+/**
+ * The projection's consumer: one durable per service (`<service>-users`), the last snapshot of every user. An
+ * empty projection (a new database) replays every user: a durable left over from an earlier database would only
+ * deliver what is new. `runService` starts it for every service with `userProjection: true`.
+ */
+export function userProjection(options: { bus: EventBus; connection: Connection; service: string }): EventConsumer<typeof userSnapshots> {
   const model = projectedUserModel(options.connection);
-  await model.init();
-  // An empty projection (new database) must replay every user: a durable consumer left over from an earlier
-  // database would only deliver what is new.
-  if ((await model.estimatedDocumentCount().exec()) === 0) await options.bus.resetConsumer('ACCOUNTS', `${options.service}-users`);
-  return options.bus.consume({
-    stream: 'ACCOUNTS',
+  return consume(userSnapshots, {
     durable: `${options.service}-users`,
-    filterSubject: USER_SUBJECTS,
     deliverPolicy: 'last_per_subject',
-    schema: userSnapshotV1,
+    replayWhen: async () => {
+      await model.init();
+      return (await model.estimatedDocumentCount().exec()) === 0;
+    },
     handle: async (snapshot) => {
       await applyUserSnapshot(model, snapshot);
       // Nicknames are in the service's cached answers: every instance forgets them, now that the change is stored.

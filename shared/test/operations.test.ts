@@ -22,7 +22,8 @@ import {
   eventsDeadLettered,
   isConnected,
   metricsRegistry,
-  newOutboxEvent,
+  consume,
+  defineEvent,
   OutboxRelay,
   registerOutboxSource,
   requestContext,
@@ -116,9 +117,10 @@ describe('/metrics', () => {
     const schema = new Schema({ _id: Number, title: String }, { versionKey: false, collection: 'posts' });
     addOutbox(schema);
     const Post = connection.model('Post', schema);
-    const old = { ...newOutboxEvent('community.test', () => ({})), createdAt: new Date(Date.now() - 120_000) };
-    await Post.create({ _id: 1, title: 'a', pendingEvents: [old, newOutboxEvent('community.test', () => ({}))] });
-    await Post.create({ _id: 2, title: 'b', pendingEvents: [newOutboxEvent('community.test', () => ({}))] });
+    const postEvent = defineEvent({ subject: 'community.test', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const old = { ...postEvent.outbox({}), createdAt: new Date(Date.now() - 120_000) };
+    await Post.create({ _id: 1, title: 'a', pendingEvents: [old, postEvent.outbox({})] });
+    await Post.create({ _id: 2, title: 'b', pendingEvents: [postEvent.outbox({})] });
     await Post.create({ _id: 3, title: 'c', pendingEvents: [] });
     // start() registers the relay (the e2e test sees it in a real process); here it must not publish them.
     const relay = new OutboxRelay({ bus, models: [Post], logger: silent, stream: 'COMMUNITY' });
@@ -222,7 +224,10 @@ describe('/ready: the store decides, NATS away is DEGRADED, draining is not read
   });
 });
 
-const thingEvent = z.object({ n: z.number() });
+const thing = (subject: string) => defineEvent({ subject, stream: 'COMMUNITY', version: 1, schema: z.object({ n: z.number() }) });
+const ridEvent = thing('community.rid.<n>');
+const lagEvent = thing('community.lag.<n>');
+const doomedEvent = thing('community.doomed.<n>');
 
 describe('events: request ids and dead letters', () => {
   const consumers: RunningConsumer[] = [];
@@ -235,18 +240,17 @@ describe('events: request ids and dead letters', () => {
     const logging = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'operations-test-rid', logger });
     const seen: Array<{ meta?: string; context?: string }> = [];
     consumers.push(
-      await logging.consume({
-        stream: 'COMMUNITY',
-        durable: 'rid-test',
-        filterSubject: 'community.rid.>',
-        schema: thingEvent,
-        handle: async (_event, meta) => {
-          seen.push({ meta: meta.requestId, context: currentRequestId() });
-        },
-      }),
+      await logging.consume(
+        consume(ridEvent, {
+          durable: 'rid-test',
+          handle: async (_event, meta) => {
+            seen.push({ meta: meta.requestId, context: currentRequestId() });
+          },
+        }),
+      ),
     );
-    await bus.publish('community.rid.one', { n: 1 }, 'rid-1', { requestId: 'req-from-http-1' });
-    await bus.publish('community.rid.two', { n: 2 }, 'rid-2');
+    await bus.publish('community.rid.one', ridEvent.build({ n: 1 }), 'rid-1', { requestId: 'req-from-http-1' });
+    await bus.publish('community.rid.two', ridEvent.build({ n: 2 }), 'rid-2');
     await eventually(() => seen.length === 2);
     expect(seen).toEqual([
       { meta: 'req-from-http-1', context: 'req-from-http-1' },
@@ -267,19 +271,13 @@ describe('events: request ids and dead letters', () => {
     });
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const running = await lagging.consume({
-      stream: 'COMMUNITY',
-      durable: 'lag-test',
-      filterSubject: 'community.lag.>',
-      schema: thingEvent,
-      handle: () => gate,
-    });
+    const running = await lagging.consume(consume(lagEvent, { durable: 'lag-test', handle: () => gate }));
     const pending = async () => {
       const text = await metricsRegistry.metrics();
       const match = /^binzip_consumer_pending_events\{stream="COMMUNITY",consumer="lag-test"\} (\d+)$/m.exec(text);
       return match ? Number(match[1]) : undefined;
     };
-    for (let n = 1; n <= 3; n++) await bus.publish(`community.lag.${n}`, { n }, `lag-${n}`);
+    for (let n = 1; n <= 3; n++) await bus.publish(`community.lag.${n}`, lagEvent.build({ n }), `lag-${n}`);
     await eventually(async () => (await pending()) === 3);
     release();
     await eventually(async () => (await pending()) === 0);
@@ -289,9 +287,9 @@ describe('events: request ids and dead letters', () => {
   });
 
   test('an outbox event remembers the request being served', () => {
-    const inside = requestContext.run({ requestId: 'req-outbox-9' }, () => newOutboxEvent('community.x', () => ({})));
+    const inside = requestContext.run({ requestId: 'req-outbox-9' }, () => ridEvent.outbox({ n: 9 }));
     expect(inside.requestId).toBe('req-outbox-9');
-    expect(newOutboxEvent('community.x', () => ({})).requestId).toBeUndefined();
+    expect(ridEvent.outbox({ n: 9 }).requestId).toBeUndefined();
   });
 
   test('an event whose handling always fails ends in the dead-letter stream with a metric and a log line', async () => {
@@ -299,21 +297,21 @@ describe('events: request ids and dead letters', () => {
     const failing = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'operations-test-dl', logger });
     let attempts = 0;
     consumers.push(
-      await failing.consume({
-        stream: 'COMMUNITY',
-        durable: 'always-fails',
-        filterSubject: 'community.doomed.>',
-        schema: thingEvent,
-        maxDeliver: 3,
-        backoffMs: [10],
-        handle: async () => {
-          attempts += 1;
-          throw new Error('store refused the write');
-        },
-      }),
+      await failing.consume(
+        consume(doomedEvent, {
+          durable: 'always-fails',
+          maxDeliver: 3,
+          backoffMs: [10],
+          handle: async () => {
+            attempts += 1;
+            throw new Error('store refused the write');
+          },
+        }),
+      ),
     );
     const before = (await eventsDeadLettered.get()).values.find((v) => v.labels.consumer === 'always-fails')?.value ?? 0;
-    await bus.publish('community.doomed.one', { n: 1 }, 'doomed-1', { requestId: 'req-doomed' });
+    const doomed = doomedEvent.build({ n: 1 });
+    await bus.publish('community.doomed.one', doomed, 'doomed-1', { requestId: 'req-doomed' });
     await bus.publish('community.doomed.bad', { n: 'not a number' }, 'doomed-2');
 
     const letters = await eventually(async () => {
@@ -329,7 +327,7 @@ describe('events: request ids and dead letters', () => {
       error: 'store refused the write',
       requestId: 'req-doomed',
     });
-    expect(JSON.parse(exhausted!.payload)).toEqual({ n: 1 });
+    expect(JSON.parse(exhausted!.payload)).toEqual(doomed);
     expect(attempts).toBe(3);
     expect(letters.find((l) => l.reason === 'invalid_payload')).toMatchObject({ subject: bus.subject('community.doomed.bad'), deliveries: 1 });
 

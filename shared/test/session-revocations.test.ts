@@ -8,7 +8,7 @@ import {
   followSessionRevocations,
   handle,
   revokedSessions,
-  SESSIONS_REVOKED,
+  sessionsRevoked,
   sessionsRevokedEvent,
   signAccessToken,
   type RunningConsumer,
@@ -54,16 +54,16 @@ describe('sessions.revoked over NATS', () => {
     const untouched = randomUUID();
     await publisher.ensureStream('SESSIONS');
     const early = sessionsRevokedEvent(7, [before], new Date());
-    await publisher.publish(SESSIONS_REVOKED, early, early.eventId);
+    await publisher.publish(sessionsRevoked.subject, early, early.eventId);
     for (const sid of [before, after, untouched]) expect((await request(app).get('/me').set('Authorization', tokenOf(sid))).status).toBe(200);
 
-    following = await followSessionRevocations(follower, logger);
+    following = await followSessionRevocations(follower);
     await eventually(() => revokedSessions.has(before), 2_000);
     expectError(await request(app).get('/me').set('Authorization', tokenOf(before)), 401, 'J0004');
 
     const late = sessionsRevokedEvent(7, [after], new Date());
     const publishedAt = Date.now();
-    await publisher.publish(SESSIONS_REVOKED, late, late.eventId);
+    await publisher.publish(sessionsRevoked.subject, late, late.eventId);
     await eventually(async () => (await request(app).get('/me').set('Authorization', tokenOf(after))).status === 401, 2_000, 20);
     expect(Date.now() - publishedAt).toBeLessThan(2_000);
     expect((await request(app).get('/me').set('Authorization', tokenOf(untouched))).status).toBe(200);
@@ -71,9 +71,9 @@ describe('sessions.revoked over NATS', () => {
 
   it('ignores a malformed revocation and keeps following', async () => {
     const sid = randomUUID();
-    await publisher.publish(SESSIONS_REVOKED, { v: 1, sessionIds: 'not a list' }, randomUUID());
+    await publisher.publish(sessionsRevoked.subject, { v: 1, sessionIds: 'not a list' }, randomUUID());
     const event = sessionsRevokedEvent(8, [sid], new Date());
-    await publisher.publish(SESSIONS_REVOKED, event, event.eventId);
+    await publisher.publish(sessionsRevoked.subject, event, event.eventId);
     await eventually(() => revokedSessions.has(sid), 2_000);
   });
 });

@@ -5,13 +5,14 @@ import {
   EventBus,
   OutboxRelay,
   applyUserSnapshot,
+  consume,
   createLogger,
-  newOutboxEvent,
+  defineEvent,
   nextId,
   nickNamesOf,
   addOutbox,
   projectedUserModel,
-  startUserProjection,
+  userProjection,
 } from '../src';
 import { connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../test/support';
 import { startNatsServer } from '../../scripts/lib/nats';
@@ -63,7 +64,7 @@ describe('user projection', () => {
     await publishUserSnapshot(bus, snapshot(22, 'only22', 1));
     const other = await connectTestDb(`${names.db}_fresh`);
     try {
-      const consumer = await startUserProjection({ bus, connection: other, service: 'fresh', logger });
+      const consumer = await bus.consume(userProjection({ bus, connection: other, service: 'fresh' }));
       const model = projectedUserModel(other);
       await eventually(async () => (await model.countDocuments({ _id: { $in: [21, 22] } })) === 2, 10_000);
       const nicks = await nickNamesOf(model, [21, 22]);
@@ -79,27 +80,27 @@ describe('user projection', () => {
 describe('consumers', () => {
   it('terminates invalid payloads and keeps going; redelivers after a failed handling', async () => {
     await bus.ensureStream('COMMUNITY');
+    const shape = defineEvent({ subject: 'community.shape.x', stream: 'COMMUNITY', version: 1, schema: z.object({ n: z.number() }) });
     const seen: number[] = [];
     let failOnce = true;
-    const consumer = await bus.consume({
-      stream: 'COMMUNITY',
-      durable: 'shape-test',
-      filterSubject: 'community.shape.>',
-      schema: z.object({ n: z.number() }),
-      backoffMs: [200, 400],
-      handle: async ({ n }) => {
-        if (n === 2 && failOnce) {
-          failOnce = false;
-          throw new Error('transient');
-        }
-        seen.push(n);
-      },
-    });
-    await bus.publish('community.shape.x', { n: 1 }, 's1');
-    await bus.publish('community.shape.x', { bad: true }, 's-bad');
-    await bus.publish('community.shape.x', { n: 2 }, 's2');
-    await bus.publish('community.shape.x', { n: 3 }, 's3');
-    await bus.publish('community.shape.x', { n: 3 }, 's3');
+    const consumer = await bus.consume(
+      consume(shape, {
+        durable: 'shape-test',
+        backoffMs: [200, 400],
+        handle: async ({ n }) => {
+          if (n === 2 && failOnce) {
+            failOnce = false;
+            throw new Error('transient');
+          }
+          seen.push(n);
+        },
+      }),
+    );
+    await bus.publish(shape.subject, shape.build({ n: 1 }), 's1');
+    await bus.publish(shape.subject, { bad: true }, 's-bad');
+    await bus.publish(shape.subject, shape.build({ n: 2 }), 's2');
+    await bus.publish(shape.subject, shape.build({ n: 3 }), 's3');
+    await bus.publish(shape.subject, shape.build({ n: 3 }), 's3');
     await eventually(() => seen.length >= 3 && seen.includes(2), 10_000);
     expect(seen.sort()).toEqual([1, 2, 3]);
     await consumer.stop();
@@ -108,13 +109,8 @@ describe('consumers', () => {
 
 describe('consumer stop', () => {
   it('stops a consumer stopped right after it started, instead of hanging on its message loop', async () => {
-    const consumer = await bus.consume({
-      stream: 'COMMUNITY',
-      durable: 'stop-at-once',
-      filterSubject: 'community.stop.>',
-      schema: z.object({}),
-      handle: async () => undefined,
-    });
+    const stop = defineEvent({ subject: 'community.stop.x', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const consumer = await bus.consume(consume(stop, { durable: 'stop-at-once', handle: async () => undefined }));
     const stopped = await Promise.race([consumer.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
     expect(stopped).toBe('stopped');
   });
@@ -127,6 +123,8 @@ describe('outbox relay', () => {
     pendingEvents: unknown[];
   }
 
+  const noteCreated = defineEvent({ subject: 'records.note.created', stream: 'RECORDS', version: 1, schema: z.object({ text: z.string() }) });
+
   it('publishes events stored with the write, including those written while NATS was down', async () => {
     const nats = await startNatsServer({ storeDir: `${process.env.BINZIP_TEST_DATA_DIR}/nats-outbox-${Date.now()}` });
     const privateBus = await EventBus.connect({ url: nats.uri, prefix: names.natsPrefix, name: 'outbox-test', logger });
@@ -137,22 +135,21 @@ describe('outbox relay', () => {
     try {
       await privateBus.ensureStream('RECORDS');
       const received: string[] = [];
-      const consumer = await privateBus.consume({
-        stream: 'RECORDS',
-        durable: 'outbox-test',
-        filterSubject: 'records.note.>',
-        schema: z.object({ text: z.string() }),
-        handle: async ({ text }) => {
-          received.push(text);
-        },
-      });
+      const consumer = await privateBus.consume(
+        consume(noteCreated, {
+          durable: 'outbox-test',
+          handle: async ({ text }) => {
+            received.push(text);
+          },
+        }),
+      );
       relay.start();
-      await Note.create({ _id: 1, text: 'before', pendingEvents: [newOutboxEvent('records.note.created', () => ({ text: 'before' }))] });
+      await Note.create({ _id: 1, text: 'before', pendingEvents: [noteCreated.outbox({ text: 'before' })] });
       void relay.kick();
       await eventually(() => received.includes('before'), 10_000);
 
       await nats.stop();
-      await Note.create({ _id: 2, text: 'during', pendingEvents: [newOutboxEvent('records.note.created', () => ({ text: 'during' }))] });
+      await Note.create({ _id: 2, text: 'during', pendingEvents: [noteCreated.outbox({ text: 'during' })] });
       await relay.kick();
       expect((await Note.findById(2).lean())?.pendingEvents).toHaveLength(1);
 

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { createLogger, newOutboxEvent, requestContext, startTracing, tracingEnabled } from '../src';
+import { z } from 'zod';
+import { createLogger, defineEvent, requestContext, startTracing, tracingEnabled } from '../src';
 
 /**
  * Tracing is off unless an OTLP endpoint is set, and off means nothing: no trace is stored with an outbox event
@@ -18,8 +19,15 @@ describe('tracing switch', () => {
   it('when off, stores no trace with an event and writes no trace id in log lines', async () => {
     const tracing = startTracing('tracing-test', {});
     expect(tracing.enabled).toBe(false);
-    const event = requestContext.run({ requestId: 'req-1' }, () => newOutboxEvent('community.test', (id) => ({ id })));
-    expect(event).toEqual({ id: expect.any(String), subject: 'community.test', data: { id: event.id }, createdAt: expect.any(Date), requestId: 'req-1' });
+    const tested = defineEvent({ subject: 'community.test', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const event = requestContext.run({ requestId: 'req-1' }, () => tested.outbox({}));
+    expect(event).toEqual({
+      id: expect.any(String),
+      subject: 'community.test',
+      data: { v: 1, eventId: event.id },
+      createdAt: expect.any(Date),
+      requestId: 'req-1',
+    });
 
     const lines: string[] = [];
     const logger = createLogger('tracing-test', 'info');

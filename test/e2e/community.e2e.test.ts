@@ -3,7 +3,7 @@
  * nicknames from accounts.user.* snapshots on NATS, and community.comment.created leaving through the
  * outbox. Needs the built processes (`npx tsc -b`).
  */
-import { COMMUNITY_COMMENT_CREATED, communityCommentCreatedV1, type CommunityCommentCreatedV1 } from '@binzip/shared';
+import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/shared';
 import { bearer, eventually } from '../support';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
 
@@ -31,12 +31,7 @@ beforeAll(async () => {
       await stores.publishUser({ id: COMMENTER, nick_name: '이웃', version: 1 });
     },
   });
-  published = await e2e.collect({
-    stream: 'COMMUNITY',
-    durable: 'e2e-comment-listener',
-    filterSubject: COMMUNITY_COMMENT_CREATED,
-    schema: communityCommentCreatedV1,
-  });
+  published = await e2e.collect(communityCommentCreated, 'e2e-comment-listener');
 });
 
 afterAll(async () => {

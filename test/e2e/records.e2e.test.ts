@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectedUserModel, RECORDS_COMMENT_CREATED, recordCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/shared';
+import { projectedUserModel, recordCommentCreated, type RecordCommentCreatedV1 } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import { REPO_ROOT } from '../../scripts/lib/system';
 import { eventually, testEnv } from '../support';
@@ -84,12 +84,7 @@ beforeAll(async () => {
     services: ['accounts', 'records'],
     env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4', TRUST_PROXY: 'loopback' },
   });
-  published = await e2e.collect({
-    stream: 'RECORDS',
-    durable: 'e2e-record-comment-listener',
-    filterSubject: RECORDS_COMMENT_CREATED,
-    schema: recordCommentCreatedV1,
-  });
+  published = await e2e.collect(recordCommentCreated, 'e2e-record-comment-listener');
   recordsDb = await e2e.db('records');
 });
 

@@ -5,11 +5,13 @@
  */
 import {
   connectMongo,
+  consume,
   createLogger,
   EventBus,
-  userSnapshotV1,
-  type ConsumeOptions,
+  userSnapshots,
   type Envelope,
+  type EventData,
+  type EventDefinition,
   type RunningConsumer,
   type UserSnapshotV1,
 } from '@binzip/shared';
@@ -17,7 +19,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
-import type { z } from 'zod';
 import { portOpen } from '../../scripts/lib/nats';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
 import { recordAnswer, recordingDir } from './api-examples';
@@ -75,7 +76,7 @@ export interface E2eStores {
   /** Publishes an accounts.user.<id> snapshot as accounts would (ACCOUNTS stream ensured). */
   publishUser(user: Pick<UserSnapshotV1, 'id' | 'nick_name'> & Partial<UserSnapshotV1>): Promise<void>;
   /** Collects what the services publish: a durable consumer on the test's bus, stopped by `stop`. */
-  collect<S extends z.ZodType>(options: Omit<ConsumeOptions<S>, 'handle'>): Promise<Array<z.output<S>>>;
+  collect<E extends EventDefinition>(event: E, durable: string): Promise<Array<EventData<E>>>;
 }
 
 export interface E2eSystem extends E2eStores {
@@ -192,12 +193,12 @@ function createStores(label: string, natsUrl: string, mongoUri: string): E2eStor
     publishUser: async (user) => {
       const connected = await stores.bus();
       await (accountsStream ??= connected.ensureStream('ACCOUNTS'));
-      await publishUserSnapshot(connected, userSnapshotV1.parse(userSnapshot(user.id, user.nick_name, user)));
+      await publishUserSnapshot(connected, userSnapshots.schema.parse(userSnapshot(user.id, user.nick_name, user)));
     },
-    collect: async (options) => {
-      const received: Array<z.output<typeof options.schema>> = [];
+    collect: async (event, durable) => {
+      const received: Array<EventData<typeof event>> = [];
       const connected = await stores.bus();
-      consumers.push(await connected.consume({ ...options, handle: async (event) => void received.push(event) }));
+      consumers.push(await connected.consume(consume(event, { durable, handle: async (data) => void received.push(data) })));
       return received;
     },
   };

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { connectMongo, signAccessToken, userSubject, type AuthClaims, type EventBus, type UserSnapshotV1 } from '@binzip/shared';
+import { connectMongo, signAccessToken, userSnapshots, type AuthClaims, type EventBus, type UserSnapshotV1 } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 
 /**
@@ -50,7 +50,7 @@ export function userSnapshot(id: number, nickName: string, overrides: Partial<Us
 
 /** Publishes a snapshot on its `accounts.user.<id>` subject, with its eventId as the message id. */
 export async function publishUserSnapshot(bus: EventBus, snapshot: UserSnapshotV1): Promise<void> {
-  await bus.publish(userSubject(snapshot.id), snapshot, snapshot.eventId);
+  await bus.publish(userSnapshots.subjectOf(snapshot), snapshot, snapshot.eventId);
 }
 
 /** An `Authorization` header value for a user, signed with the run's test key. */

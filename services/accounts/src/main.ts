@@ -1,10 +1,10 @@
-import { runService, serviceContext, SESSIONS_REVOKED, startOutboxRelay } from '@binzip/shared';
+import { runService, serviceContext, sessionsRevoked } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import { createSenders, SmtpMailSender } from './domain/senders';
 import { bootstrapAdministrators } from './domain/sign-up';
-import { startHouseReportSubscriber } from './events/house-report-subscriber';
+import { accountsConsumers, accountsOutbox } from './events';
 import { accountsModels, initModels } from './models';
 
 // Accounts is where users come from: it publishes their snapshots and keeps no projection of them.
@@ -12,12 +12,9 @@ runService({
   name: 'accounts',
   readConfig,
   userProjection: false,
-  start: async ({ config, logger, connection, bus }) => {
+  start: async ({ config, logger, connection, bus, eventsPending }) => {
     const models = accountsModels(connection);
     await initModels(models);
-    const relay = await startOutboxRelay({ stream: 'ACCOUNTS', bus, models: [models.users], logger, intervalMs: config.OUTBOX_INTERVAL_MS });
-    const eventsPending = () => void relay.kick();
-    const houseReports = await startHouseReportSubscriber(serviceContext(models, { logger }), { bus });
     const created = await bootstrapAdministrators(
       { ...serviceContext(models, { logger, eventsPending }), passwords: new PasswordHasher(config.BCRYPT_COST, config.PASSWORD_HASH_CONCURRENCY) },
       config.ADMIN_BOOTSTRAP,
@@ -35,13 +32,19 @@ runService({
       senders,
       defaultProfileImageUrl: config.DEFAULT_PROFILE_IMAGE_URL,
       codeDigits: config.VERIFICATION_CODE_DIGITS,
-      publishRevocation: (event) => bus.publish(SESSIONS_REVOKED, event, event.eventId),
+      // Straight to NATS, not through an outbox: the revoking write spans many refresh tokens, not one document.
+      publishRevocation: (event) => bus.publish(sessionsRevoked.subjectOf(event), event, event.eventId),
       trustProxy: config.TRUST_PROXY,
       ceilings: config,
     });
     const closeMail = async () => {
       if (senders.mail instanceof SmtpMailSender) senders.mail.close();
     };
-    return { app, closers: [() => relay.stop(), () => houseReports.stop(), closeMail] };
+    return {
+      app,
+      outbox: accountsOutbox(models),
+      consumers: accountsConsumers(serviceContext(models, { logger })),
+      closers: [closeMail],
+    };
   },
 });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { EventBus, createLogger, userSnapshotV1, type UserSnapshotV1 } from '@binzip/shared';
+import { EventBus, consume, createLogger, userSnapshots, type UserSnapshotV1 } from '@binzip/shared';
 import { connectTestDb, dropTestDb, eventually, isolatedNames, testEnv } from '../../../test/support';
 import { bootstrapAdministrators, createAdministrator } from '../src/domain/sign-up';
 import { accountsModels } from '../src/models';
@@ -119,13 +119,7 @@ describe('scripts/admin-create.ts', () => {
     }
 
     const events: UserSnapshotV1[] = [];
-    const consumer = await bus.consume({
-      stream: 'ACCOUNTS',
-      durable: 'cli-sink',
-      filterSubject: 'accounts.user.*',
-      schema: userSnapshotV1,
-      handle: async (e) => void events.push(e),
-    });
+    const consumer = await bus.consume(consume(userSnapshots, { durable: 'cli-sink', handle: async (e) => void events.push(e) }));
     try {
       await eventually(() => events.some((e) => e.id === printed.id));
       expect(events.find((e) => e.id === printed.id)).toMatchObject({ userName: 'cliadmin1', authority: 'ADMIN', userType: 'WEB' });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, OutboxRelay, createLogger, userSnapshotV1, type RunningConsumer, type UserSnapshotV1 } from '@binzip/shared';
+import { EventBus, OutboxRelay, consume, createLogger, userSnapshots, type RunningConsumer, type UserSnapshotV1 } from '@binzip/shared';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';
@@ -12,15 +12,14 @@ const logger = createLogger('accounts-outbox-test', 'silent');
 
 async function collect(bus: EventBus, durable: string): Promise<{ events: UserSnapshotV1[]; consumer: RunningConsumer }> {
   const events: UserSnapshotV1[] = [];
-  const consumer = await bus.consume({
-    stream: 'ACCOUNTS',
-    durable,
-    filterSubject: 'accounts.user.*',
-    schema: userSnapshotV1,
-    handle: async (event) => {
-      events.push(event);
-    },
-  });
+  const consumer = await bus.consume(
+    consume(userSnapshots, {
+      durable,
+      handle: async (event) => {
+        events.push(event);
+      },
+    }),
+  );
   return { events, consumer };
 }
 

@@ -1,4 +1,4 @@
-import { COMMUNITY_COMMENT_CREATED, communityCommentCreatedV1 } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/shared';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
@@ -55,8 +55,8 @@ describe('comments', () => {
       .lean();
     expect(stored.map((c) => c.pendingEvents.length)).toEqual([1, 1]);
     const [event] = stored[0].pendingEvents;
-    expect(event.subject).toBe(COMMUNITY_COMMENT_CREATED);
-    const payload = communityCommentCreatedV1.parse(event.data);
+    expect(event.subject).toBe('community.comment.created');
+    const payload = communityCommentCreated.schema.parse(event.data);
     expect(payload).toEqual({
       v: 1,
       eventId: event.id,
@@ -69,7 +69,7 @@ describe('comments', () => {
       content: '남의 글에 댓글',
       occurredAt: stored[0].createdAt.toISOString(),
     });
-    const own = communityCommentCreatedV1.parse(stored[1].pendingEvents[0].data);
+    const own = communityCommentCreated.schema.parse(stored[1].pendingEvents[0].data);
     expect(own).toMatchObject({ boardAuthorId: author.id, commenterId: author.id, commentId: fromAuthor });
     expect(own.eventId).not.toBe(payload.eventId);
   });

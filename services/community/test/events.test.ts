@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  COMMUNITY_COMMENT_CREATED,
-  communityCommentCreatedV1,
+  communityCommentCreated,
+  consume,
   createLogger,
   EventBus,
-  startUserProjection,
+  startOutboxRelay,
   UNKNOWN_NICKNAME,
+  userProjection,
   type CommunityCommentCreatedV1,
   type OutboxRelay,
   type RunningConsumer,
@@ -17,7 +18,7 @@ import { startNatsServer } from '../../../scripts/lib/nats';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
 import { buildApp } from '../src/app';
-import { startCommentRelay } from '../src/events/comment-relay';
+import { communityOutbox } from '../src/events';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { postBoard, postComment } from './helpers';
 
@@ -30,7 +31,8 @@ describe('nicknames from accounts.user.* on NATS', () => {
 
   beforeAll(async () => {
     h = await startServiceHarness('cprojection', { models: communityModels, initModels, buildApp });
-    users = await startUserProjection({ bus: await h.bus(), connection: h.connection, service: 'community', logger });
+    const bus = await h.bus();
+    users = await bus.consume(userProjection({ bus, connection: h.connection, service: 'community' }));
   });
   afterAll(async () => {
     await users.stop();
@@ -71,17 +73,16 @@ describe('community.comment.created through the outbox', () => {
     h = await startServiceHarness('coutbox', { models: communityModels, initModels, buildApp });
     // A NATS of its own, which the test stops and restarts.
     bus = await EventBus.connect({ url: nats.uri, prefix: h.names.natsPrefix, name: 'community-test', logger });
-    relay = await startCommentRelay(h.ctx, { bus, intervalMs: 200 });
-    consumer = await bus.consume({
-      stream: 'COMMUNITY',
-      durable: 'community-test-notifications',
-      filterSubject: COMMUNITY_COMMENT_CREATED,
-      schema: communityCommentCreatedV1,
-      backoffMs: [1_000],
-      handle: async (event) => {
-        received.push(event);
-      },
-    });
+    relay = startOutboxRelay(bus, communityOutbox(h.models), { logger, intervalMs: 200 });
+    consumer = await bus.consume(
+      consume(communityCommentCreated, {
+        durable: 'community-test-notifications',
+        backoffMs: [1_000],
+        handle: async (event) => {
+          received.push(event);
+        },
+      }),
+    );
   });
   afterAll(async () => {
     await relay.stop();

@@ -4,7 +4,7 @@ import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredListings } from './domain/listings';
 import { referencedPictures } from './domain/pictures';
-import { startReportPublisher } from './events/report-publisher';
+import { housesOutbox } from './events';
 import { housesModels, initModels } from './models';
 
 // Author nicknames and types come from the shared projection of accounts' users (one durable consumer for all
@@ -13,13 +13,12 @@ runService({
   name: 'houses',
   readConfig,
   userProjection: true,
-  start: async ({ config, logger, connection, bus }) => {
+  start: async ({ config, logger, connection, bus, eventsPending }) => {
     const models = housesModels(connection);
     await initModels(models);
-    // The context of start-up work; requests get theirs from buildApp, whose kick reaches the publisher.
+    // The context of start-up work; requests get theirs from buildApp.
     const ctx = serviceContext(models, { logger });
     await sanitizeStoredListings(ctx);
-    const reports = await startReportPublisher(ctx, { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
     // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
     const responseCache = new ResponseCache();
     responseCache.listen(bus, 'houses', []);
@@ -39,8 +38,12 @@ runService({
       trustProxy: config.TRUST_PROXY,
       media: config,
       ceilings: config,
-      eventsPending: () => void reports.kick(),
+      eventsPending,
     });
-    return { app, closers: [() => reports.stop(), async () => responseCache.stop(), stopSweeper] };
+    return {
+      app,
+      outbox: housesOutbox(models),
+      closers: [async () => responseCache.stop(), stopSweeper],
+    };
   },
 });

@@ -1,4 +1,4 @@
-import { houseReportCreatedV1 } from '@binzip/shared';
+import { houseReportCreated } from '@binzip/shared';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, updatePerson, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService } from './helpers';
@@ -58,7 +58,7 @@ describe('reports', () => {
     await api(h).report(fan, houseId, { reportType: 'FAKE_SALE', reportReason: '없는 집' }).expect(200);
     const stored = await h.models.reports.findOne({ houseId }).lean().exec();
     expect(stored?.pendingEvents).toHaveLength(1);
-    const event = houseReportCreatedV1.parse(stored?.pendingEvents?.[0]?.data);
+    const event = houseReportCreated.schema.parse(stored?.pendingEvents?.[0]?.data);
     expect(stored?.pendingEvents?.[0]?.subject).toBe('houses.report.created');
     expect(event).toMatchObject({ houseId, authorId: owner.id, reporterId: fan.id, reportType: 'FAKE_SALE' });
   });

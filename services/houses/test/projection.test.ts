@@ -1,4 +1,4 @@
-import { createLogger, startUserProjection, type AuthClaims, type EventBus } from '@binzip/shared';
+import { userProjection, type AuthClaims, type EventBus } from '@binzip/shared';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService } from './helpers';
@@ -12,7 +12,7 @@ beforeAll(async () => {
   h = await startServiceHarness('housesproj', housesService);
   bus = await h.bus();
   await bus.ensureStream('ACCOUNTS');
-  consumer = await startUserProjection({ bus, connection: h.connection, service: 'houses', logger: createLogger('test', 'silent') });
+  consumer = await bus.consume(userProjection({ bus, connection: h.connection, service: 'houses' }));
 });
 afterAll(async () => {
   await consumer.stop();

@@ -1,4 +1,4 @@
-import { createLogger, RESPONSE_CACHE_TTL_MS, ResponseCache, startUserProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { createLogger, RESPONSE_CACHE_TTL_MS, ResponseCache, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
 import { publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
@@ -122,12 +122,7 @@ describe('across instances, through NATS', () => {
 
   it("forgets once the user projection stored a nickname change from accounts' events", async () => {
     await bus.ensureStream('ACCOUNTS');
-    const projection: RunningConsumer = await startUserProjection({
-      bus,
-      connection: h.connection,
-      service: 'houses',
-      logger: createLogger('housecache', 'silent'),
-    });
+    const projection: RunningConsumer = await bus.consume(userProjection({ bus, connection: h.connection, service: 'houses' }));
     try {
       const houseId = await createListing(h, agent, { title: '셋째 집' });
       expect((await detail(first, houseId)).body.data.nickName).toBe('캐시중개');

@@ -11,10 +11,7 @@ export const configSchema = z.object({
   ...serviceConfigShape({ port: 7005, db: 'notifications' }),
   /** Deliveries of one comment event before JetStream gives up on it. */
   EVENT_MAX_DELIVER: z.coerce.number().int().min(1).max(1000).default(10),
-  /**
-   * Redelivery delays after a failed write. The first value is also the ack wait of every delivery, so it
-   * must comfortably cover a whole pulled batch (up to 64 events handled one after another).
-   */
+  /** Redelivery delays after a failed write, by attempt (the last repeats). The ack wait is the shared 30 s. */
   EVENT_BACKOFF_MS: delayList.default([5_000, 15_000, 30_000, 60_000, 120_000]),
 });
 export type Config = z.output<typeof configSchema>;

@@ -1,10 +1,10 @@
 import {
-  COMMUNITY_COMMENT_CREATED,
-  createLogger,
+  communityCommentCreated,
   EventBus,
   projectedUserModel,
-  RECORDS_COMMENT_CREATED,
-  startUserProjection,
+  recordCommentCreated,
+  startConsumers,
+  userProjection,
   type CommunityCommentCreatedV1,
   type RecordCommentCreatedV1,
   type RunningConsumer,
@@ -15,10 +15,9 @@ import request from 'supertest';
 import { bearer, connectTestDb, dropTestDb, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { startServiceHarness, type ServiceHarness } from '../../../test/support/service';
 import { buildApp } from '../src/app';
-import { BOARD_COMMENTS_DURABLE, startCommentSubscribers } from '../src/events/comment-subscribers';
+import { notificationsConsumers } from '../src/events';
 import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
 
-const logger = createLogger('test', 'silent');
 let h: ServiceHarness<NotificationsModels>;
 let connection: Connection;
 let bus: EventBus;
@@ -67,8 +66,8 @@ function recordEvent(overrides: Partial<RecordCommentCreatedV1> = {}): RecordCom
   };
 }
 
-const publishBoard = (event: CommunityCommentCreatedV1, msgId = event.eventId) => bus.publish(COMMUNITY_COMMENT_CREATED, event, msgId);
-const publishRecord = (event: RecordCommentCreatedV1, msgId = event.eventId) => bus.publish(RECORDS_COMMENT_CREATED, event, msgId);
+const publishBoard = (event: CommunityCommentCreatedV1, msgId = event.eventId) => bus.publish(communityCommentCreated.subject, event, msgId);
+const publishRecord = (event: RecordCommentCreatedV1, msgId = event.eventId) => bus.publish(recordCommentCreated.subject, event, msgId);
 
 const publishUser = (id: number, nickName: string, version: number) => publishUserSnapshot(bus, userSnapshot(id, nickName, { version }));
 
@@ -87,8 +86,8 @@ beforeAll(async () => {
   await publishUser(AUTHOR, 'authorV1', 1);
   await publishUser(AUTHOR, 'author', 2);
   await publishUser(COMMENTER, 'commenter', 1);
-  users = await startUserProjection({ bus, connection, service: 'notifications', logger });
-  comments = await startCommentSubscribers(h.ctx, { bus, maxDeliver: 5, backoffMs: [1_000, 2_000] });
+  users = await bus.consume(userProjection({ bus, connection, service: 'notifications' }));
+  comments = await startConsumers(bus, notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [1_000, 2_000] }));
 });
 
 afterAll(async () => {
@@ -164,7 +163,7 @@ it('keeps one notification per comment and recipient when the same comment is pu
 
 it('terminates invalid payloads without redelivering them or holding back later events', async () => {
   const jetstream = bus.connection.jetstream();
-  await jetstream.publish(bus.subject(COMMUNITY_COMMENT_CREATED), new TextEncoder().encode('{"v":1, not json'), { msgID: `garbage-${next()}` });
+  await jetstream.publish(bus.subject(communityCommentCreated.subject), new TextEncoder().encode('{"v":1, not json'), { msgID: `garbage-${next()}` });
   await publishBoard({ ...boardEvent(), v: 2 } as unknown as CommunityCommentCreatedV1);
   await publishBoard({ ...boardEvent(), boardAuthorId: -1 });
   await publishBoard({ ...boardEvent(), content: undefined } as unknown as CommunityCommentCreatedV1);
@@ -173,9 +172,9 @@ it('terminates invalid payloads without redelivering them or holding back later 
   await arrived('board', valid.commentId);
 
   const manager = await bus.connection.jetstreamManager();
-  // Longer than the ack wait (1 s here): a message that was not terminated would be redelivered by now.
+  // Longer than the first redelivery delay (1 s here): a message that was not terminated would be redelivered by now.
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const info = await manager.consumers.info(bus.streamName('COMMUNITY'), `${h.names.natsPrefix}_${BOARD_COMMENTS_DURABLE}`);
+  const info = await manager.consumers.info(bus.streamName('COMMUNITY'), `${h.names.natsPrefix}_notifications-board-comments`);
   expect(info.num_ack_pending).toBe(0);
   expect(info.num_pending).toBe(0);
   expect(info.num_redelivered).toBe(0);
@@ -204,7 +203,7 @@ describe('user projection', () => {
     const fresh = await connectTestDb(`${h.names.db}_fresh`);
     let replacement: RunningConsumer | undefined;
     try {
-      replacement = await startUserProjection({ bus, connection: fresh, service: 'notifications', logger });
+      replacement = await bus.consume(userProjection({ bus, connection: fresh, service: 'notifications' }));
       const projected = projectedUserModel(fresh);
       await eventually(async () => (await projected.countDocuments().exec()) === 2);
       const author = await projected.findById(AUTHOR).lean().exec();

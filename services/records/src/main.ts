@@ -1,19 +1,18 @@
-import { RECORDS_COMMENT_CREATED, ResponseCache, runService, serviceContext } from '@binzip/shared';
+import { recordCommentCreated, ResponseCache, runService } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
-import { startCommentRelay } from './events/relay';
+import { recordsOutbox } from './events';
 import { initModels, recordsModels } from './models';
 
 runService({
   name: 'records',
   readConfig,
   userProjection: true,
-  start: async ({ config, logger, connection, bus }) => {
+  start: async ({ config, logger, connection, bus, eventsPending }) => {
     const models = recordsModels(connection);
     await initModels(models);
-    const relay = await startCommentRelay(serviceContext(models, { logger }), { bus, intervalMs: config.OUTBOX_INTERVAL_MS });
     const responseCache = new ResponseCache();
-    responseCache.listen(bus, 'records', [RECORDS_COMMENT_CREATED]);
+    responseCache.listen(bus, 'records', [recordCommentCreated.filter]);
     const app = buildApp({
       responseCache,
       connection,
@@ -21,8 +20,8 @@ runService({
       publicKey: config.JWT_PUBLIC_KEY,
       trustProxy: config.TRUST_PROXY,
       ceilings: config,
-      eventsPending: () => void relay.kick(),
+      eventsPending,
     });
-    return { app, closers: [() => relay.stop(), async () => responseCache.stop()] };
+    return { app, outbox: recordsOutbox(models), closers: [async () => responseCache.stop()] };
   },
 });

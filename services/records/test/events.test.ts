@@ -1,7 +1,15 @@
-import { createLogger, startUserProjection, type EventBus, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
+import {
+  createLogger,
+  startOutboxRelay,
+  userProjection,
+  type EventBus,
+  type OutboxRelay,
+  type RecordCommentCreatedV1,
+  type RunningConsumer,
+} from '@binzip/shared';
 import request from 'supertest';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
-import { startCommentRelay } from '../src/events/relay';
+import { recordsOutbox } from '../src/events';
 import { probeRecordComments, startRecordsHarness, type RecordsHarness } from './helpers';
 
 const logger = createLogger('test', 'silent');
@@ -18,9 +26,9 @@ const serverAdmin = { authority: 'ADMIN', userType: 'SERVER' } as const;
 beforeAll(async () => {
   h = await startRecordsHarness('recordsevents');
   bus = await h.bus();
-  users = await startUserProjection({ bus, connection: h.connection, service: 'records', logger });
+  users = await bus.consume(userProjection({ bus, connection: h.connection, service: 'records' }));
   // A long timer: the test kicks the relay itself, as the app's outbox kick does in main.ts.
-  relay = await startCommentRelay(h.ctx, { bus, intervalMs: 60_000 });
+  relay = startOutboxRelay(bus, recordsOutbox(h.models), { logger, intervalMs: 60_000 });
   probe = await probeRecordComments(bus, received);
 });
 

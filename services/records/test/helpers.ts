@@ -1,4 +1,4 @@
-import { RECORDS_COMMENT_CREATED, recordCommentCreatedV1, type EventBus, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
+import { consume, recordCommentCreated, type EventBus, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import request from 'supertest';
 import { startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
@@ -42,13 +42,12 @@ export async function approveBy(h: RecordsHarness, recordId: number, reviewers: 
 
 /** A durable consumer on records.comment.created that collects every event into `received`. */
 export function probeRecordComments(bus: EventBus, received: RecordCommentCreatedV1[]): Promise<RunningConsumer> {
-  return bus.consume({
-    stream: 'RECORDS',
-    durable: 'probe',
-    filterSubject: RECORDS_COMMENT_CREATED,
-    schema: recordCommentCreatedV1,
-    handle: async (event) => {
-      received.push(event);
-    },
-  });
+  return bus.consume(
+    consume(recordCommentCreated, {
+      durable: 'probe',
+      handle: async (event) => {
+        received.push(event);
+      },
+    }),
+  );
 }

@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, createLogger, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
+import { EventBus, createLogger, startOutboxRelay, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';
 import { addAdmin, addMember } from '../../../test/support/service';
-import { startCommentRelay } from '../src/events/relay';
+import { recordsOutbox } from '../src/events';
 import { probeRecordComments, startRecordsHarness, type RecordsHarness } from './helpers';
 
 jest.setTimeout(60_000);
@@ -24,7 +24,7 @@ test('a comment saved while NATS is down is published once NATS is back', async 
     // A private NATS server this test can stop; the harness's own bus is the run's shared one.
     bus = await EventBus.connect({ url: nats.uri, prefix: h.names.natsPrefix, name: 'records-outage', logger });
     // The relay's timer is what publishes once NATS is back (the kick at write time found it down).
-    relay = await startCommentRelay(h.ctx, { bus, intervalMs: 300 });
+    relay = startOutboxRelay(bus, recordsOutbox(h.models), { logger, intervalMs: 300 });
     const received: RecordCommentCreatedV1[] = [];
     probe = await probeRecordComments(bus, received);
 

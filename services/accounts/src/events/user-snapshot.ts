@@ -1,4 +1,4 @@
-import { newOutboxEvent, userSnapshotV1, userSubject, type OutboxEvent, type UserSnapshotV1 } from '@binzip/shared';
+import { userSnapshots, type OutboxEvent } from '@binzip/shared';
 import type { UserDoc } from '../models';
 
 type SnapshotFields = Pick<UserDoc, '_id' | 'userName' | 'nickName' | 'userType' | 'authority' | 'status' | 'version'>;
@@ -8,18 +8,14 @@ type SnapshotFields = Pick<UserDoc, '_id' | 'userName' | 'nickName' | 'userType'
  * change land in one atomic document update (the outbox).
  */
 export function userSnapshotEvent(user: SnapshotFields, now: Date): OutboxEvent {
-  return newOutboxEvent(userSubject(user._id), (eventId): UserSnapshotV1 =>
-    userSnapshotV1.parse({
-      v: 1,
-      eventId,
-      id: user._id,
-      userName: user.userName,
-      nick_name: user.nickName,
-      userType: user.userType,
-      authority: user.authority,
-      status: user.status,
-      version: user.version,
-      occurredAt: now.toISOString(),
-    }),
-  );
+  return userSnapshots.outbox({
+    id: user._id,
+    userName: user.userName,
+    nick_name: user.nickName,
+    userType: user.userType,
+    authority: user.authority,
+    status: user.status,
+    version: user.version,
+    occurredAt: now.toISOString(),
+  });
 }

@@ -1,10 +1,8 @@
 import {
   AppError,
   buildPage,
-  COMMUNITY_COMMENT_CREATED,
-  communityCommentCreatedV1,
+  communityCommentCreated,
   isAdmin,
-  newOutboxEvent,
   nextId,
   nickNameIn,
   nickNamesOf,
@@ -54,20 +52,16 @@ export async function createComment(ctx: CommunityContext, user: AuthClaims, inp
   const board = await liveBoard(ctx, input.boardId);
   const [id, nickNames] = await Promise.all([nextId(models.comments.db, 'comment'), nickNamesOf(models.users, [user.userId])]);
   const now = ctx.now();
-  const event = newOutboxEvent(COMMUNITY_COMMENT_CREATED, (eventId) =>
-    communityCommentCreatedV1.parse({
-      v: 1,
-      eventId,
-      boardId: board._id,
-      boardTitle: board.title,
-      boardAuthorId: board.authorId,
-      commentId: id,
-      commenterId: user.userId,
-      commenterNickName: nickNameIn(nickNames, user.userId),
-      content: input.content,
-      occurredAt: now.toISOString(),
-    }),
-  );
+  const event = communityCommentCreated.outbox({
+    boardId: board._id,
+    boardTitle: board.title,
+    boardAuthorId: board.authorId,
+    commentId: id,
+    commenterId: user.userId,
+    commenterNickName: nickNameIn(nickNames, user.userId),
+    content: input.content,
+    occurredAt: now.toISOString(),
+  });
   await models.comments.create({
     _id: id,
     boardId: board._id,

@@ -1,4 +1,4 @@
-import { AppError, HOUSES_REPORT_CREATED, houseReportCreatedV1, isAdmin, isDuplicateKeyError, newOutboxEvent, type AuthClaims } from '@binzip/shared';
+import { AppError, houseReportCreated, isAdmin, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
 import type { ReportType } from '../models';
 import { canRead, findHouse, hideReported, isAuthor } from './access';
 import { markReportOpen } from './admin-reports';
@@ -44,17 +44,13 @@ export async function reportHouse(ctx: HousesContext, caller: AuthClaims, input:
   if (isAuthor(house, caller)) throw new AppError('H0001');
   let duplicate = false;
   const createdAt = ctx.now();
-  const event = newOutboxEvent(HOUSES_REPORT_CREATED, (eventId) =>
-    houseReportCreatedV1.parse({
-      v: 1,
-      eventId,
-      houseId,
-      authorId: house.authorId,
-      reporterId: caller.userId,
-      reportType,
-      occurredAt: createdAt.toISOString(),
-    }),
-  );
+  const event = houseReportCreated.outbox({
+    houseId,
+    authorId: house.authorId,
+    reporterId: caller.userId,
+    reportType,
+    occurredAt: createdAt.toISOString(),
+  });
   try {
     await ctx.models.reports.create({ houseId, userId: caller.userId, reportType, reportReason, createdAt, pendingEvents: [event] });
     ctx.eventsPending();

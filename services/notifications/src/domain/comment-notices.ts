@@ -90,5 +90,6 @@ export async function notifyAboutComment(ctx: NotificationsContext, notice: Comm
       if (!isDuplicateKeyError(err)) throw err;
     }
   }
+  ctx.logger.debug('comment notice stored', { kind: notice.kind, commentId: notice.commentId, eventId: notice.eventId, created });
   return created;
 }

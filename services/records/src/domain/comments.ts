@@ -1,5 +1,4 @@
-import { AppError, isAdmin, nextId, type AuthClaims } from '@binzip/shared';
-import { commentCreatedEvent } from '../events/comment-created';
+import { AppError, isAdmin, nextId, recordCommentCreated, type AuthClaims } from '@binzip/shared';
 import { pathSegment, type CommentDoc } from '../models';
 import { DELETED_COMMENT_TEXT } from './catalog';
 import type { RecordsContext } from './context';
@@ -36,7 +35,7 @@ export async function createComment(
     createdAt: now,
     updatedAt: now,
     pendingEvents: [
-      commentCreatedEvent({
+      recordCommentCreated.outbox({
         recordId: record._id,
         recordTitle: record.title,
         recordAuthorId: record.authorId,
@@ -45,7 +44,7 @@ export async function createComment(
         commenterId: caller.userId,
         commenterNickName: nick(caller.userId),
         content: input.content,
-        occurredAt: now,
+        occurredAt: now.toISOString(),
       }),
     ],
   });

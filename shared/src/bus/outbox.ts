@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
-import { currentRequestId } from './context';
-import type { Logger } from './logger';
-import { registerOutboxSource, type OutboxBacklogSource } from './metrics';
-import type { EventBus, StreamName } from './nats';
-import { currentTraceCarrier, type TraceCarrier } from './tracing';
+import { currentRequestId } from '../context';
+import type { Logger } from '../logger';
+import { registerOutboxSource, type OutboxBacklogSource } from '../metrics';
+import { currentTraceCarrier, type TraceCarrier } from '../tracing';
+import type { EventBus } from './connection';
+import type { EventDefinition } from './define-event';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -50,12 +51,15 @@ export function addOutbox(schema: Schema): void {
 
 const PENDING = { 'pendingEvents.id': { $exists: true } };
 
-/** A new event for a document's `pendingEvents`; it remembers the request id and trace of the request being served. */
-export function newOutboxEvent(subject: string, data: (eventId: string) => unknown): OutboxEvent {
+/**
+ * A new entry for a document's `pendingEvents` (made by an event definition's `outbox`); it remembers the request
+ * id and trace of the request being served.
+ */
+export function newOutboxEvent(message: (eventId: string) => { subject: string; data: unknown }): OutboxEvent {
   const id = randomUUID();
   const requestId = currentRequestId();
   const trace = currentTraceCarrier();
-  return { id, subject, data: data(id), createdAt: new Date(), ...(requestId ? { requestId } : {}), ...(trace ? { trace } : {}) };
+  return { id, ...message(id), createdAt: new Date(), ...(requestId ? { requestId } : {}), ...(trace ? { trace } : {}) };
 }
 
 export interface OutboxRelayOptions {
@@ -65,8 +69,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   intervalMs?: number;
   batchSize?: number;
-  /** The stream it publishes to; labels its backlog metrics. */
-  stream?: StreamName;
+  /** The stream(s) it publishes to; labels its backlog metrics. */
+  stream?: string;
 }
 
 export class OutboxRelay implements OutboxBacklogSource {
@@ -186,10 +190,17 @@ export class OutboxRelay implements OutboxBacklogSource {
   }
 }
 
-/** Ensures the producer's stream exists, then starts a relay over the models that carry its outbox. */
-export async function startOutboxRelay(options: OutboxRelayOptions & { stream: StreamName }): Promise<OutboxRelay> {
-  await options.bus.ensureStream(options.stream);
-  const relay = new OutboxRelay(options);
+/** The documents whose writes store events (`addOutbox` on their schemas) and the events they hold. */
+export interface OutboxDeclaration {
+  events: readonly EventDefinition[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  models: Model<any>[];
+}
+
+/** Starts the relay of a service's outbox (runService; tests of a producer); its backlog is labelled by stream. */
+export function startOutboxRelay(bus: EventBus, outbox: OutboxDeclaration, options: { logger: Logger; intervalMs?: number }): OutboxRelay {
+  const stream = [...new Set(outbox.events.map((event) => event.stream))].join(',');
+  const relay = new OutboxRelay({ bus, models: outbox.models, stream, ...options });
   relay.start();
   return relay;
 }

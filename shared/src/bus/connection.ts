@@ -1,0 +1,134 @@
+import { Events, connect, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import type { Logger } from '../logger';
+import { followEvent, startConsumer, type RunningConsumer } from './consume';
+import { toDeadLetter, type DeadLetter } from './dead-letters';
+import type { EventConsumer, EventData, EventDefinition } from './define-event';
+import { publishMessage, type PublishOptions } from './publish';
+import { DEFAULT_STREAM_SETTINGS, STREAM_NAMES, ensureStream, ensureStreams, type StreamHost, type StreamName, type StreamSettings } from './streams';
+
+export interface EventBusOptions {
+  url: string;
+  /** Namespaces subjects, streams and durable consumers; empty in production. */
+  prefix?: string;
+  /** Connection name shown by the server. */
+  name: string;
+  logger: Logger;
+  /** Replicas and retention of the streams this bus ensures; `DEFAULT_STREAM_SETTINGS` when absent. */
+  streams?: Partial<StreamSettings>;
+}
+
+/**
+ * A process's connection to NATS JetStream, with the project's rules: every message carries an id (server-side
+ * de-duplication), consumers ack only after their write, what they give up on goes to the dead letters. The
+ * prefix namespaces subjects, streams and durables so tests share one server.
+ */
+export class EventBus implements StreamHost {
+  private constructor(
+    readonly connection: NatsConnection,
+    readonly jetstream: JetStreamClient,
+    readonly manager: JetStreamManager,
+    private readonly prefix: string,
+    readonly logger: Logger,
+    private readonly streamSettings: StreamSettings,
+  ) {}
+
+  static async connect(options: EventBusOptions): Promise<EventBus> {
+    const connection = await connect({
+      servers: options.url.split(',').map((s) => s.trim()),
+      name: options.name,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      waitOnFirstConnect: true,
+    });
+    const manager = await connection.jetstreamManager({ timeout: 10_000 });
+    const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
+    const bus = new EventBus(connection, connection.jetstream({ timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
+    void bus.watchStatus();
+    return bus;
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type === Events.Disconnect || status.type === Events.Reconnect) this.logger.warn('nats connection', { status: status.type });
+    }
+  }
+
+  subject(name: string): string {
+    return this.prefix ? `${this.prefix}.${name}` : name;
+  }
+
+  streamName(stream: StreamName): string {
+    return this.prefix ? `${this.prefix.toUpperCase().replace(/-/g, '_')}_${stream}` : stream;
+  }
+
+  durableName(durable: string): string {
+    return this.prefix ? `${this.prefix}_${durable}` : durable;
+  }
+
+  /** The stream settings this bus applies (replicas, retention). */
+  get settings(): StreamSettings {
+    return { ...this.streamSettings };
+  }
+
+  /** Creates the stream or brings it to the current settings (see streams.ts). */
+  ensureStream(stream: StreamName): Promise<void> {
+    return ensureStream(this, stream);
+  }
+
+  /** Every stream of the system, checked against the broker's limits first (see streams.ts). */
+  ensureStreams(): Promise<void> {
+    return ensureStreams(this);
+  }
+
+  /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts). */
+  publish(subject: string, payload: unknown, messageId: string, options: PublishOptions = {}): Promise<void> {
+    return publishMessage(this, subject, payload, messageId, options);
+  }
+
+  /** Starts a durable consumer (see consume.ts). */
+  consume<E extends EventDefinition>(consumer: EventConsumer<E>): Promise<RunningConsumer> {
+    return startConsumer(this, consumer);
+  }
+
+  /** Every process reads `event` from `since` on, unacknowledged (see consume.ts). */
+  follow<E extends EventDefinition>(event: E, since: Date, handle: (data: EventData<E>) => void): Promise<RunningConsumer> {
+    return followEvent(this, event, since, handle);
+  }
+
+  /** The dead letters kept in the stream, oldest first (for operators' tools and tests). */
+  async deadLetters(limit = 100): Promise<DeadLetter[]> {
+    const name = this.streamName('DEAD_LETTERS');
+    const info = await this.manager.streams.info(name).catch(() => undefined);
+    if (!info || info.state.messages === 0) return [];
+    const letters: DeadLetter[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && letters.length < limit; seq++) {
+      const stored = await this.manager.streams.getMessage(name, { seq }).catch(() => undefined);
+      if (stored) letters.push(toDeadLetter(stored));
+    }
+    return letters;
+  }
+
+  /** Deletes a durable consumer so the next `consume` creates it afresh (a projection rebuild). */
+  async resetConsumer(stream: StreamName, durable: string): Promise<boolean> {
+    return this.manager.consumers.delete(this.streamName(stream), this.durableName(durable)).catch(() => false);
+  }
+
+  /**
+   * Removes this bus's prefixed streams, with their consumers (tests, benchmarks and `npm run clean` clean up
+   * after themselves); gives the names of those that existed.
+   */
+  async deleteStreams(): Promise<string[]> {
+    if (!this.prefix) throw new Error('refusing to delete unprefixed streams');
+    const deleted: string[] = [];
+    for (const stream of STREAM_NAMES) {
+      const name = this.streamName(stream);
+      if (await this.manager.streams.delete(name).catch(() => false)) deleted.push(name);
+    }
+    return deleted;
+  }
+
+  async close(): Promise<void> {
+    await this.connection.drain().catch(() => this.connection.close());
+  }
+}

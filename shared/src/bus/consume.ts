@@ -1,0 +1,217 @@
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type ConsumerMessages, type JsMsg } from 'nats';
+import { requestContext } from '../context';
+import { REQUEST_ID_HEADER } from '../http';
+import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../metrics';
+import { inMessagingSpan } from '../tracing';
+import type { EventBus } from './connection';
+import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, type DeadLetterReason } from './dead-letters';
+import type { EventConsumer, EventData, EventDefinition } from './define-event';
+
+const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
+const DEFAULT_MAX_DELIVER = 20;
+const DEFAULT_ACK_WAIT_MS = 30_000;
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts consumers in order; if one cannot start, those already started are stopped before the error is
+ * thrown. The result stops them all, the last started first.
+ */
+export async function startConsumers(bus: EventBus, consumers: readonly EventConsumer[]): Promise<RunningConsumer> {
+  const running: RunningConsumer[] = [];
+  const stopAll = async () => {
+    for (const consumer of running.splice(0).reverse()) await consumer.stop();
+  };
+  try {
+    for (const consumer of consumers) running.push(await bus.consume(consumer));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return { stop: stopAll };
+}
+
+export async function startConsumer<E extends EventDefinition>(bus: EventBus, consumer: EventConsumer<E>): Promise<RunningConsumer> {
+  const { event } = consumer;
+  await bus.ensureStream(event.stream);
+  await bus.ensureStream('DEAD_LETTERS');
+  if (await consumer.replayWhen?.()) await bus.resetConsumer(event.stream, consumer.durable);
+  const stream = bus.streamName(event.stream);
+  const durable = bus.durableName(consumer.durable);
+  const deliverPolicy =
+    consumer.deliverPolicy === 'last_per_subject' ? DeliverPolicy.LastPerSubject : consumer.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All;
+  try {
+    await bus.manager.consumers.info(stream, durable);
+  } catch {
+    await bus.manager.consumers.add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: deliverPolicy,
+      filter_subject: bus.subject(event.filter),
+      max_deliver: consumer.maxDeliver ?? DEFAULT_MAX_DELIVER,
+      // No consumer-level `backoff`: with it the server takes backoff[0] as every delivery's ack wait, shorter
+      // than a pulled batch may need. A failed handling naks with its own delay instead.
+      ack_wait: nanos(consumer.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
+    });
+  }
+  const pulled = await bus.jetstream.consumers.get(stream, durable);
+  const open = () => !bus.connection.isClosed() && !bus.connection.isDraining();
+  let messages: ConsumerMessages | undefined;
+  let stopped = false;
+  const loop = async (): Promise<void> => {
+    // consume() survives reconnects itself; the outer loop covers the rare case where it ends on an error.
+    while (!stopped && open()) {
+      try {
+        messages = await pulled.consume({ max_messages: 64 });
+        // stop() may have come while consume() was being set up: it had no messages to close then.
+        if (stopped) {
+          await messages.close();
+          break;
+        }
+        for await (const msg of messages) await dispatch(bus, consumer, msg);
+      } catch (err) {
+        if (!stopped && open()) bus.logger.warn('consumer loop restarting', { durable, error: (err as Error).message });
+      }
+      if (!stopped && open()) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+  const done = loop();
+  const unregisterLag = registerConsumerLagSource({
+    stream: event.stream,
+    consumer: consumer.durable,
+    pending: async () => {
+      const info = await bus.manager.consumers.info(stream, durable);
+      return info.num_pending + info.num_ack_pending;
+    },
+  });
+  return {
+    stop: async () => {
+      unregisterLag();
+      stopped = true;
+      await messages?.close();
+      await done;
+    },
+  };
+}
+
+/**
+ * Reads an event's subject from a point in time on with an ordered (ephemeral, unacknowledged) consumer, so
+ * every process sees every message, including those published before it started; it follows reconnects.
+ * For state each process keeps in memory (revoked sessions), not for work done once per service. A payload
+ * the schema refuses is logged and skipped.
+ */
+export async function followEvent<E extends EventDefinition>(
+  bus: EventBus,
+  event: E,
+  since: Date,
+  handle: (data: EventData<E>) => void,
+): Promise<RunningConsumer> {
+  await bus.ensureStream(event.stream);
+  const ordered = await bus.jetstream.consumers.get(bus.streamName(event.stream), {
+    filterSubjects: bus.subject(event.filter),
+    deliver_policy: DeliverPolicy.StartTime,
+    opt_start_time: since.toISOString(),
+  });
+  const messages = await ordered.consume();
+  const done = (async () => {
+    for await (const msg of messages) {
+      try {
+        const parsed = event.schema.safeParse(msg.json());
+        if (!parsed.success) {
+          bus.logger.warn('invalid followed event ignored', { subject: msg.subject, issue: parsed.error.issues[0]?.message });
+          continue;
+        }
+        handle(parsed.data as EventData<E>);
+      } catch (err) {
+        bus.logger.warn('followed message not handled', { subject: msg.subject, error: (err as Error).message });
+      }
+    }
+  })();
+  return {
+    stop: async () => {
+      await messages.close();
+      await done;
+    },
+  };
+}
+
+/** Hands one message to its handler inside the request-id context the message carries. */
+function dispatch(bus: EventBus, consumer: EventConsumer, msg: JsMsg): Promise<void> {
+  const labels = { stream: consumer.event.stream, consumer: consumer.durable };
+  eventsDelivered.inc(labels);
+  if (msg.redelivered) eventsRedelivered.inc(labels);
+  const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+  // The consumer's span continues the trace of the publish (the `traceparent` header) when tracing is on.
+  const handle = () => inMessagingSpan('process', msg.subject, msg.headers, () => handleMessage(bus, consumer, msg, requestId));
+  return requestId ? requestContext.run({ requestId }, handle) : handle();
+}
+
+async function handleMessage(bus: EventBus, consumer: EventConsumer, msg: JsMsg, requestId: string | undefined): Promise<void> {
+  let raw: unknown;
+  try {
+    raw = msg.json();
+  } catch {
+    raw = undefined;
+  }
+  const parsed = consumer.event.schema.safeParse(raw);
+  if (!parsed.success) {
+    bus.logger.error('invalid event payload terminated', { subject: msg.subject, seq: msg.seq, issue: parsed.error.issues[0]?.message });
+    await terminate(bus, consumer, msg, 'invalid_payload', parsed.error.issues[0]?.message ?? 'invalid payload');
+    return;
+  }
+  const deliveries = msg.info.redeliveryCount;
+  try {
+    await consumer.handle(parsed.data, { subject: msg.subject, redelivered: msg.redelivered, seq: msg.seq, deliveries, requestId });
+    msg.ack();
+    // One line per handled event; inside the request-id context it carries the id of the request behind it.
+    bus.logger.info('event handled', { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, deliveries });
+  } catch (err) {
+    eventsFailed.inc({ stream: consumer.event.stream, consumer: consumer.durable });
+    // redeliveryCount counts deliveries (1 on the first): this was the last one the server will make.
+    if (deliveries >= (consumer.maxDeliver ?? DEFAULT_MAX_DELIVER)) {
+      await terminate(bus, consumer, msg, 'max_deliveries', (err as Error).message);
+      return;
+    }
+    bus.logger.warn('event handling failed; will be redelivered', { subject: msg.subject, seq: msg.seq, error: (err as Error).message });
+    const delays = consumer.backoffMs ?? DEFAULT_BACKOFF_MS;
+    msg.nak(delays[Math.min(deliveries - 1, delays.length - 1)]);
+  }
+}
+
+/**
+ * Gives up on a message: a copy goes to the dead-letter stream (subject `deadletter.<consumer>`, the
+ * original bytes and request id, and headers saying where it came from and why), then it is terminated.
+ * The copy is made by the consumer that holds the message and its error, not from the max-deliveries
+ * advisory, which is a core NATS message lost when no one listens at that instant.
+ */
+async function terminate(bus: EventBus, consumer: EventConsumer, msg: JsMsg, reason: DeadLetterReason, error: string): Promise<void> {
+  const labels = { stream: consumer.event.stream, consumer: consumer.durable };
+  eventsTerminated.inc({ ...labels, reason });
+  const headers = natsHeaders();
+  const requestId = msg.headers?.get(REQUEST_ID_HEADER);
+  if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+  headers.set(DeadLetterHeaders.stream, consumer.event.stream);
+  headers.set(DeadLetterHeaders.subject, msg.subject);
+  headers.set(DeadLetterHeaders.sequence, String(msg.seq));
+  headers.set(DeadLetterHeaders.consumer, consumer.durable);
+  headers.set(DeadLetterHeaders.reason, reason);
+  headers.set(DeadLetterHeaders.deliveries, String(msg.info.redeliveryCount));
+  headers.set(DeadLetterHeaders.error, error.replace(/[\r\n]+/g, ' ').slice(0, 500));
+  const details = { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, reason, deliveries: msg.info.redeliveryCount, error };
+  try {
+    await bus.jetstream.publish(bus.subject(`${DEAD_LETTER_SUBJECT}.${consumer.durable}`), msg.data, {
+      headers,
+      // One dead letter per message and consumer, even if this runs twice.
+      msgID: `${msg.info.stream}:${msg.seq}:${consumer.durable}`,
+      timeout: 5_000,
+    });
+    eventsDeadLettered.inc({ ...labels, reason });
+    bus.logger.error('event dead-lettered', details);
+  } catch (err) {
+    // The server will not deliver it again: the log line is what is left of it.
+    bus.logger.error('event terminated; dead letter not stored', { ...details, payload: msg.string(), deadLetterError: (err as Error).message });
+  }
+  msg.term();
+}

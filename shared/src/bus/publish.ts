@@ -1,0 +1,32 @@
+import { JSONCodec, headers as natsHeaders } from 'nats';
+import { REQUEST_ID_HEADER } from '../http';
+import { inMessagingSpan, injectTraceContext, type TraceCarrier } from '../tracing';
+import type { EventBus } from './connection';
+
+const codec = JSONCodec();
+
+export interface PublishOptions {
+  /** The HTTP request that caused the event: sent as the `x-request-id` header, read into the consumers' logs. */
+  requestId?: string;
+  /** The trace stored with an outbox event; an empty one starts a new trace. */
+  trace?: TraceCarrier;
+}
+
+/**
+ * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. A publish span
+ * continues `trace` or, without it, the active trace, and the message carries its `traceparent` (only when
+ * tracing is on).
+ */
+export async function publishMessage(bus: EventBus, subject: string, payload: unknown, messageId: string, options: PublishOptions): Promise<void> {
+  const stored = options.trace;
+  await inMessagingSpan('publish', subject, stored ? { get: (key: string) => stored[key] } : undefined, async (span, active) => {
+    const headers = natsHeaders();
+    if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
+    if (span.isRecording()) injectTraceContext(active, headers);
+    await bus.jetstream.publish(bus.subject(subject), codec.encode(payload), {
+      msgID: messageId,
+      timeout: 5_000,
+      headers: headers.keys().length > 0 ? headers : undefined,
+    });
+  });
+}

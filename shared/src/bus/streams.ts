@@ -1,0 +1,205 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type JetStreamManager, type StreamConfig } from 'nats';
+import type { Logger } from '../logger';
+import { DEAD_LETTER_SUBJECT } from './dead-letters';
+
+/**
+ * The streams, one per producer, plus the dead letters. Consumers ensure them too, so start order never
+ * matters. `purpose` picks the limits (see `streamLimits`).
+ */
+export const StreamDefinitions = {
+  ACCOUNTS: { subjects: ['accounts.>'], purpose: 'snapshots' },
+  COMMUNITY: { subjects: ['community.>'], purpose: 'events' },
+  RECORDS: { subjects: ['records.>'], purpose: 'events' },
+  HOUSES: { subjects: ['houses.>'], purpose: 'events' },
+  SESSIONS: { subjects: ['sessions.>'], purpose: 'revocations' },
+  DEAD_LETTERS: { subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' },
+} as const;
+export type StreamName = keyof typeof StreamDefinitions;
+export type StreamPurpose = (typeof StreamDefinitions)[StreamName]['purpose'];
+export const STREAM_NAMES = Object.keys(StreamDefinitions) as StreamName[];
+
+/**
+ * How streams are kept: `NATS_REPLICAS`, `EVENT_RETENTION_HOURS`, `DEAD_LETTER_RETENTION_HOURS`,
+ * `EVENT_STREAM_MAX_MIB`, `DEAD_LETTER_STREAM_MAX_MIB`.
+ */
+export interface StreamSettings {
+  replicas: number;
+  eventRetentionMs: number;
+  deadLetterRetentionMs: number;
+  /** Byte ceiling of each event stream; NATS reserves it on its store when the stream is created. */
+  eventMaxBytes: number;
+  deadLetterMaxBytes: number;
+}
+
+const HOUR_MS = 3_600_000;
+export const MIB = 1024 ** 2;
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
+  replicas: 1,
+  eventRetentionMs: 14 * 24 * HOUR_MS,
+  deadLetterRetentionMs: 30 * 24 * HOUR_MS,
+  eventMaxBytes: 32 * MIB,
+  deadLetterMaxBytes: 8 * MIB,
+};
+
+/** The setting that sizes a stream of each purpose (named in errors); snapshots have no byte ceiling. */
+const SIZE_SETTING: Record<StreamPurpose, string | undefined> = {
+  snapshots: undefined,
+  revocations: undefined,
+  events: 'EVENT_STREAM_MAX_MIB',
+  deadLetters: 'DEAD_LETTER_STREAM_MAX_MIB',
+};
+
+/**
+ * Limits by purpose. Snapshots: only the latest per subject matters (a projection replays the last message
+ * of every user), and it must never age out or be pushed out by size, so it has no byte ceiling (one small
+ * message per member; it reserves nothing). Events: consumed within seconds; kept for a bounded time and
+ * size so a consumer can catch up after an outage, oldest dropped first. Dead letters: kept longer, for a
+ * person to inspect and replay.
+ */
+function streamLimits(purpose: StreamPurpose, settings: StreamSettings): Pick<StreamConfig, 'max_msgs_per_subject' | 'max_age' | 'max_bytes' | 'discard'> {
+  switch (purpose) {
+    case 'snapshots':
+      return { max_msgs_per_subject: 1, max_age: 0, max_bytes: -1, discard: DiscardPolicy.Old };
+    case 'events':
+      return { max_msgs_per_subject: -1, max_age: nanos(settings.eventRetentionMs), max_bytes: settings.eventMaxBytes, discard: DiscardPolicy.Old };
+    case 'revocations':
+      // A revocation matters only while access tokens of the session can still be valid (30 minutes); about
+      // 150 bytes each, 8 MiB hold some 50,000 in the two hours kept.
+      return { max_msgs_per_subject: -1, max_age: nanos(2 * HOUR_MS), max_bytes: 8 * MIB, discard: DiscardPolicy.Old };
+    case 'deadLetters':
+      return { max_msgs_per_subject: -1, max_age: nanos(settings.deadLetterRetentionMs), max_bytes: settings.deadLetterMaxBytes, discard: DiscardPolicy.Old };
+  }
+}
+
+/** JetStream's answer when a stream's byte ceiling does not fit in what its store has left (err_code 10047). */
+function isInsufficientStorage(err: unknown): boolean {
+  const apiError = (err as { api_error?: { err_code?: number } }).api_error;
+  return apiError?.err_code === 10047 || /insufficient storage/i.test(String((err as Error).message));
+}
+
+const mib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+
+/**
+ * A stream's byte ceiling does not fit the broker: said with the setting to change, so an operator does not
+ * have to know that NATS reserves a stream's whole ceiling when it creates it.
+ */
+export class StreamStorageError extends Error {
+  constructor(
+    readonly stream: string,
+    /** The environment variable that sizes the stream; undefined for the snapshots, which have no ceiling. */
+    readonly setting: string | undefined,
+    reason: string,
+  ) {
+    super(
+      setting
+        ? `stream ${stream} does not fit the NATS JetStream store (${reason}): lower ${setting} or give JetStream more storage ` +
+            "(nats-server `max_file_store`, or the account's storage limit); every stream reserves its whole ceiling when it is created"
+        : `stream ${stream} could not be created (${reason}): the NATS JetStream store is full; lower EVENT_STREAM_MAX_MIB or ` +
+            'DEAD_LETTER_STREAM_MAX_MIB, remove streams nobody uses (`npm run clean` for a dev data folder) or give JetStream more storage',
+    );
+    this.name = 'StreamStorageError';
+  }
+}
+
+/** What the stream keeper needs of a bus: its JetStream manager, its names and its settings. */
+export interface StreamHost {
+  readonly manager: JetStreamManager;
+  readonly logger: Logger;
+  readonly settings: StreamSettings;
+  subject(name: string): string;
+  streamName(stream: StreamName): string;
+}
+
+function streamConfig(host: StreamHost, stream: StreamName) {
+  const definition = StreamDefinitions[stream];
+  return {
+    name: host.streamName(stream),
+    subjects: definition.subjects.map((s) => host.subject(s)),
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: host.settings.replicas,
+    duplicate_window: nanos(2 * 60_000),
+    ...streamLimits(definition.purpose, host.settings),
+  };
+}
+
+function existingStream(manager: JetStreamManager, name: string): Promise<StreamConfig | undefined> {
+  return manager.streams.info(name).then(
+    (info) => info.config,
+    (err: Error) => {
+      if (!String(err.message).includes('not found')) throw err;
+      return undefined;
+    },
+  );
+}
+
+/**
+ * Creates the stream, or brings an existing one to the current settings (a changed ceiling or retention
+ * updates it in place). A ceiling the broker has no room for fails with a `StreamStorageError` naming the
+ * setting.
+ */
+export async function ensureStream(host: StreamHost, stream: StreamName): Promise<void> {
+  const config = streamConfig(host, stream);
+  const existing = await existingStream(host.manager, config.name);
+  try {
+    if (!existing) {
+      await host.manager.streams.add(config);
+      return;
+    }
+    await host.manager.streams.update(config.name, config);
+  } catch (err) {
+    if (isInsufficientStorage(err)) {
+      throw new StreamStorageError(
+        config.name,
+        SIZE_SETTING[StreamDefinitions[stream].purpose],
+        config.max_bytes > 0
+          ? `${mib(config.max_bytes)} × ${config.num_replicas} replica(s) asked, NATS answered "${(err as Error).message}"`
+          : `NATS answered "${(err as Error).message}"`,
+      );
+    }
+    if (!existing) throw err;
+    // What NATS refuses to change in place (e.g. the storage type, more replicas than the cluster has) leaves
+    // the stream as it was, said loudly, rather than keeping the service down.
+    host.logger.warn('stream keeps its earlier configuration', { stream: config.name, error: (err as Error).message });
+  }
+}
+
+/**
+ * Start-up check of every stream of the system: the ceilings are first compared with what the broker reports
+ * for this account (a per-stream maximum, a storage limit), then each stream is created or updated, so a
+ * ceiling that does not fit stops the process with an error naming its setting before it serves anything.
+ */
+export async function ensureStreams(host: StreamHost): Promise<void> {
+  const account = await host.manager.getAccountInfo();
+  const limits = account.limits;
+  let asked = 0;
+  let heldAlready = 0;
+  for (const stream of STREAM_NAMES) {
+    const config = streamConfig(host, stream);
+    const setting = SIZE_SETTING[StreamDefinitions[stream].purpose];
+    if (config.max_bytes <= 0) continue;
+    if (limits.storage_max_stream_bytes > 0 && config.max_bytes > limits.storage_max_stream_bytes) {
+      throw new StreamStorageError(
+        config.name,
+        setting,
+        `${mib(config.max_bytes)} asked, NATS allows at most ${mib(limits.storage_max_stream_bytes)} per stream`,
+      );
+    }
+    asked += config.max_bytes * config.num_replicas;
+    const existing = await existingStream(host.manager, config.name);
+    if (existing && existing.max_bytes > 0) heldAlready += existing.max_bytes * (existing.num_replicas || 1);
+  }
+  if (limits.max_storage > 0) {
+    // Servers from 2.10 report what every stream reserves; older ones do not, and then only ours are counted.
+    const reserved = (account as { reserved_storage?: number }).reserved_storage ?? heldAlready;
+    const room = limits.max_storage - reserved + heldAlready;
+    if (asked > room) {
+      throw new StreamStorageError(
+        host.streamName('COMMUNITY').replace(/COMMUNITY$/, '*'),
+        'EVENT_STREAM_MAX_MIB (and DEAD_LETTER_STREAM_MAX_MIB)',
+        `the streams ask ${mib(asked)}, the account has ${mib(Math.max(0, room))} of ${mib(limits.max_storage)} left`,
+      );
+    }
+  }
+  for (const stream of STREAM_NAMES) await ensureStream(host, stream);
+}

@@ -75,6 +75,24 @@ export function apiBreakingChanges(before: ApiDocument, after: ApiDocument): str
   return [...found];
 }
 
+/**
+ * Every change between two API documents, one line per operation and place, with api-smart-diff's class
+ * (breaking, non-breaking, annotation, unclassified): what a refactoring that should leave the API alone changed.
+ */
+export function apiChanges(before: ApiDocument, after: ApiDocument): string[] {
+  const { diffs } = apiCompare(structuredClone(before), structuredClone(after));
+  const found = new Set<string>();
+  for (const diff of diffs) {
+    const at = diff.path.map(String);
+    if (at[0] !== 'paths') continue;
+    const [, route, method] = at;
+    // api-smart-diff leaves parameter examples unclassified; an example is documentation like any other.
+    const kind = at.some((segment) => segment === 'example' || segment === 'examples') ? 'annotation' : diff.type;
+    found.add(`${kind}: ${method?.toUpperCase() ?? ''} ${route}: ${diff.action} at ${at.slice(3).join('.') || 'the operation'}`);
+  }
+  return [...found].sort();
+}
+
 const ANNOTATIONS = new Set(['title', 'description', '$schema', 'examples', 'example', '$comment']);
 
 /**

@@ -149,7 +149,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
  * Answers under a documented prefix must match the document; other paths are not the document's business yet.
  * When recording (`npm run api:examples`), an answer that matched is kept with its request as an example.
  */
-async function checkAgainstDocument(method: string, path: string, requestBody: unknown, status: number, body: unknown): Promise<void> {
+export async function checkAgainstDocument(method: string, path: string, requestBody: unknown, status: number, body: unknown): Promise<void> {
   const contract = await apiContract();
   const pathname = path.split('?')[0] ?? path;
   const operation = contract.operationOf(method, pathname);

@@ -1,11 +1,8 @@
-import { createServiceApp, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { housesModels } from './models';
-import { apiDocument } from './openapi';
-import { adminRoutes } from './routes/admin';
-import { houseRoutes } from './routes/houses';
-import { scrapRoutes } from './routes/scraps';
+import { apiDocument, operations } from './routes';
 import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
@@ -38,9 +35,7 @@ export function buildApp(deps: AppDeps): Express {
     responseCache: cache,
     routes: (app) => {
       app.use('/api/v1/houses/images', pictureRoutes(pictures));
-      app.use('/api/v1/houses', houseRoutes(ctx, cache));
-      app.use('/api/v1/scraps', scrapRoutes(ctx));
-      app.use('/api/v1/admin', adminRoutes(ctx));
+      mountOperations(app, operations, ctx, { responseCache: cache });
     },
   });
 }

@@ -1,101 +1,154 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, requireUser, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
-import { Router } from 'express';
-import { decideApproval } from '../domain/approval';
+import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
-import { draftList, ownList, publicList, scrapList, waitingList } from '../domain/queries';
-import { approvalBody, houseParams, listingBody, ownDraftsQuery, ownListQuery, publicListQuery, reportBody, scrapListQuery, waitingListQuery } from './schemas';
+import { draftList, ownList, publicList } from '../domain/queries';
+import {
+  houseDetailSchema,
+  houseIdData,
+  houseListPageableSchema,
+  houseListPageSchema,
+  houseParams,
+  listingBody,
+  ownDraftsQuery,
+  ownListPageSchema,
+  ownListQuery,
+  publicListQuery,
+  reportBody,
+} from './schemas';
 
-/** /api/v1/houses. The fixed paths come before `/:houseId` so it never swallows them. */
-export function houseRoutes(ctx: HousesContext, cache: ResponseCache): Router {
-  const router = Router();
-  const cached = cache.route('houses', RESPONSE_CACHE_TTL_MS.houses);
+const operation = operationsOf<HousesContext>();
+const tags = ['houses'];
 
-  router.get(
-    '/tmp-save',
-    requireUser,
-    handle((req) => draftList(ctx, currentUser(req), parseQuery(req, ownDraftsQuery))),
-  );
+const listOwnHouses = operation({
+  method: 'get',
+  path: '/api/v1/houses/agent',
+  operationId: 'listOwnHouses',
+  summary: '내가 작성한 빈집 목록 (상태별 개수)',
+  tags,
+  access: 'user',
+  query: ownListQuery,
+  data: ownListPageSchema,
+  handle: (ctx, { caller, query }) => ownList(ctx, caller, query),
+});
 
-  router.get(
-    '/scrap',
-    requireUser,
-    handle((req) => scrapList(ctx, currentUser(req), parseQuery(req, scrapListQuery))),
-  );
-
-  // `/my` is the original web client's name for the same list ("내 매물 관리").
-  router.get(
-    ['/agent', '/my'],
-    requireUser,
-    handle((req) => ownList(ctx, currentUser(req), parseQuery(req, ownListQuery))),
-  );
-
-  router.get(
-    '/apply',
-    requireAdmin,
-    handle((req) => waitingList(ctx, parseQuery(req, waitingListQuery))),
-  );
-
-  router.put(
-    '/apply/:houseId',
-    requireAdmin,
-    handle((req) => decideApproval(ctx, { ...parseParams(req, houseParams), ...parseBody(req, approvalBody) })),
-  );
-
-  router.get(
-    '/user-scrap/:houseId',
-    requireUser,
-    handle((req) => listingDetail(ctx, currentUser(req), parseParams(req, houseParams))),
-  );
-
-  router.put(
-    '/report/:houseId',
-    requireUser,
-    handle(async (req) => {
-      await reportHouse(ctx, currentUser(req), { ...parseParams(req, houseParams), ...parseBody(req, reportBody) });
-      return undefined;
-    }),
-  );
-
-  router.put(
-    '/status/:houseId',
-    requireUser,
-    handle((req) => completeDeal(ctx, currentUser(req), parseParams(req, houseParams))),
-  );
-
-  router.post(
-    '/',
-    requireUser,
-    handle((req) => createListing(ctx, currentUser(req), parseBody(req, listingBody))),
-  );
-
-  router.get(
-    '/',
-    cached,
-    handle((req) => publicList(ctx, parseQuery(req, publicListQuery))),
-  );
-
-  router.get(
-    '/:houseId',
-    cached,
-    handle((req) => listingDetail(ctx, req.auth, parseParams(req, houseParams))),
-  );
-
-  router.put(
-    '/:houseId',
-    requireUser,
-    handle((req) => updateListing(ctx, currentUser(req), { ...parseParams(req, houseParams), listing: parseBody(req, listingBody) })),
-  );
-
-  router.delete(
-    '/:houseId',
-    requireUser,
-    handle(async (req) => {
-      await removeListing(ctx, currentUser(req), parseParams(req, houseParams));
-      return undefined;
-    }),
-  );
-
-  return router;
-}
+/** /api/v1/houses: listings. The fixed paths come before `{houseId}` so it never swallows them. */
+export const houseOperations = [
+  operation({
+    method: 'get',
+    path: '/api/v1/houses/tmp-save',
+    operationId: 'listHouseDrafts',
+    summary: '내 임시저장 목록',
+    tags,
+    access: 'user',
+    query: ownDraftsQuery,
+    data: houseListPageableSchema,
+    handle: (ctx, { caller, query }) => draftList(ctx, caller, query),
+  }),
+  listOwnHouses,
+  // The original web client's name for the same list ("내 매물 관리"), documented under its own name as released.
+  {
+    ...listOwnHouses,
+    path: '/api/v1/houses/my',
+    operationId: 'listMyHouses',
+    summary: '내 매물 관리: /houses/agent와 같은 목록 (원래 웹 클라이언트의 경로)',
+  },
+  operation({
+    method: 'get',
+    path: '/api/v1/houses/user-scrap/{houseId}',
+    operationId: 'getHouseForMember',
+    summary: '빈집 게시글 상세 (로그인 회원, 스크랩 여부 포함)',
+    tags,
+    access: 'user',
+    params: houseParams,
+    data: houseDetailSchema,
+    errors: ['C0001'],
+    handle: (ctx, { caller, params }) => listingDetail(ctx, caller, params),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/houses/report/{houseId}',
+    operationId: 'reportHouse',
+    summary: '빈집 게시글 신고 (신고되면 작성자와 관리자만 볼 수 있음)',
+    tags,
+    access: 'user',
+    params: houseParams,
+    body: reportBody,
+    errors: ['C0001', 'H0001', 'H0003'],
+    handle: (ctx, { caller, params, body }) => reportHouse(ctx, caller, { ...params, ...body }),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/houses/status/{houseId}',
+    operationId: 'completeHouseDeal',
+    summary: '거래 완료 (작성자, ONGOING -> COMPLETED)',
+    tags,
+    access: 'user',
+    params: houseParams,
+    data: houseIdData,
+    errors: ['C0001', 'C0003', 'H0004'],
+    handle: (ctx, { caller, params }) => completeDeal(ctx, caller, params),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/houses',
+    operationId: 'createHouse',
+    summary: '빈집 게시글 작성 / 임시저장',
+    description: '중개사와 관리자의 저장은 바로 공개(ONGOING), 일반 회원의 저장은 승인 대기(APPLYING).',
+    tags,
+    access: 'user',
+    body: listingBody,
+    data: houseIdData,
+    errors: ['H0000'],
+    handle: (ctx, { caller, body }) => createListing(ctx, caller, body),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/houses',
+    operationId: 'listHouses',
+    summary: '빈집 목록 (필터, 지역어, 최신 수정순)',
+    tags,
+    access: 'optional',
+    query: publicListQuery,
+    data: houseListPageSchema,
+    cached: 'houses',
+    handle: (ctx, { query }) => publicList(ctx, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/houses/{houseId}',
+    operationId: 'getHouse',
+    summary: '빈집 게시글 상세',
+    tags,
+    access: 'optional',
+    params: houseParams,
+    data: houseDetailSchema,
+    errors: ['C0001'],
+    cached: 'houses',
+    handle: (ctx, { caller, params }) => listingDetail(ctx, caller, params),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/houses/{houseId}',
+    operationId: 'updateHouse',
+    summary: '빈집 게시글 수정 (작성자)',
+    tags,
+    access: 'user',
+    params: houseParams,
+    body: listingBody,
+    data: houseIdData,
+    errors: ['C0001', 'C0003', 'H0000'],
+    handle: (ctx, { caller, params, body }) => updateListing(ctx, caller, { ...params, listing: body }),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/houses/{houseId}',
+    operationId: 'deleteHouse',
+    summary: '빈집 게시글 삭제 (작성자 또는 관리자)',
+    tags,
+    access: 'user',
+    params: houseParams,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => removeListing(ctx, caller, params),
+  }),
+];

@@ -192,6 +192,9 @@ export const reportDecisionBody = z.strictObject({ action: z.enum(ReportActions)
 // ---------------------------------------------------------------------------------------------------------
 // Responses (`satisfies` keeps them in step with what the domain returns)
 
+/** What a write of one listing answers with. */
+export const houseIdData = z.number().int().meta({ description: '빈집 게시글 id' });
+
 const rentalType = z.string().meta({ description: 'SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음)' });
 const recommendedTag = z.array(z.string()).meta({ description: `추천 태그: ${RecommendedTags.join(', ')}` });
 const recommendedTagName = z.array(z.enum(Object.values(RecommendedTagNames) as [string, ...string[]]));

@@ -1,24 +1,46 @@
-import { currentUser, handle, parseParams, requireUser } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { scrapHouse, unscrapHouse } from '../domain/interactions';
-import { houseParams } from './schemas';
+import { scrapList } from '../domain/queries';
+import { houseIdData, houseListPageableSchema, houseParams, scrapListQuery } from './schemas';
 
-/** /api/v1/scraps */
-export function scrapRoutes(ctx: HousesContext): Router {
-  const router = Router();
-  router.put(
-    '/:houseId',
-    requireUser,
-    handle((req) => scrapHouse(ctx, currentUser(req), parseParams(req, houseParams))),
-  );
-  router.delete(
-    '/:houseId',
-    requireUser,
-    handle(async (req) => {
-      await unscrapHouse(ctx, currentUser(req), parseParams(req, houseParams));
-      return undefined;
-    }),
-  );
-  return router;
-}
+const operation = operationsOf<HousesContext>();
+const tags = ['scraps'];
+
+/** A member's scraps: the list (`/api/v1/houses/scrap`, before `/api/v1/houses/{houseId}`) and /api/v1/scraps. */
+export const scrapOperations = [
+  operation({
+    method: 'get',
+    path: '/api/v1/houses/scrap',
+    operationId: 'listScrappedHouses',
+    summary: '내 스크랩 목록 (최근 스크랩순)',
+    tags,
+    access: 'user',
+    query: scrapListQuery,
+    data: houseListPageableSchema,
+    handle: (ctx, { caller, query }) => scrapList(ctx, caller, query),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/scraps/{houseId}',
+    operationId: 'scrapHouse',
+    summary: '빈집 게시글 스크랩',
+    tags,
+    access: 'user',
+    params: houseParams,
+    data: houseIdData,
+    errors: ['C0001', 'H0002'],
+    handle: (ctx, { caller, params }) => scrapHouse(ctx, caller, params),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/scraps/{houseId}',
+    operationId: 'unscrapHouse',
+    summary: '빈집 게시글 스크랩 취소',
+    tags,
+    access: 'user',
+    params: houseParams,
+    errors: ['C0001'],
+    handle: (ctx, { caller, params }) => unscrapHouse(ctx, caller, params),
+  }),
+];

@@ -4,9 +4,15 @@ import { ApiContract } from '../../test/support/contract';
 
 type Responses = Record<string, { content: { 'application/json': { schema: { properties: { code: { enum: string[] } } } } } }>;
 
-function documentWith(path: string, access: 'public' | 'user' | 'admin', errors: Array<'C0001' | 'C0003' | 'U0002'> = []): ApiDocument {
+function documentWith(
+  path: string,
+  access: 'public' | 'user' | 'admin',
+  errors: Array<'C0001' | 'C0003' | 'U0002'> = [],
+  options: { ignoresAuthorization?: boolean } = {},
+): ApiDocument {
   const registry = createApiRegistry();
   registerOperation(registry, {
+    ...options,
     method: 'put',
     path,
     operationId: `op${path.replace(/\W/g, '')}`,
@@ -30,27 +36,36 @@ describe('registerOperation', () => {
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
     expect(codesAt(responses, 400).sort()).toEqual(['C0002', 'U0002']);
     expect(codesAt(responses, 401).sort()).toEqual(['J0000', 'J0001', 'J0002', 'J0004']);
-    expect(codesAt(responses, 403)).toEqual(['C0003']);
+    // U0012 is the suspension guard's, which every write carrying a member's token passes.
+    expect(codesAt(responses, 403)).toEqual(['C0003', 'U0012']);
     expect(codesAt(responses, 500)).toEqual(['C0000']);
   });
 
-  it("gives a member's writes the write ceiling's 429 C0004 with Retry-After, and no 429 to reads or administrators' writes", () => {
+  it("gives every write the runtime guards' codes (the write ceiling's 429 C0004 with Retry-After, U0012, J0004), whatever its access", () => {
     const responses = responsesOf(documentWith('/items/{itemId}', 'user'), '/items/{itemId}') as unknown as Record<
       string,
       { headers?: Record<string, unknown> }
     >;
     expect(codesAt(responses as unknown as Responses, 429)).toEqual(['C0004']);
     expect(Object.keys(responses['429']?.headers ?? {})).toEqual(['Retry-After']);
-    expect(responsesOf(documentWith('/a/{itemId}', 'admin'), '/a/{itemId}')['429']).toBeUndefined();
-    expect(responsesOf(documentWith('/p/{itemId}', 'public'), '/p/{itemId}')['429']).toBeUndefined();
+    // A member's token reaches the guards before an administrators' operation refuses it (J0006).
+    const admin = responsesOf(documentWith('/a/{itemId}', 'admin'), '/a/{itemId}');
+    expect(codesAt(admin, 429)).toEqual(['C0004']);
+    expect(codesAt(admin, 403).sort()).toEqual(['J0006', 'U0012']);
+    // A public write with a stale or suspended member's token meets the same guards.
+    const open = responsesOf(documentWith('/p/{itemId}', 'public'), '/p/{itemId}');
+    expect(codesAt(open, 429)).toEqual(['C0004']);
+    expect(codesAt(open, 403)).toEqual(['U0012']);
   });
 
-  it('gives admin operations J0006 and public ones no auth errors and an explicit empty security', () => {
-    const admin = documentWith('/a/{itemId}', 'admin');
-    expect(codesAt(responsesOf(admin, '/a/{itemId}'), 403)).toEqual(['J0006']);
+  it('gives public operations the token codes (a sent token is checked), an explicit empty security, and none where the header is ignored', () => {
     const open = documentWith('/p/{itemId}', 'public');
-    expect(responsesOf(open, '/p/{itemId}')['401']).toBeUndefined();
+    expect(codesAt(responsesOf(open, '/p/{itemId}'), 401).sort()).toEqual(['J0001', 'J0002', 'J0004']);
     expect((open.paths as Record<string, { put: { security?: unknown } }>)['/p/{itemId}'].put.security).toEqual([]);
+    const reissue = responsesOf(documentWith('/r/{itemId}', 'public', [], { ignoresAuthorization: true }), '/r/{itemId}');
+    expect(reissue['401']).toBeUndefined();
+    expect(reissue['403']).toBeUndefined();
+    expect(reissue['429']).toBeUndefined();
   });
 
   it('produces valid OpenAPI 3.1 that checks answers', async () => {

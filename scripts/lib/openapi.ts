@@ -1,7 +1,7 @@
 import type { ApiDocument, ApiExamples } from '@binzip/shared';
 import { apiDocumentOf } from '../../services/gateway/src/routes/api-docs';
 import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
-import { apiDocument as communityDocument } from '../../services/community/src/openapi';
+import { apiDocument as communityDocument } from '../../services/community/src/routes';
 import { apiDocument as housesDocument } from '../../services/houses/src/routes';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/routes';
 import { apiDocument as recordsDocument } from '../../services/records/src/openapi';

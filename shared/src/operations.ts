@@ -13,7 +13,7 @@ import {
   type OperationSpec,
 } from './openapi';
 import { RESPONSE_CACHE_TTL_MS, type ResponseCache } from './response-cache';
-import { parseBody, parseParams, parseQuery, type FieldLabels } from './validation';
+import { FIELD_LABELS_KEY, parseWith, type FieldLabels } from './validation';
 
 /**
  * One declaration per operation: the same entry mounts the Express route with its guard and registers the
@@ -50,6 +50,11 @@ export interface Operation<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Korean names of this operation's request fields, over the service's `FieldLabels`, for a name that means
+   * different things in different operations (a path segment several operations share in one template).
+   */
+  labels?: FieldLabels;
   /**
    * Other paths the original clients call for the same answer (Express syntax, e.g. `/api/v1/houses/my`). They
    * are served, not documented: the document names one path per operation.
@@ -106,12 +111,13 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
     if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
     const handler: RequestHandler = async (req, res) => {
+      const labels = { ...(req.app.locals as Record<string, FieldLabels | undefined>)[FIELD_LABELS_KEY], ...operation.labels };
       const call = {
         caller: req.auth,
-        params: operation.params ? parseParams(req, operation.params) : undefined,
-        query: operation.query ? parseQuery(req, operation.query) : undefined,
+        params: operation.params ? parseWith(operation.params, req.params ?? {}, labels) : undefined,
+        query: operation.query ? parseWith(operation.query, req.query ?? {}, labels) : undefined,
         // A multipart body is a stream the handler reads itself (uploads); only JSON bodies are parsed here.
-        body: operation.body && operation.bodyContentType !== 'multipart/form-data' ? parseBody(req, operation.body) : undefined,
+        body: operation.body && operation.bodyContentType !== 'multipart/form-data' ? parseWith(operation.body, req.body ?? {}, labels) : undefined,
         req,
         res,
       } as OperationCall<OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;

@@ -1,12 +1,8 @@
-import { createServiceApp, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
 import type { Express } from 'express';
 import { communityModels } from './models';
-import { apiDocument } from './openapi';
-import { adminBoardRoutes } from './routes/admin';
-import { boardRoutes } from './routes/boards';
-import { commentRoutes } from './routes/comments';
-import { loveRoutes } from './routes/loves';
+import { apiDocument, operations, PICTURES_PATH } from './routes';
 import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
@@ -19,7 +15,7 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     settings: deps.media ?? defaultMediaSettings(),
     service: 'community',
-    mountPath: '/api/v1/boards/images',
+    mountPath: PICTURES_PATH,
     logger: deps.logger,
     now: deps.now ?? (() => new Date()),
   });
@@ -37,11 +33,8 @@ export function buildApp(deps: AppDeps): Express {
     apiDocument,
     responseCache: cache,
     routes: (app) => {
-      app.use('/api/v1/boards/images', pictureRoutes(pictures));
-      app.use('/api/v1/boards', boardRoutes(ctx, cache));
-      app.use('/api/v1/comments', commentRoutes(ctx, cache));
-      app.use('/api/v1/loves', loveRoutes(ctx));
-      app.use('/api/v1/admin/boards', adminBoardRoutes(ctx));
+      app.use(PICTURES_PATH, pictureRoutes(pictures));
+      mountOperations(app, operations, ctx, { responseCache: cache });
     },
   });
 }

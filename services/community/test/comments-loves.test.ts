@@ -102,7 +102,10 @@ describe('comments', () => {
 
   test('list: unknown board C0001, bad id C0002', async () => {
     expectError(await request(h.app).get('/api/v1/comments/987654'), 404, 'C0001');
-    expectError(await request(h.app).get('/api/v1/comments/abc'), 400, 'C0002');
+    const bad = await request(h.app).get('/api/v1/comments/abc');
+    expectError(bad, 400, 'C0002');
+    // One path template serves board ids and comment ids: each operation names its own.
+    expect(bad.body.message).toBe('게시글 번호 값이 올바르지 않습니다.');
   });
 
   test('update: author only (not even an admin), board must match, returns the id', async () => {
@@ -143,7 +146,9 @@ describe('comments', () => {
     expect((await request(h.app).delete(`/api/v1/comments/${b}`).set('Authorization', admin.token)).status).toBe(200);
     expectError(await request(h.app).delete(`/api/v1/comments/${a}`).set('Authorization', commenter.token), 404, 'C0001');
     expectError(await request(h.app).put(`/api/v1/comments/${a}`).set('Authorization', commenter.token).send({ boardId: board, content: 'x' }), 404, 'C0001');
-    expectError(await request(h.app).delete('/api/v1/comments/0').set('Authorization', commenter.token), 400, 'C0002');
+    const bad = await request(h.app).delete('/api/v1/comments/0').set('Authorization', commenter.token);
+    expectError(bad, 400, 'C0002');
+    expect(bad.body.message).toBe('댓글 번호 값이 올바르지 않습니다.');
 
     const detail = await boardDetail(board);
     expect(detail.commentCount).toBe(1);

@@ -15,12 +15,12 @@ import {
 } from '@binzip/shared';
 import type { FilterQuery, SortOrder } from 'mongoose';
 import type { BoardDoc } from '../models';
-import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './categories';
+import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './vocabulary';
 import type { CommunityContext } from './context';
 import { writeIfPinRoom } from './pinning';
 import { oneLineOf, plainTextOf } from './text';
 import { fieldLabels } from '../routes/schemas';
-import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './views';
+import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './render';
 
 export interface BoardInput {
   title: string;

@@ -14,7 +14,7 @@ import {
 import type { CommentDoc } from '../models';
 import { liveBoard, liveBoardsById } from './boards';
 import type { CommunityContext } from './context';
-import { commentItem, type CommentItem } from './views';
+import { commentItem, type CommentItem } from './render';
 
 export interface CommentInput {
   boardId: number;

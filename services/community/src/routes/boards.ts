@@ -1,77 +1,148 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireUser, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
+import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { boardBody, boardParams, categoryQuery, listQuery, ownListQuery, previewQuery } from './schemas';
+import {
+  boardBody,
+  boardCategorySchema,
+  boardDetailSchema,
+  boardIdData,
+  boardItemSchema,
+  boardPageSchema,
+  boardParams,
+  categoryQuery,
+  listQuery,
+  ownBoardPageSchema,
+  ownCommentPageSchema,
+  ownListQuery,
+  previewQuery,
+} from './schemas';
 
-/** /api/v1/boards */
-export function boardRoutes(ctx: CommunityContext, cache: ResponseCache): Router {
-  const router = Router();
-  const cached = cache.route('boards', RESPONSE_CACHE_TTL_MS.boards);
+const operation = operationsOf<CommunityContext>();
+const tags = ['boards'];
 
-  router.post(
-    '/',
-    requireUser,
-    handle((req) => createBoard(ctx, currentUser(req), parseBody(req, boardBody))),
-  );
-
-  router.get(
-    '/preview',
-    cached,
-    handle((req) => previewBoards(ctx, parseQuery(req, previewQuery))),
-  );
-
-  router.get(
-    '/category',
-    cache.route('categories', RESPONSE_CACHE_TTL_MS.categories),
-    handle((req) => categoriesOf(parseQuery(req, categoryQuery))),
-  );
-
-  router.get(
-    '/my',
-    requireUser,
-    handle((req) => myBoards(ctx, currentUser(req), parseQuery(req, ownListQuery))),
-  );
-
-  router.get(
-    '/my/comment',
-    requireUser,
-    handle((req) => myComments(ctx, currentUser(req), parseQuery(req, ownListQuery))),
-  );
-
-  router.get(
-    '/my/love',
-    requireUser,
-    handle((req) => myLovedBoards(ctx, currentUser(req), parseQuery(req, ownListQuery))),
-  );
-
-  router.get(
-    '/',
-    cached,
-    handle((req) => listBoards(ctx, parseQuery(req, listQuery))),
-  );
-
-  router.get(
-    '/:boardId',
-    cached,
-    handle((req) => boardDetail(ctx, parseParams(req, boardParams))),
-  );
-
-  router.put(
-    '/:boardId',
-    requireUser,
-    handle((req) => updateBoard(ctx, currentUser(req), { ...parseParams(req, boardParams), ...parseBody(req, boardBody) })),
-  );
-
-  router.delete(
-    '/:boardId',
-    requireUser,
-    handle(async (req) => {
-      await deleteBoard(ctx, currentUser(req), parseParams(req, boardParams));
-      return undefined;
-    }),
-  );
-
-  return router;
-}
+/** /api/v1/boards. Public reads are `optional`: a token that is sent is still checked. */
+export const boardOperations = [
+  operation({
+    method: 'post',
+    path: '/api/v1/boards',
+    operationId: 'createBoard',
+    summary: '게시글 작성',
+    description:
+      '분류는 게시판 종류에 맞아야 합니다 (EMPTY는 항상 허용). `fixed`는 관리자의 홍보 글에만 적용되며, 이미 10개가 고정되어 있으면 B0001로 거절됩니다.',
+    tags,
+    access: 'user',
+    body: boardBody,
+    data: boardIdData,
+    errors: ['B0001'],
+    handle: (ctx, { caller, body }) => createBoard(ctx, caller, body),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/preview',
+    operationId: 'previewBoards',
+    summary: '게시글 미리보기 (고정 글, 좋아요 순)',
+    tags,
+    access: 'optional',
+    query: previewQuery,
+    data: z.array(boardItemSchema),
+    cached: 'boards',
+    handle: (ctx, { query }) => previewBoards(ctx, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/category',
+    operationId: 'listBoardCategories',
+    summary: '게시판 종류의 분류 목록',
+    tags,
+    access: 'optional',
+    query: categoryQuery,
+    data: z.array(boardCategorySchema),
+    cached: 'categories',
+    handle: (_ctx, { query }) => categoriesOf(query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/my',
+    operationId: 'listMyBoards',
+    summary: '내가 쓴 게시글',
+    tags,
+    access: 'user',
+    query: ownListQuery,
+    data: ownBoardPageSchema,
+    handle: (ctx, { caller, query }) => myBoards(ctx, caller, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/my/comment',
+    operationId: 'listMyComments',
+    summary: '내가 쓴 댓글',
+    tags,
+    access: 'user',
+    query: ownListQuery,
+    data: ownCommentPageSchema,
+    handle: (ctx, { caller, query }) => myComments(ctx, caller, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/my/love',
+    operationId: 'listMyLovedBoards',
+    summary: '내가 좋아요한 게시글',
+    tags,
+    access: 'user',
+    query: ownListQuery,
+    data: ownBoardPageSchema,
+    handle: (ctx, { caller, query }) => myLovedBoards(ctx, caller, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards',
+    operationId: 'listBoards',
+    summary: '게시글 목록 (분류, 검색, 정렬, 페이지)',
+    tags,
+    access: 'optional',
+    query: listQuery,
+    data: boardPageSchema,
+    cached: 'boards',
+    handle: (ctx, { query }) => listBoards(ctx, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/{boardId}',
+    operationId: 'getBoard',
+    summary: '게시글 상세 (댓글 포함)',
+    tags,
+    access: 'optional',
+    params: boardParams,
+    data: boardDetailSchema,
+    errors: ['C0001'],
+    cached: 'boards',
+    handle: (ctx, { params }) => boardDetail(ctx, params),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/boards/{boardId}',
+    operationId: 'updateBoard',
+    summary: '게시글 수정 (작성자만)',
+    description: '`fixed`는 작성 때와 같이 관리자의 홍보 글에만 적용되며 고정 개수 제한(10개)을 따릅니다.',
+    tags,
+    access: 'user',
+    params: boardParams,
+    body: boardBody,
+    data: boardIdData,
+    errors: ['B0001', 'C0001', 'C0003'],
+    handle: (ctx, { caller, params, body }) => updateBoard(ctx, caller, { ...params, ...body }),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/boards/{boardId}',
+    operationId: 'deleteBoard',
+    summary: '게시글 삭제 (작성자 또는 관리자)',
+    tags,
+    access: 'user',
+    params: boardParams,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => deleteBoard(ctx, caller, params),
+  }),
+];

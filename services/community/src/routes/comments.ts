@@ -1,39 +1,72 @@
-import { currentUser, handle, parseBody, parseParams, requireUser, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
-import { Router } from 'express';
+import { idString, operationsOf } from '@binzip/shared';
+import { z } from 'zod';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { boardParams, commentBody, commentParams } from './schemas';
+import { commentBody, commentIdData, commentItemSchema, fieldLabels } from './schemas';
+
+const operation = operationsOf<CommunityContext>();
+const tags = ['comments'];
+
+/**
+ * The contract's GET /comments/{boardId} and PUT/DELETE /comments/{commentId} are one path template to OpenAPI
+ * (names of path parameters do not tell paths apart), so the path names the segment `id` and each operation says
+ * whose id it is: in its document (the description) and in its C0002 messages (the label). The wire is unchanged.
+ */
+const commentsPath = '/api/v1/comments/{id}';
+const idOf = (name: 'boardId' | 'commentId') => ({
+  params: z.object({ id: idString.meta({ description: `${fieldLabels[name]} (${name})` }) }),
+  labels: { id: fieldLabels[name] },
+});
 
 /** /api/v1/comments */
-export function commentRoutes(ctx: CommunityContext, cache: ResponseCache): Router {
-  const router = Router();
-
-  router.get(
-    '/:boardId',
-    cache.route('boards', RESPONSE_CACHE_TTL_MS.boards),
-    handle((req) => commentsOf(ctx, parseParams(req, boardParams))),
-  );
-
-  router.post(
-    '/',
-    requireUser,
-    handle((req) => createComment(ctx, currentUser(req), parseBody(req, commentBody))),
-  );
-
-  router.put(
-    '/:commentId',
-    requireUser,
-    handle((req) => updateComment(ctx, currentUser(req), { ...parseParams(req, commentParams), ...parseBody(req, commentBody) })),
-  );
-
-  router.delete(
-    '/:commentId',
-    requireUser,
-    handle(async (req) => {
-      await deleteComment(ctx, currentUser(req), parseParams(req, commentParams));
-      return undefined;
-    }),
-  );
-
-  return router;
-}
+export const commentOperations = [
+  operation({
+    method: 'get',
+    path: commentsPath,
+    operationId: 'listBoardComments',
+    summary: '게시글의 댓글 (오래된 순)',
+    tags,
+    access: 'optional',
+    ...idOf('boardId'),
+    data: z.array(commentItemSchema),
+    errors: ['C0001'],
+    cached: 'boards',
+    handle: (ctx, { params }) => commentsOf(ctx, { boardId: params.id }),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/comments',
+    operationId: 'createBoardComment',
+    summary: '댓글 작성',
+    tags,
+    access: 'user',
+    body: commentBody,
+    data: commentIdData,
+    errors: ['C0001'],
+    handle: (ctx, { caller, body }) => createComment(ctx, caller, body),
+  }),
+  operation({
+    method: 'put',
+    path: commentsPath,
+    operationId: 'updateBoardComment',
+    summary: '댓글 수정 (작성자만)',
+    tags,
+    access: 'user',
+    ...idOf('commentId'),
+    body: commentBody,
+    data: commentIdData,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params, body }) => updateComment(ctx, caller, { ...body, commentId: params.id }),
+  }),
+  operation({
+    method: 'delete',
+    path: commentsPath,
+    operationId: 'deleteBoardComment',
+    summary: '댓글 삭제 (작성자 또는 관리자)',
+    tags,
+    access: 'user',
+    ...idOf('commentId'),
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => deleteComment(ctx, caller, { commentId: params.id }),
+  }),
+];

@@ -1,33 +1,47 @@
-import { currentUser, handle, parseParams, requireUser } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
+import { z } from 'zod';
 import type { CommunityContext } from '../domain/context';
 import { love, loves, unlove } from '../domain/loves';
-import { boardParams } from './schemas';
+import { boardIdData, boardParams } from './schemas';
 
-/** /api/v1/loves */
-export function loveRoutes(ctx: CommunityContext): Router {
-  const router = Router();
+const operation = operationsOf<CommunityContext>();
+const tags = ['loves'];
 
-  router.put(
-    '/:boardId',
-    requireUser,
-    handle((req) => love(ctx, currentUser(req), parseParams(req, boardParams))),
-  );
-
-  router.delete(
-    '/:boardId',
-    requireUser,
-    handle(async (req) => {
-      await unlove(ctx, currentUser(req), parseParams(req, boardParams));
-      return undefined;
-    }),
-  );
-
-  router.get(
-    '/:boardId',
-    requireUser,
-    handle((req) => loves(ctx, currentUser(req), parseParams(req, boardParams))),
-  );
-
-  return router;
-}
+/** /api/v1/loves: the signed-in member's love of one board. */
+export const loveOperations = [
+  operation({
+    method: 'put',
+    path: '/api/v1/loves/{boardId}',
+    operationId: 'loveBoard',
+    summary: '좋아요',
+    tags,
+    access: 'user',
+    params: boardParams,
+    data: boardIdData,
+    errors: ['C0001', 'P0000'],
+    handle: (ctx, { caller, params }) => love(ctx, caller, params),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/loves/{boardId}',
+    operationId: 'unloveBoard',
+    summary: '좋아요 취소',
+    tags,
+    access: 'user',
+    params: boardParams,
+    errors: ['C0001'],
+    handle: (ctx, { caller, params }) => unlove(ctx, caller, params),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/loves/{boardId}',
+    operationId: 'getBoardLove',
+    summary: '내가 좋아요했는지',
+    tags,
+    access: 'user',
+    params: boardParams,
+    data: z.boolean(),
+    errors: ['C0001'],
+    handle: (ctx, { caller, params }) => loves(ctx, caller, params),
+  }),
+];

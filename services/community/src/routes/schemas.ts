@@ -14,9 +14,9 @@ import {
   type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
-import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/categories';
+import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/vocabulary';
 import type { OwnCommentItem } from '../domain/comments';
-import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/views';
+import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/render';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
 export const fieldLabels: FieldLabels = {

@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { errorEnvelope, successEnvelope } from './envelope';
 import { ErrorCodes } from './errors';
 import { metricsHandler, type MetricsSettings } from './metrics';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NatsConnection, Subscription } from 'nats';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
 import type { EventBus } from './bus/connection';
 

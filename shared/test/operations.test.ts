@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { Schema, type Connection } from 'mongoose';
-import { nanos, StorageType } from 'nats';
+import { StorageType } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import request from 'supertest';
 import winston from 'winston';
 import { z } from 'zod';
@@ -343,7 +344,7 @@ describe('events: request ids and dead letters', () => {
 
 describe('stream limits', () => {
   test('snapshots keep the last message per subject; events and dead letters age out; existing streams are updated', async () => {
-    const manager = await bus.connection.jetstreamManager();
+    const { manager } = bus;
     // A stream as an earlier version made it: five snapshots per subject, no age limit.
     await manager.streams.add({ name: bus.streamName('ACCOUNTS'), subjects: [bus.subject('accounts.>')], max_msgs_per_subject: 5 });
     await bus.ensureStream('ACCOUNTS');

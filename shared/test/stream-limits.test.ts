@@ -40,7 +40,7 @@ async function busOn(url: string, prefix: string, streams: Partial<StreamSetting
 }
 
 const maxBytesOf = async (bus: EventBus) => {
-  const manager = await bus.connection.jetstreamManager();
+  const { manager } = bus;
   const ceilings: Record<string, number> = {};
   for (const stream of ['ACCOUNTS', 'COMMUNITY', 'RECORDS', 'HOUSES', 'DEAD_LETTERS'] as const) {
     ceilings[stream] = (await manager.streams.info(bus.streamName(stream))).config.max_bytes;

@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { startNatsServer } from '../../scripts/lib/nats';
 import { SERVICES, startSystem } from '../../scripts/lib/system';
 import { testEnv } from '../support';
@@ -35,7 +36,7 @@ afterAll(async () => {
 async function streamsOnBroker(): Promise<Record<string, number>> {
   const connection = await connect({ servers: broker!.uri });
   try {
-    const manager = await connection.jetstreamManager();
+    const manager = await jetstreamManager(connection);
     const found: Record<string, number> = {};
     for await (const stream of manager.streams.list()) found[stream.config.name] = stream.config.max_bytes;
     return found;

@@ -42,7 +42,7 @@ const clean = (dataDir: string, natsUrl: string, ...args: string[]) =>
   );
 
 const streamsLeft = async (bus: EventBus) => {
-  const manager = await bus.connection.jetstreamManager();
+  const { manager } = bus;
   const left: string[] = [];
   for (const name of ['ACCOUNTS', 'COMMUNITY', 'RECORDS', 'HOUSES', 'DEAD_LETTERS'] as const) {
     if (

@@ -1,4 +1,5 @@
-import { connect } from 'nats';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { findUnservedQueries, QUERY_SHAPES_DIR_ENV, readRecordedShapes, type UnservedQuery } from '../../shared/src/query-shapes';
 import { QUERY_SCAN_ALLOWED } from './query-allowlist';
 
@@ -13,7 +14,7 @@ async function deleteThisRunsStreams(): Promise<void> {
   const connection = await connect({ servers: url, timeout: 3_000 }).catch(() => undefined);
   if (!connection) return;
   try {
-    const manager = await connection.jetstreamManager();
+    const manager = await jetstreamManager(connection);
     const leftovers: string[] = [];
     for await (const stream of manager.streams.list()) if (stream.config.name.includes(run)) leftovers.push(stream.config.name);
     for (const name of leftovers) await manager.streams.delete(name).catch(() => undefined);

@@ -162,8 +162,7 @@ it('keeps one notification per comment and recipient when the same comment is pu
 });
 
 it('terminates invalid payloads without redelivering them or holding back later events', async () => {
-  const jetstream = bus.connection.jetstream();
-  await jetstream.publish(bus.subject(communityCommentCreated.subject), new TextEncoder().encode('{"v":1, not json'), { msgID: `garbage-${next()}` });
+  await bus.jetstream.publish(bus.subject(communityCommentCreated.subject), new TextEncoder().encode('{"v":1, not json'), { msgID: `garbage-${next()}` });
   await publishBoard({ ...boardEvent(), v: 2 } as unknown as CommunityCommentCreatedV1);
   await publishBoard({ ...boardEvent(), boardAuthorId: -1 });
   await publishBoard({ ...boardEvent(), content: undefined } as unknown as CommunityCommentCreatedV1);
@@ -171,7 +170,7 @@ it('terminates invalid payloads without redelivering them or holding back later 
   await publishBoard(valid);
   await arrived('board', valid.commentId);
 
-  const manager = await bus.connection.jetstreamManager();
+  const { manager } = bus;
   // Longer than the first redelivery delay (1 s here): a message that was not terminated would be redelivered by now.
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const info = await manager.consumers.info(bus.streamName('COMMUNITY'), `${h.names.natsPrefix}_notifications-board-comments`);

@@ -1,4 +1,6 @@
-import { Events, connect, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { type NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../logger';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
 import { toDeadLetter, type DeadLetter } from './dead-letters';
@@ -41,16 +43,16 @@ export class EventBus implements StreamHost {
       reconnectTimeWait: 500,
       waitOnFirstConnect: true,
     });
-    const manager = await connection.jetstreamManager({ timeout: 10_000 });
+    const manager = await jetstreamManager(connection, { timeout: 10_000 });
     const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
-    const bus = new EventBus(connection, connection.jetstream({ timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
+    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
     void bus.watchStatus();
     return bus;
   }
 
   private async watchStatus(): Promise<void> {
     for await (const status of this.connection.status()) {
-      if (status.type === Events.Disconnect || status.type === Events.Reconnect) this.logger.warn('nats connection', { status: status.type });
+      if (status.type === 'disconnect' || status.type === 'reconnect') this.logger.warn('nats connection', { status: status.type });
     }
   }
 

@@ -1,4 +1,5 @@
-import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type ConsumerMessages, type JsMsg } from 'nats';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
 import { requestContext } from '../context';
 import { REQUEST_ID_HEADER } from '../http';
 import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../metrics';
@@ -110,7 +111,7 @@ export async function followEvent<E extends EventDefinition>(
 ): Promise<RunningConsumer> {
   await bus.ensureStream(event.stream);
   const ordered = await bus.jetstream.consumers.get(bus.streamName(event.stream), {
-    filterSubjects: bus.subject(event.filter),
+    filter_subjects: bus.subject(event.filter),
     deliver_policy: DeliverPolicy.StartTime,
     opt_start_time: since.toISOString(),
   });
@@ -161,7 +162,7 @@ async function handleMessage(bus: EventBus, consumer: EventConsumer, msg: JsMsg,
     await terminate(bus, consumer, msg, 'invalid_payload', parsed.error.issues[0]?.message ?? 'invalid payload');
     return;
   }
-  const deliveries = msg.info.redeliveryCount;
+  const deliveries = msg.info.deliveryCount;
   try {
     await consumer.handle(parsed.data, { subject: msg.subject, redelivered: msg.redelivered, seq: msg.seq, deliveries, requestId });
     msg.ack();
@@ -169,7 +170,7 @@ async function handleMessage(bus: EventBus, consumer: EventConsumer, msg: JsMsg,
     bus.logger.info('event handled', { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, deliveries });
   } catch (err) {
     eventsFailed.inc({ stream: consumer.event.stream, consumer: consumer.durable });
-    // redeliveryCount counts deliveries (1 on the first): this was the last one the server will make.
+    // deliveryCount counts deliveries (1 on the first): this was the last one the server will make.
     if (deliveries >= (consumer.maxDeliver ?? DEFAULT_MAX_DELIVER)) {
       await terminate(bus, consumer, msg, 'max_deliveries', (err as Error).message);
       return;
@@ -197,9 +198,9 @@ async function terminate(bus: EventBus, consumer: EventConsumer, msg: JsMsg, rea
   headers.set(DeadLetterHeaders.sequence, String(msg.seq));
   headers.set(DeadLetterHeaders.consumer, consumer.durable);
   headers.set(DeadLetterHeaders.reason, reason);
-  headers.set(DeadLetterHeaders.deliveries, String(msg.info.redeliveryCount));
+  headers.set(DeadLetterHeaders.deliveries, String(msg.info.deliveryCount));
   headers.set(DeadLetterHeaders.error, error.replace(/[\r\n]+/g, ' ').slice(0, 500));
-  const details = { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, reason, deliveries: msg.info.redeliveryCount, error };
+  const details = { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, reason, deliveries: msg.info.deliveryCount, error };
   try {
     await bus.jetstream.publish(bus.subject(`${DEAD_LETTER_SUBJECT}.${consumer.durable}`), msg.data, {
       headers,

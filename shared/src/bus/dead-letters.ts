@@ -1,4 +1,4 @@
-import type { StoredMsg } from 'nats';
+import type { StoredMsg } from '@nats-io/jetstream';
 
 /**
  * Events a consumer gave up on (deliveries exhausted, or a payload that fails its schema) are copied to the
@@ -46,6 +46,6 @@ export function toDeadLetter(stored: StoredMsg): DeadLetter {
     deliveries: Number(header(DeadLetterHeaders.deliveries)),
     error: header(DeadLetterHeaders.error),
     requestId: stored.header.get('x-request-id') || undefined,
-    payload: stored.string(),
+    payload: new TextDecoder().decode(stored.data),
   };
 }

@@ -1,9 +1,7 @@
-import { JSONCodec, headers as natsHeaders } from 'nats';
+import { headers as natsHeaders } from '@nats-io/nats-core';
 import { REQUEST_ID_HEADER } from '../http';
 import { inMessagingSpan, injectTraceContext, type TraceCarrier } from '../tracing';
 import type { EventBus } from './connection';
-
-const codec = JSONCodec();
 
 export interface PublishOptions {
   /** The HTTP request that caused the event: sent as the `x-request-id` header, read into the consumers' logs. */
@@ -23,7 +21,7 @@ export async function publishMessage(bus: EventBus, subject: string, payload: un
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
     if (span.isRecording()) injectTraceContext(active, headers);
-    await bus.jetstream.publish(bus.subject(subject), codec.encode(payload), {
+    await bus.jetstream.publish(bus.subject(subject), JSON.stringify(payload), {
       msgID: messageId,
       timeout: 5_000,
       headers: headers.keys().length > 0 ? headers : undefined,

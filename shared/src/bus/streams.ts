@@ -1,4 +1,13 @@
-import { DiscardPolicy, RetentionPolicy, StorageType, nanos, type JetStreamManager, type StreamConfig } from 'nats';
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
 import type { Logger } from '../logger';
 import { DEAD_LETTER_SUBJECT } from './dead-letters';
 
@@ -71,10 +80,10 @@ function streamLimits(purpose: StreamPurpose, settings: StreamSettings): Pick<St
   }
 }
 
-/** JetStream's answer when a stream's byte ceiling does not fit in what its store has left (err_code 10047). */
+/** JetStream's answer when a stream's byte ceiling does not fit in what its store has left. */
+const INSUFFICIENT_STORAGE = 10047;
 function isInsufficientStorage(err: unknown): boolean {
-  const apiError = (err as { api_error?: { err_code?: number } }).api_error;
-  return apiError?.err_code === 10047 || /insufficient storage/i.test(String((err as Error).message));
+  return (err instanceof JetStreamApiError && err.code === INSUFFICIENT_STORAGE) || /insufficient storage/i.test(String((err as Error).message));
 }
 
 const mib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
@@ -127,7 +136,7 @@ function existingStream(manager: JetStreamManager, name: string): Promise<Stream
   return manager.streams.info(name).then(
     (info) => info.config,
     (err: Error) => {
-      if (!String(err.message).includes('not found')) throw err;
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
       return undefined;
     },
   );

@@ -4,7 +4,7 @@ import { apiDocument as accountsDocument } from '../../services/accounts/src/ope
 import { apiDocument as communityDocument } from '../../services/community/src/routes';
 import { apiDocument as housesDocument } from '../../services/houses/src/routes';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/routes';
-import { apiDocument as recordsDocument } from '../../services/records/src/openapi';
+import { apiDocument as recordsDocument } from '../../services/records/src/routes';
 
 /**
  * Every service's API document, as its `/openapi.json` serves it. The gateway merges the same documents at run

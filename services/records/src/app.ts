@@ -1,11 +1,7 @@
-import { createServiceApp, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { recordsModels } from './models';
-import { apiDocument } from './openapi';
-import { commentRoutes } from './routes/comments';
-import { recordRoutes } from './routes/records';
-import { reviewRoutes } from './routes/reviews';
-import { templateRoutes } from './routes/templates';
+import { apiDocument, operations } from './routes';
 import { fieldLabels } from './routes/schemas';
 
 export type AppDeps = ServiceAppDeps;
@@ -24,12 +20,6 @@ export function buildApp(deps: AppDeps): Express {
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
     responseCache: cache,
-    routes: (app) => {
-      // Separate prefixes: Express matches `/api/v1/record` on whole segments, so it never takes `/api/v1/record_review`.
-      app.use('/api/v1/record', recordRoutes(ctx, cache));
-      app.use('/api/v1/record_review', reviewRoutes(ctx));
-      app.use('/api/v1/record_comment', commentRoutes(ctx));
-      app.use('/api/v1/record_category', templateRoutes(ctx));
-    },
+    routes: (app) => mountOperations(app, operations, ctx, { responseCache: cache }),
   });
 }

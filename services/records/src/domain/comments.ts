@@ -1,9 +1,9 @@
 import { AppError, isAdmin, nextId, recordCommentCreated, type AuthClaims } from '@binzip/shared';
 import { pathSegment, type CommentDoc } from '../models';
-import { DELETED_COMMENT_TEXT } from './catalog';
+import { DELETED_COMMENT_TEXT } from './vocabulary';
 import type { RecordsContext } from './context';
 import { nickNames } from './render';
-import { commentableRecord } from './visibility';
+import { commentableRecord } from './access';
 
 /**
  * Saves a comment or a reply (level = parent level + 1, any depth) together with its

@@ -1,5 +1,5 @@
 import { isDuplicateKeyError } from '@binzip/shared';
-import { DAY_MS } from './catalog';
+import { DAY_MS } from './vocabulary';
 import type { RecordsContext } from './context';
 
 /** Who is looking: the signed-in user, else the client address. */

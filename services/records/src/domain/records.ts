@@ -22,11 +22,11 @@ import {
   type RecordType,
   type ReviewStatus,
   type ReviewerStatus,
-} from './catalog';
+} from './vocabulary';
 import type { RecordsContext } from './context';
 import { countView, viewerKey } from './hits';
 import { nickNames, renderListItems, type RecordListItem } from './render';
-import { APPROVED, liveRecord } from './visibility';
+import { APPROVED, liveRecord } from './access';
 import { fieldLabels } from '../routes/schemas';
 
 export interface NewRecord {

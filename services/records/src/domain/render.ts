@@ -1,6 +1,6 @@
 import { nickNameIn, nickNamesOf, toMonthDayYear } from '@binzip/shared';
 import type { RecordDoc } from '../models';
-import { LIMITS, type Part } from './catalog';
+import { LIMITS, type Part } from './vocabulary';
 import type { RecordsContext } from './context';
 
 /** Nicknames of `ids` from the user projection, as a lookup that falls back to the unknown-user name. */

@@ -1,9 +1,9 @@
 import { AppError, CONFLICT, invalidField, nextId, retryOnConflict, type AuthClaims } from '@binzip/shared';
 import { fieldLabels } from '../routes/schemas';
 import type { RecordDoc, ReviewDoc } from '../models';
-import type { ReviewStatus, ReviewerStatus } from './catalog';
+import type { ReviewStatus, ReviewerStatus } from './vocabulary';
 import type { RecordsContext } from './context';
-import { liveRecord } from './visibility';
+import { liveRecord } from './access';
 
 type Role = { kind: 'author' } | { kind: 'reviewer'; status: ReviewerStatus };
 

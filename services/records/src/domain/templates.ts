@@ -1,6 +1,6 @@
 import type { AuthClaims } from '@binzip/shared';
 import type { TemplateDoc } from '../models';
-import type { Category } from './catalog';
+import type { Category } from './vocabulary';
 import type { RecordsContext } from './context';
 
 export interface CategoryTemplate {

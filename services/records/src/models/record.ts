@@ -1,6 +1,6 @@
 import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Category, Part, RecordType, ReviewerStatus } from '../domain/catalog';
+import type { Category, Part, RecordType, ReviewerStatus } from '../domain/vocabulary';
 
 export interface ReviewerEntry {
   userId: number;

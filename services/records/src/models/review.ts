@@ -1,6 +1,6 @@
 import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { ReviewStatus } from '../domain/catalog';
+import type { ReviewStatus } from '../domain/vocabulary';
 
 export interface ReviewDoc {
   _id: number;

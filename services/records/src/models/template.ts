@@ -1,6 +1,6 @@
 import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { Category } from '../domain/catalog';
+import type { Category } from '../domain/vocabulary';
 
 /** One template per category: the category is the key. */
 export interface TemplateDoc {

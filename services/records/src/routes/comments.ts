@@ -1,26 +1,47 @@
-import { currentUser, handle, parseBody, parseParams, requireUser } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
 import { createComment, deleteComment, updateComment } from '../domain/comments';
 import type { RecordsContext } from '../domain/context';
-import { commentIdParams, createCommentBody, updateCommentBody } from './schemas';
+import { commentIdData, commentIdParams, createCommentBody, updateCommentBody } from './schemas';
 
-/** Mounted on `/api/v1/record_comment`. */
-export function commentRoutes(ctx: RecordsContext): Router {
-  const router = Router();
-  router.post(
-    '/',
-    requireUser,
-    handle((req) => createComment(ctx, currentUser(req), parseBody(req, createCommentBody))),
-  );
-  router.put(
-    '/:commentId',
-    requireUser,
-    handle((req) => updateComment(ctx, currentUser(req), { ...parseParams(req, commentIdParams), ...parseBody(req, updateCommentBody) })),
-  );
-  router.delete(
-    '/:commentId',
-    requireUser,
-    handle((req) => deleteComment(ctx, currentUser(req), parseParams(req, commentIdParams))),
-  );
-  return router;
-}
+const operation = operationsOf<RecordsContext>();
+const tags = ['record-comments'];
+
+/** /api/v1/record_comment: comments and replies on records. */
+export const commentOperations = [
+  operation({
+    method: 'post',
+    path: '/api/v1/record_comment',
+    operationId: 'createRecordComment',
+    summary: '기록 댓글 또는 답글 작성',
+    tags,
+    access: 'user',
+    body: createCommentBody,
+    data: commentIdData,
+    errors: ['C0001'],
+    handle: (ctx, { caller, body }) => createComment(ctx, caller, body),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/record_comment/{commentId}',
+    operationId: 'updateRecordComment',
+    summary: '기록 댓글 수정 (작성자만)',
+    tags,
+    access: 'user',
+    params: commentIdParams,
+    body: updateCommentBody,
+    data: commentIdData,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params, body }) => updateComment(ctx, caller, { ...params, ...body }),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/record_comment/{commentId}',
+    operationId: 'deleteRecordComment',
+    summary: '기록 댓글 삭제 (작성자 또는 관리자; 내용이 `삭제된 댓글입니다.`로 바뀜)',
+    tags,
+    access: 'user',
+    params: commentIdParams,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => deleteComment(ctx, caller, params),
+  }),
+];

@@ -1,5 +1,4 @@
-import { currentUser, handle, parseBody, parseParams, parseQuery, requireAdmin, RESPONSE_CACHE_TTL_MS, type ResponseCache } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
 import type { RecordsContext } from '../domain/context';
 import {
   createRecord,
@@ -12,56 +11,138 @@ import {
   reviewerRecords,
   updateRecord,
 } from '../domain/records';
-import { createRecordBody, myRecordsQuery, recordDetailQuery, recordIdParams, recordListParams, recordListQuery, updateRecordBody } from './schemas';
+import {
+  createRecordBody,
+  hotRecordsSchema,
+  myRecordsQuery,
+  recordDetailQuery,
+  recordDetailSchema,
+  recordIdData,
+  recordIdParams,
+  recordListParams,
+  recordListQuery,
+  recordPageSchema,
+  recordReviewDetailSchema,
+  updateRecordBody,
+} from './schemas';
 
-/** Mounted on `/api/v1/record`. The fixed paths come before `/:part/:type` and `/:recordId`, which would swallow them. */
-export function recordRoutes(ctx: RecordsContext, cache: ResponseCache): Router {
-  const router = Router();
-  // Not the detail: every read of it counts a view (per address) for the hot list.
-  const cached = cache.route('records', RESPONSE_CACHE_TTL_MS.records);
-  router.post(
-    '/',
-    requireAdmin,
-    handle((req) => createRecord(ctx, currentUser(req), parseBody(req, createRecordBody))),
-  );
-  router.get(
-    '/hot',
-    cached,
-    handle(() => hotRecords(ctx)),
-  );
-  router.get(
-    '/reviewee',
-    requireAdmin,
-    handle((req) => revieweeRecords(ctx, currentUser(req), parseQuery(req, myRecordsQuery))),
-  );
-  router.get(
-    '/reviewer',
-    requireAdmin,
-    handle((req) => reviewerRecords(ctx, currentUser(req), parseQuery(req, myRecordsQuery))),
-  );
-  router.get(
-    '/review/:recordId',
-    requireAdmin,
-    handle((req) => reviewDetail(ctx, currentUser(req), parseParams(req, recordIdParams))),
-  );
-  router.get(
-    '/:part/:type',
-    cached,
-    handle((req) => listRecords(ctx, { ...parseParams(req, recordListParams), ...parseQuery(req, recordListQuery) })),
-  );
-  router.get(
-    '/:recordId',
-    handle((req) => recordDetail(ctx, req.auth, { ...parseParams(req, recordIdParams), ...parseQuery(req, recordDetailQuery), clientAddress: req.ip })),
-  );
-  router.put(
-    '/:recordId',
-    requireAdmin,
-    handle((req) => updateRecord(ctx, currentUser(req), { ...parseParams(req, recordIdParams), ...parseBody(req, updateRecordBody) })),
-  );
-  router.delete(
-    '/:recordId',
-    requireAdmin,
-    handle((req) => deleteRecord(ctx, currentUser(req), parseParams(req, recordIdParams))),
-  );
-  return router;
-}
+const operation = operationsOf<RecordsContext>();
+const tags = ['records'];
+const reviewTags = ['record-reviews'];
+
+/**
+ * /api/v1/record: records, and the review area's reads under the same prefix. The fixed paths come before
+ * `/{part}/{type}` and `/{recordId}`, which would swallow them. Public reads verify a token that is sent
+ * (`optional`); only the detail uses it (who may see a record in review, whose view counts).
+ */
+export const recordOperations = [
+  operation({
+    method: 'post',
+    path: '/api/v1/record',
+    operationId: 'createRecord',
+    summary: '기록 작성 (관리자; 같은 팀의 다른 관리자가 리뷰어가 됨)',
+    description: 'category는 type에 맞아야 함 (odori: culture, retro: retrospection, tech: disaster, issue, new_tech, architecture).',
+    tags,
+    access: 'admin',
+    body: createRecordBody,
+    data: recordIdData,
+    handle: (ctx, { caller, body }) => createRecord(ctx, caller, body),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record/hot',
+    operationId: 'hotRecords',
+    summary: '인기 기록 (최근 7일 조회수 상위 3개, 부족하면 이전 기록으로 채움)',
+    tags,
+    access: 'optional',
+    data: hotRecordsSchema,
+    cached: 'records',
+    handle: (ctx) => hotRecords(ctx),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record/reviewee',
+    operationId: 'listRevieweeRecords',
+    summary: '내가 쓴 기록 (기록의 리뷰 상태로 필터)',
+    tags: reviewTags,
+    access: 'admin',
+    query: myRecordsQuery,
+    data: recordPageSchema,
+    handle: (ctx, { caller, query }) => revieweeRecords(ctx, caller, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record/reviewer',
+    operationId: 'listReviewerRecords',
+    summary: '내가 리뷰하는 기록 (내 판정으로 필터, wait = 아직 리뷰 안 함)',
+    tags: reviewTags,
+    access: 'admin',
+    query: myRecordsQuery,
+    data: recordPageSchema,
+    handle: (ctx, { caller, query }) => reviewerRecords(ctx, caller, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record/review/{recordId}',
+    operationId: 'getRecordReview',
+    summary: '리뷰 화면: 기록 (type, category 없음), 리뷰와 리뷰어',
+    tags: reviewTags,
+    access: 'admin',
+    params: recordIdParams,
+    data: recordReviewDetailSchema,
+    errors: ['C0001'],
+    handle: (ctx, { caller, params }) => reviewDetail(ctx, caller, params),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record/{part}/{type}',
+    operationId: 'listRecords',
+    summary: '기록 목록 (승인된 기록, 최신순, all은 필터 없음)',
+    tags,
+    access: 'optional',
+    params: recordListParams,
+    query: recordListQuery,
+    data: recordPageSchema,
+    cached: 'records',
+    handle: (ctx, { params, query }) => listRecords(ctx, { ...params, ...query }),
+  }),
+  // Not cached: every read counts a view (per viewer) for the hot list.
+  operation({
+    method: 'get',
+    path: '/api/v1/record/{recordId}',
+    operationId: 'getRecord',
+    summary: '기록 상세와 댓글 페이지 (조회수는 보는 사람마다 24시간에 한 번)',
+    description: '승인 전 기록은 관리자에게만 보임 (그 밖에는 C0001).',
+    tags,
+    access: 'optional',
+    params: recordIdParams,
+    query: recordDetailQuery,
+    data: recordDetailSchema,
+    errors: ['C0001'],
+    handle: (ctx, { caller, params, query, req }) => recordDetail(ctx, caller, { ...params, ...query, clientAddress: req.ip }),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/record/{recordId}',
+    operationId: 'updateRecord',
+    summary: '기록 수정 (작성자만)',
+    tags,
+    access: 'admin',
+    params: recordIdParams,
+    body: updateRecordBody,
+    data: recordIdData,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params, body }) => updateRecord(ctx, caller, { ...params, ...body }),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/record/{recordId}',
+    operationId: 'deleteRecord',
+    summary: '기록 삭제 (작성자만, 소프트 삭제)',
+    tags,
+    access: 'admin',
+    params: recordIdParams,
+    errors: ['C0001', 'C0003'],
+    handle: (ctx, { caller, params }) => deleteRecord(ctx, caller, params),
+  }),
+];

@@ -1,6 +1,6 @@
 import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
-import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/catalog';
+import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/vocabulary';
 import type { HotRecords, RecordCommentItem, RecordDetail, RecordPage, ReviewDetail, ReviewItem, ReviewerItem } from '../domain/records';
 import type { RecordListItem } from '../domain/render';
 import type { CategoryTemplate } from '../domain/templates';
@@ -76,6 +76,10 @@ export const saveTemplateBody = z.strictObject({ template: z.string().max(LIMITS
 export const templateParams = z.object({ category: z.enum(CATEGORIES) });
 
 // Responses (`satisfies` keeps them in step with what the domain returns)
+
+export const recordIdData = z.number().int().meta({ description: 'record_id' });
+export const reviewIdData = z.number().int().meta({ description: '리뷰 id' });
+export const commentIdData = z.number().int().meta({ description: '댓글 id' });
 
 const recordDate = monthDayYearSchema.meta({ description: 'MM.DD.YYYY (한국 시간)' });
 

@@ -1,24 +1,32 @@
-import { currentUser, handle, parseBody, parseParams, requireAdmin } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
 import type { RecordsContext } from '../domain/context';
 import { readTemplate, saveTemplate } from '../domain/templates';
-import { saveTemplateBody, templateParams } from './schemas';
+import { categoryTemplateSchema, saveTemplateBody, templateParams } from './schemas';
 
-/** Mounted on `/api/v1/record_category`. */
-export function templateRoutes(ctx: RecordsContext): Router {
-  const router = Router();
-  router.post(
-    '/template',
-    requireAdmin,
-    handle(async (req) => {
-      await saveTemplate(ctx, currentUser(req), parseBody(req, saveTemplateBody));
-      return undefined;
-    }),
-  );
-  router.get(
-    '/template/:category',
-    requireAdmin,
-    handle((req) => readTemplate(ctx, parseParams(req, templateParams))),
-  );
-  return router;
-}
+const operation = operationsOf<RecordsContext>();
+const tags = ['record-templates'];
+
+/** /api/v1/record_category: one template per record category. */
+export const templateOperations = [
+  operation({
+    method: 'post',
+    path: '/api/v1/record_category/template',
+    operationId: 'saveRecordTemplate',
+    summary: '카테고리 템플릿 저장 (카테고리마다 하나, 덮어씀)',
+    tags,
+    access: 'admin',
+    body: saveTemplateBody,
+    handle: (ctx, { caller, body }) => saveTemplate(ctx, caller, body),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/record_category/template/{category}',
+    operationId: 'getRecordTemplate',
+    summary: '카테고리 템플릿 (없으면 빈 문자열)',
+    tags,
+    access: 'admin',
+    params: templateParams,
+    data: categoryTemplateSchema,
+    handle: (ctx, { params }) => readTemplate(ctx, params),
+  }),
+];

@@ -1,6 +1,6 @@
 import type { ApiDocument, ApiExamples } from '@binzip/shared';
 import { apiDocumentOf } from '../../services/gateway/src/routes/api-docs';
-import { apiDocument as accountsDocument } from '../../services/accounts/src/openapi';
+import { apiDocument as accountsDocument } from '../../services/accounts/src/routes';
 import { apiDocument as communityDocument } from '../../services/community/src/routes';
 import { apiDocument as housesDocument } from '../../services/houses/src/routes';
 import { apiDocument as notificationsDocument } from '../../services/notifications/src/routes';

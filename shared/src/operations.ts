@@ -62,6 +62,11 @@ export interface Operation<
   aliases?: readonly string[];
   /** Anonymous answers are kept for the route's `RESPONSE_CACHE_TTL_MS` (the app's `ResponseCache`). */
   cached?: CachedRoute;
+  /**
+   * The ceiling counted before the handler runs, by name (one of the app's `ceilings`, `MountOptions`): what an
+   * anonymous script would repeat (sign-ups, sending codes). Over it the answer is 429 C0004 with `Retry-After`.
+   */
+  ceiling?: string;
   /** Going away: every answer says so (`Deprecation`, `Sunset`, `Link`) and the document marks it. */
   deprecation?: DeprecationNotice;
   /** Whatever it returns becomes `data`; `undefined` means no `data` member. */
@@ -99,16 +104,19 @@ const ACCESS_GUARDS: Record<OperationAccess, RequestHandler[]> = {
 export interface MountOptions {
   /** Where `cached` operations keep their answers; without it they are not cached. */
   responseCache?: ResponseCache;
+  /** The guards that operations name in `ceiling` (an unknown name fails the mount: a typo must not go uncounted). */
+  ceilings?: Readonly<Record<string, RequestHandler>>;
 }
 
 /**
  * Mounts every operation on `router`, in the list's order (fixed paths must come before `{param}` paths of the
- * same prefix, as in any Express app): the access guard, the cache, then the handler with parsed input.
+ * same prefix, as in any Express app): the access guard, the ceiling, the cache, then the handler with parsed input.
  */
 export function mountOperations<Ctx>(router: Router, operations: readonly AnyOperation<Ctx>[], ctx: Ctx, options: MountOptions = {}): void {
   for (const operation of operations) {
     const middleware: RequestHandler[] = [...ACCESS_GUARDS[operation.access]];
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
+    if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
     if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
     const handler: RequestHandler = async (req, res) => {
       const labels = { ...(req.app.locals as Record<string, FieldLabels | undefined>)[FIELD_LABELS_KEY], ...operation.labels };
@@ -129,6 +137,12 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
   }
 }
 
+function ceilingNamed(name: string, operationId: string, options: MountOptions): RequestHandler {
+  const guard = options.ceilings?.[name];
+  if (!guard) throw new Error(`${operationId} is counted by the ceiling '${name}', which the app does not provide`);
+  return guard;
+}
+
 /**
  * Drops the Authorization header of requests to the operations that declare `ignoresAuthorization`, before the
  * service runtime verifies it (mount it in `createServiceApp`'s `before`).
@@ -146,8 +160,13 @@ export function ignoreAuthorizationOn(operations: readonly AnyOperation<never>[]
 /** Adds every operation to `registry` (for lists that share a document with operations declared elsewhere). */
 export function registerOperations(registry: ApiRegistry, operations: readonly AnyOperation<unknown>[]): void {
   for (const operation of operations) {
-    const { aliases: _aliases, cached: _cached, handle: _handle, deprecation, ...spec } = operation;
-    registerOperation(registry, { ...spec, ...(deprecation ? { deprecated: true } : {}) });
+    const { aliases: _aliases, cached: _cached, handle: _handle, deprecation, ceiling, ...spec } = operation;
+    registerOperation(registry, {
+      ...spec,
+      ...(deprecation ? { deprecated: true } : {}),
+      // The ceiling's refusal is the operation's answer too, whatever the method.
+      ...(ceiling ? { errors: [...(spec.errors ?? []), 'C0004'] } : {}),
+    });
   }
 }
 

@@ -1,45 +1,93 @@
-import { handle, parseBody, parseParams, parseQuery, requireAdmin } from '@binzip/shared';
-import { Router } from 'express';
+import { operationsOf } from '@binzip/shared';
 import { liftSuspension, listUsers, suspendUser } from '../domain/admin-members';
 import { userStats } from '../domain/admin-stats';
 import type { AccountsContext } from '../domain/context';
 import { completeWithdrawal, listWithdrawals } from '../domain/withdrawals';
-import { adminUserListQuery, adminUserParams, suspensionBody, withdrawalListQuery, withdrawalParams } from './schemas';
+import {
+  adminUserListQuery,
+  adminUserPageSchema,
+  adminUserParams,
+  suspensionBody,
+  userIdSchema,
+  userStatsSchema,
+  withdrawalListQuery,
+  withdrawalPageSchema,
+  withdrawalParams,
+} from './schemas';
+
+const operation = operationsOf<AccountsContext>();
 
 /** /api/v1/admin/users, /api/v1/admin/withdrawals, /api/v1/admin/stats/users: administrators only. */
-export function adminRoutes(ctx: AccountsContext): Router {
-  const router = Router();
-  router.use(requireAdmin);
-
-  router.get(
-    '/users',
-    handle(async (req) => listUsers(ctx, parseQuery(req, adminUserListQuery))),
-  );
-
-  router.put(
-    '/users/:id/suspension',
-    handle(async (req) => suspendUser(ctx, { ...parseParams(req, adminUserParams), ...parseBody(req, suspensionBody) })),
-  );
-
-  router.delete(
-    '/users/:id/suspension',
-    handle(async (req) => liftSuspension(ctx, parseParams(req, adminUserParams))),
-  );
-
-  router.get(
-    '/withdrawals',
-    handle(async (req) => listWithdrawals(ctx, parseQuery(req, withdrawalListQuery))),
-  );
-
-  router.put(
-    '/withdrawals/:userId',
-    handle(async (req) => completeWithdrawal(ctx, parseParams(req, withdrawalParams))),
-  );
-
-  router.get(
-    '/stats/users',
-    handle(async () => userStats(ctx)),
-  );
-
-  return router;
-}
+export const adminOperations = [
+  operation({
+    method: 'get',
+    path: '/api/v1/admin/users',
+    operationId: 'adminListUsers',
+    summary: '회원 목록 (관리자)',
+    tags: ['admin-users'],
+    access: 'admin',
+    query: adminUserListQuery,
+    data: adminUserPageSchema,
+    handle: (ctx, { query }) => listUsers(ctx, query),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/admin/users/{id}/suspension',
+    operationId: 'adminSuspendUser',
+    summary: '회원 정지 (관리자)',
+    description: "Revokes every refresh token of the member; the member's writes answer U0012 in every service.",
+    tags: ['admin-users'],
+    access: 'admin',
+    params: adminUserParams,
+    body: suspensionBody,
+    data: userIdSchema,
+    errors: ['C0001', 'C0003', 'C0004'],
+    handle: (ctx, { params, body }) => suspendUser(ctx, { ...params, ...body }),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/admin/users/{id}/suspension',
+    operationId: 'adminLiftSuspension',
+    summary: '회원 정지 해제 (관리자)',
+    tags: ['admin-users'],
+    access: 'admin',
+    params: adminUserParams,
+    data: userIdSchema,
+    errors: ['C0001', 'C0004'],
+    handle: (ctx, { params }) => liftSuspension(ctx, params),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/admin/withdrawals',
+    operationId: 'adminListWithdrawals',
+    summary: '탈퇴 신청 목록 (관리자)',
+    tags: ['admin-withdrawals'],
+    access: 'admin',
+    query: withdrawalListQuery,
+    data: withdrawalPageSchema,
+    handle: (ctx, { query }) => listWithdrawals(ctx, query),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/admin/withdrawals/{userId}',
+    operationId: 'adminCompleteWithdrawal',
+    summary: '탈퇴 처리 (관리자)',
+    description: 'Erases the personal data and ends every session.',
+    tags: ['admin-withdrawals'],
+    access: 'admin',
+    params: withdrawalParams,
+    data: userIdSchema,
+    errors: ['C0001', 'C0004'],
+    handle: (ctx, { params }) => completeWithdrawal(ctx, params),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/admin/stats/users',
+    operationId: 'adminUserStats',
+    summary: '회원 통계 (관리자)',
+    tags: ['admin-stats'],
+    access: 'admin',
+    data: userStatsSchema,
+    handle: (ctx) => userStats(ctx),
+  }),
+];

@@ -1,3 +1,4 @@
+import type { OperationSpec } from '@binzip/shared';
 import { parse, serialize } from 'cookie';
 import type { Request, Response } from 'express';
 import { REFRESH_TTL_SECONDS } from '../domain/sessions';
@@ -27,3 +28,16 @@ export function readRefreshCookie(req: Request): string | undefined {
   const value = parse(header)[REFRESH_COOKIE];
   return value && value.length <= 512 ? value : undefined;
 }
+
+/** The document's word for what `setRefreshCookie` sends. */
+export const SETS_REFRESH_COOKIE: OperationSpec['successHeaders'] = {
+  'Set-Cookie': {
+    description: '`RefreshToken=<opaque>; Path=/; Max-Age=604800; Secure; HttpOnly; SameSite=None` (the new refresh token)',
+    schema: { type: 'string' },
+  },
+};
+
+/** The document's word for what `clearRefreshCookie` sends. */
+export const CLEARS_REFRESH_COOKIE: OperationSpec['successHeaders'] = {
+  'Set-Cookie': { description: '`RefreshToken=; ... Max-Age=0` (cleared)', schema: { type: 'string' } },
+};

@@ -38,6 +38,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  // The shared library's layers import only downward (core <- store <- bus <- runtime <- media), and the gateway,
+  // which holds no store, imports only the core: docs/conventions.md, "shared/".
+  ...sharedLayerRules(),
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
@@ -45,3 +48,35 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
+
+function sharedLayerRules() {
+  const layers = ['core', 'store', 'bus', 'runtime', 'media'];
+  const storeClients = ['mongoose', 'mongodb'];
+  const brokerClients = ['nats', '@nats-io/*'];
+  const above = (layer) => layers.slice(layers.indexOf(layer) + 1);
+  const libraries = { core: [...storeClients, ...brokerClients], store: brokerClients, bus: [], runtime: [], media: [] };
+  const rule = (groups, message) => ['error', { patterns: groups.map((group) => ({ group, message })) }];
+  const configs = layers.map((layer) => ({
+    files: [`shared/src/${layer}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': rule(
+        [above(layer).flatMap((higher) => [`../${higher}`, `../${higher}/*`]), libraries[layer]].filter((group) => group.length > 0),
+        `the ${layer} layer imports only the layers below it (core <- store <- bus <- runtime <- media) and not ${libraries[layer].join(', ') || 'their clients'}`,
+      ),
+    },
+  }));
+  const gatewayMessage = 'the gateway holds no store or broker: it imports only @binzip/shared/core';
+  configs.push({
+    files: ['services/gateway/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['@binzip/shared', ...layers.slice(1).map((layer) => `@binzip/shared/${layer}`)].map((name) => ({ name, message: gatewayMessage })),
+          patterns: [{ group: [...storeClients, ...brokerClients, '@binzip/shared/dist/*'], message: gatewayMessage }],
+        },
+      ],
+    },
+  });
+  return configs;
+}

@@ -12,8 +12,8 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
-    // Deep imports of single shared modules (the gateway's `@binzip/shared/dist/lite`): the same source files.
-    '^@binzip/shared/dist/(.*)$': '<rootDir>/shared/src/$1',
+    // The layers (`@binzip/shared/core`, `/store`, `/bus`, `/runtime`, `/media`): the same source files.
+    '^@binzip/shared/(core|store|bus|runtime|media)$': '<rootDir>/shared/src/$1/index.ts',
     // The client package as front ends use it, from its sources (no build needed).
     '^@binzip/api-client$': '<rootDir>/api-client/src/index.ts',
   },

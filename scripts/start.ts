@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { generateDevKeyPair } from '../shared/src/auth';
+import { generateDevKeyPair } from '../shared/src/core/auth';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
 import { DEFAULT_PORTS, REPO_ROOT, SERVICES, devDataDir, devNatsPrefix, loadOrCreateDevKeys, startSystem, type RunningSystem } from './lib/system';

@@ -1,38 +1,8 @@
-export * from './errors';
-export * from './envelope';
-export * from './context';
-export * from './logger';
-export * from './tracing';
-export * from './time';
-export * from './validation';
-export * from './page';
-export * from './auth';
-export * from './jwks';
-export * from './edge';
-export * from './http';
-export * from './config';
-export * from './mongo';
-export { EventBus, type EventBusOptions } from './bus/connection';
-export { MIB, StreamStorageError, type StreamName, type StreamPurpose, type StreamSettings } from './bus/streams';
-export { startConsumers, type RunningConsumer } from './bus/consume';
-export { consume, defineEvent, type EventConsumer, type EventData, type EventDefinition, type EventFields, type EventMeta } from './bus/define-event';
-export * from './response-cache';
-export { OutboxRelay, addOutbox, startOutboxRelay, type OutboxDeclaration, type OutboxEvent, type OutboxRelayOptions } from './bus/outbox';
-export * from './events';
-export * from './users';
-export * from './suspension';
-export * from './sessions';
-export * from './lifecycle';
-export * from './service';
-export * from './metrics';
-export * from './readiness';
-export * from './bus/dead-letters';
-export * from './content';
-export * from './retry';
-export * from './ceilings';
-export * from './watchdog';
-export * from './openapi';
-export * from './operations';
-export * from './api-examples';
-export * from './deprecation';
-export * from './context-types';
+/**
+ * Everything a service uses, layer by layer (each also importable on its own: `@binzip/shared/core`, `/store`,
+ * `/bus`, `/runtime`; pictures are `@binzip/shared/media`). docs/conventions.md says which layer holds what.
+ */
+export * from './core';
+export * from './store';
+export * from './bus';
+export * from './runtime';

@@ -1,4 +1,4 @@
-import { filterBranches, findUnservedQueries, indexServes, shapeOf, type IndexDeclaration } from '../src/query-shapes';
+import { filterBranches, findUnservedQueries, indexServes, shapeOf, type IndexDeclaration } from '../src/store/query-shapes';
 
 const declared: IndexDeclaration[] = [
   {

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateDevKeyPair } from '../../shared/src/auth';
-import { QUERY_SHAPES_DIR_ENV } from '../../shared/src/query-shapes';
+import { generateDevKeyPair } from '../../shared/src/core/auth';
+import { QUERY_SHAPES_DIR_ENV } from '../../shared/src/store/query-shapes';
 import { startMongo, type RunningStore } from '../../scripts/lib/mongo';
 import { ensureNats } from '../../scripts/lib/nats';
 

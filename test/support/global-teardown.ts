@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { findUnservedQueries, QUERY_SHAPES_DIR_ENV, readRecordedShapes, type UnservedQuery } from '../../shared/src/query-shapes';
+import { findUnservedQueries, QUERY_SHAPES_DIR_ENV, readRecordedShapes, type UnservedQuery } from '../../shared/src/store/query-shapes';
 import { QUERY_SCAN_ALLOWED } from './query-allowlist';
 
 /**

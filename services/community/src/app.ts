@@ -1,5 +1,5 @@
 import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
-import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/dist/media';
+import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/media';
 import type { Express } from 'express';
 import { communityModels } from './models';
 import { apiDocument, operations, PICTURES_PATH } from './routes';

@@ -1,5 +1,5 @@
 import { loadConfig, serviceConfigShape } from '@binzip/shared';
-import { mediaConfigShape } from '@binzip/shared/dist/media';
+import { mediaConfigShape } from '@binzip/shared/media';
 import { z } from 'zod';
 
 export const configSchema = z.object({

@@ -1,5 +1,5 @@
 import { communityCommentCreated, ResponseCache, runService, serviceContext } from '@binzip/shared';
-import { startPictureSweeper } from '@binzip/shared/dist/media';
+import { startPictureSweeper } from '@binzip/shared/media';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';

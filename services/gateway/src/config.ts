@@ -1,4 +1,4 @@
-import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdownConfigShape } from '@binzip/shared/dist/lite';
+import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdownConfigShape } from '@binzip/shared/core';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';

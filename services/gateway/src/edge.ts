@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
-import { errorEnvelope, ErrorCodes } from '@binzip/shared/dist/lite';
+import { errorEnvelope, ErrorCodes } from '@binzip/shared/core';
 
 /**
  * What every answer of the gateway carries and how the gateway answers by itself (decisions.md, "Content and

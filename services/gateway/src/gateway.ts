@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared/dist/lite';
+import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared/core';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import {

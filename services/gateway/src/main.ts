@@ -1,4 +1,4 @@
-import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/dist/lite';
+import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/core';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
 import { refreshPools, systemResolver } from './proxy/upstreams';

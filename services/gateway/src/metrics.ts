@@ -1,4 +1,4 @@
-import { Counter, Histogram, metricsRegistry } from '@binzip/shared/dist/lite';
+import { Counter, Histogram, metricsRegistry } from '@binzip/shared/core';
 import type { ServiceName } from './proxy/upstreams';
 
 /**

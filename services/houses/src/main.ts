@@ -1,5 +1,5 @@
 import { ResponseCache, runService, serviceContext } from '@binzip/shared';
-import { startPictureSweeper } from '@binzip/shared/dist/media';
+import { startPictureSweeper } from '@binzip/shared/media';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredListings } from './domain/listings';

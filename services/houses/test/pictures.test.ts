@@ -1,4 +1,4 @@
-import { defaultMediaSettings, sweepUnusedPictures } from '@binzip/shared/dist/media';
+import { defaultMediaSettings, sweepUnusedPictures } from '@binzip/shared/media';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { photoWithGps } from '../../../test/support/pictures';

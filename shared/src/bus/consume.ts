@@ -1,9 +1,9 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
-import { requestContext } from '../context';
-import { REQUEST_ID_HEADER } from '../http';
-import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../metrics';
-import { inMessagingSpan } from '../tracing';
+import { requestContext } from '../core/context';
+import { REQUEST_ID_HEADER } from '../core/edge';
+import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/metrics';
+import { inMessagingSpan } from '../core/tracing';
 import type { EventBus } from './connection';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, type DeadLetterReason } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';

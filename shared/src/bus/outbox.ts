@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
-import { currentRequestId } from '../context';
-import type { Logger } from '../logger';
-import { registerOutboxSource, type OutboxBacklogSource } from '../metrics';
-import { currentTraceCarrier, type TraceCarrier } from '../tracing';
+import { currentRequestId } from '../core/context';
+import type { Logger } from '../core/logger';
+import { registerOutboxSource, type OutboxBacklogSource } from '../core/metrics';
+import { currentTraceCarrier, type TraceCarrier } from '../core/tracing';
 import type { EventBus } from './connection';
 import type { EventDefinition } from './define-event';
 

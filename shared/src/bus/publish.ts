@@ -1,6 +1,6 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { REQUEST_ID_HEADER } from '../http';
-import { inMessagingSpan, injectTraceContext, type TraceCarrier } from '../tracing';
+import { REQUEST_ID_HEADER } from '../core/edge';
+import { inMessagingSpan, injectTraceContext, type TraceCarrier } from '../core/tracing';
 import type { EventBus } from './connection';
 
 export interface PublishOptions {

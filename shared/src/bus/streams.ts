@@ -8,7 +8,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { DEAD_LETTER_SUBJECT } from './dead-letters';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Pictures members upload (houses and community): `@binzip/shared/dist/media`, apart from the index so the
+ * Pictures members upload (houses and community): `@binzip/shared/media`, apart from the index so the
  * services without pictures never load the image library.
  */
 export * from './config';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { registerOperation, type ApiRegistry } from '../openapi';
+import { registerOperation, type ApiRegistry } from '../core/openapi';
 import type { UploadedPicture } from './pictures';
 
 export const uploadedPictureSchema = z

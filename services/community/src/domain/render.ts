@@ -1,5 +1,5 @@
 import { nickNameIn, toIsoOffset } from '@binzip/shared';
-import { thumbnailUrlOf } from '@binzip/shared/dist/media';
+import { thumbnailUrlOf } from '@binzip/shared/media';
 import type { BoardDoc, CommentDoc } from '../models';
 
 /** Shapes of the spec's board and comment responses (field names and order as the spec lists them). */

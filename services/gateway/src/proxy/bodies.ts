@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { ErrorCodes, GatewayFaults } from '@binzip/shared/dist/lite';
+import { ErrorCodes, GatewayFaults } from '@binzip/shared/core';
 import type { Fault } from '../edge';
 
 /** What reading a body came to: the whole body, an answer to give instead, or a client that went away. */

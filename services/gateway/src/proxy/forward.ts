@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Url } from 'node:url';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
-import { GatewayFaults, type Logger } from '@binzip/shared/dist/lite';
+import { GatewayFaults, type Logger } from '@binzip/shared/core';
 import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
 import { sendEnvelope } from '../edge';
 import { upstreamFaults, upstreamRetries } from '../metrics';

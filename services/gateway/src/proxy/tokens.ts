@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, BEARER_PREFIX, verifyAccessJwt } from '@binzip/shared/dist/lite';
+import { AppError, BEARER_PREFIX, verifyAccessJwt } from '@binzip/shared/core';
 
 /**
  * Verifies `Authorization` headers before anything is forwarded, remembering each verified token until its own

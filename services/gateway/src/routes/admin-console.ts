@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@binzip/shared/dist/lite';
+import { AppError } from '@binzip/shared/core';
 import express, { Router, type Response } from 'express';
 import { consolePolicy } from './page-policies';
 

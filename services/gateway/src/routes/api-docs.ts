@@ -12,7 +12,7 @@ import {
   type ApiDocument,
   type ApiExamples,
   type Logger,
-} from '@binzip/shared/dist/lite';
+} from '@binzip/shared/core';
 
 export const API_INFO = {
   title: 'binzip API',

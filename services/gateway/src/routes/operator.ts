@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { Router, type RequestHandler } from 'express';
-import { bearerMatches, ErrorCodes, errorEnvelope, GatewayFaults, metricsHandler, successEnvelope, type Logger } from '@binzip/shared/dist/lite';
+import { bearerMatches, ErrorCodes, errorEnvelope, GatewayFaults, metricsHandler, successEnvelope, type Logger } from '@binzip/shared/core';
 import type { GatewayConfig } from '../config';
 import { clientAddress, compileTrust, type TrustFunction } from '../proxy/trust';
 import { SERVICE_NAMES, probePools, type Pools } from '../proxy/upstreams';

@@ -1,4 +1,4 @@
-import { pictureHashesIn } from '@binzip/shared/dist/media';
+import { pictureHashesIn } from '@binzip/shared/media';
 import type { HousesContext } from './context';
 
 /**

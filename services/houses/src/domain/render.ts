@@ -1,5 +1,5 @@
 import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
-import { thumbnailUrlOf } from '@binzip/shared/dist/media';
+import { thumbnailUrlOf } from '@binzip/shared/media';
 import type { Model } from 'mongoose';
 import type { DealState, HouseDoc, ListingContent } from '../models';
 import { DealStateNames, tagNamesOf } from './vocabulary';

@@ -1,5 +1,5 @@
 import { projectedUserModel } from '@binzip/shared';
-import { pictureModel } from '@binzip/shared/dist/media';
+import { pictureModel } from '@binzip/shared/media';
 import type { Connection } from 'mongoose';
 import { houseModel } from './house';
 import { reportModel } from './report';

@@ -1,5 +1,5 @@
 import { operationsDocument, type ApiDocument } from '@binzip/shared';
-import { registerPictureOperations } from '@binzip/shared/dist/media';
+import { registerPictureOperations } from '@binzip/shared/media';
 import { adminOperations } from './admin';
 import { houseOperations } from './houses';
 import { fieldLabels } from './schemas';

@@ -1,10 +1,10 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { errorEnvelope, successEnvelope } from './envelope';
-import { ErrorCodes } from './errors';
-import { metricsHandler, type MetricsSettings } from './metrics';
-import { isConnected } from './mongo';
+import { errorEnvelope, successEnvelope } from '../core/envelope';
+import { ErrorCodes } from '../core/errors';
+import { metricsHandler, type MetricsSettings } from '../core/metrics';
+import { isConnected } from '../store/mongo';
 
 export type DependencyState = 'UP' | 'DOWN';
 

@@ -3,10 +3,10 @@ import type { Request, RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
 import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
-import { isAdmin } from './auth';
-import { ceilingConfigShape } from './config';
-import { TooManyRequestsError } from './errors';
-import { WRITE_METHODS } from './suspension';
+import { isAdmin } from '../core/auth';
+import { ceilingConfigShape } from '../core/config';
+import { TooManyRequestsError } from '../core/errors';
+import { WRITE_METHODS } from '../core/suspension';
 
 /**
  * Ceilings: how often one member or one client address may do something, counted in the service's MongoDB

@@ -1,19 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
-import type { EventBus } from './bus/connection';
-
-/** How long a public answer is served from memory, per route (README, "Response cache"). */
-export const RESPONSE_CACHE_TTL_MS = {
-  /** Board lists, previews, details and comments: a comment or love elsewhere shows within a second. */
-  boards: 1_000,
-  /** The board-type categories never change while the process runs. */
-  categories: 60_000,
-  /** House lists and details. */
-  houses: 1_000,
-  /** Record lists, details and the hot list. */
-  records: 1_000,
-} as const;
+import type { EventBus } from './connection';
 
 /** Core-NATS subject on which an instance announces that it wrote, so the service's other instances forget too. */
 export const cacheChangedSubject = (service: string): string => `cache.${service}.changed`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Authorities, UserTypes } from './auth';
-import { defineEvent, type EventData, type EventDefinition } from './bus/define-event';
+import { Authorities, UserTypes } from '../core/auth';
+import { defineEvent, type EventData, type EventDefinition } from './define-event';
 
 /** The events of the system, each defined once: producers and consumers of every service use these. */
 

@@ -12,7 +12,7 @@ import {
   type OperationAccess,
   type OperationSpec,
 } from './openapi';
-import { RESPONSE_CACHE_TTL_MS, type ResponseCache } from './response-cache';
+import { RESPONSE_CACHE_TTL_MS, type RouteCache } from './cache-policy';
 import { FIELD_LABELS_KEY, parseWith, type FieldLabels } from './validation';
 
 /**
@@ -103,7 +103,7 @@ const ACCESS_GUARDS: Record<OperationAccess, RequestHandler[]> = {
 
 export interface MountOptions {
   /** Where `cached` operations keep their answers; without it they are not cached. */
-  responseCache?: ResponseCache;
+  responseCache?: RouteCache;
   /** The guards that operations name in `ceiling` (an unknown name fails the mount: a typo must not go uncounted). */
   ceilings?: Readonly<Record<string, RequestHandler>>;
 }

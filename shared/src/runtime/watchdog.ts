@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
-import type { Logger } from './logger';
-import { dependencyUp } from './metrics';
-import type { EventBus } from './bus/connection';
+import type { Logger } from '../core/logger';
+import { dependencyUp } from '../core/metrics';
+import type { EventBus } from '../bus/connection';
 
 /** How long a store or broker may stay unreachable before the process gives up (`OUTAGE_EXIT_MS`). */
 export const DEFAULT_OUTAGE_EXIT_MS = 30_000;

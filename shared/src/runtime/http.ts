@@ -1,18 +1,18 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
-import { authenticate } from './auth';
-import { memberWriteCeiling, type CeilingSettings } from './ceilings';
-import { refuseRevokedSessions } from './sessions';
-import { refuseSuspendedWrites, type SuspensionLookup } from './suspension';
-import { accessLog, errorHandler, notFoundHandler, requestId, trustProxySetting, type FaultClassifier } from './edge';
-import { errorEnvelope, successEnvelope } from './envelope';
-import { ErrorCodes, GatewayFaults } from './errors';
-import { FIELD_LABELS_KEY, type FieldLabels } from './validation';
-import type { Logger } from './logger';
-import { observeRequestDurations } from './metrics';
-import { isConnected, isStoreUnavailableError } from './mongo';
-import type { ApiDocument } from './openapi';
-import type { ResponseCache } from './response-cache';
+import { authenticate } from '../core/auth';
+import { memberWriteCeiling, type CeilingSettings } from '../store/ceilings';
+import { refuseRevokedSessions } from '../bus/sessions';
+import { refuseSuspendedWrites, type SuspensionLookup } from '../core/suspension';
+import { accessLog, errorHandler, notFoundHandler, requestId, trustProxySetting, type FaultClassifier } from '../core/edge';
+import { errorEnvelope, successEnvelope } from '../core/envelope';
+import { ErrorCodes, GatewayFaults } from '../core/errors';
+import { FIELD_LABELS_KEY, type FieldLabels } from '../core/validation';
+import type { Logger } from '../core/logger';
+import { observeRequestDurations } from '../core/metrics';
+import { isConnected, isStoreUnavailableError } from '../store/mongo';
+import type { ApiDocument } from '../core/openapi';
+import type { ResponseCache } from '../bus/response-cache';
 
 /** The store is away (an outage the driver is riding out): said at once, like the gateway says a service is away. */
 const storeUnavailable: FaultClassifier = (err, logger) => {
@@ -22,7 +22,7 @@ const storeUnavailable: FaultClassifier = (err, logger) => {
 };
 
 /** Kept here for the modules that import it from the runtime. */
-export { REQUEST_ID_HEADER } from './edge';
+export { REQUEST_ID_HEADER } from '../core/edge';
 
 /** What every service's `buildApp` takes; services add their own members. */
 export interface ServiceAppDeps {

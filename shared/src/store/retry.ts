@@ -1,4 +1,4 @@
-import { TooManyRequestsError } from './errors';
+import { TooManyRequestsError } from '../core/errors';
 
 /** What an attempt of `retryOnConflict` returns when its conditional write matched nothing (it lost a race). */
 export const CONFLICT: unique symbol = Symbol('conflict');

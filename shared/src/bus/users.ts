@@ -1,11 +1,11 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { cacheChangedSubject } from './response-cache';
-import type { Authority, UserType } from './auth';
-import type { EventBus } from './bus/connection';
-import { consume, type EventConsumer } from './bus/define-event';
+import type { Authority, UserType } from '../core/auth';
+import type { EventBus } from './connection';
+import { consume, type EventConsumer } from './define-event';
 import { userSnapshots, type UserSnapshotV1, type UserStatus } from './events';
-import { isDuplicateKeyError, registerModel } from './mongo';
-import type { RefusedStatus, SuspensionLookup } from './suspension';
+import { isDuplicateKeyError, registerModel } from '../store/mongo';
+import type { RefusedStatus, SuspensionLookup } from '../core/suspension';
 
 /**
  * The local copy of accounts' users that community, houses, records and notifications keep, fed by

@@ -1,0 +1,5 @@
+/** The service runtime: the app factory, `runService`, readiness (`@binzip/shared/runtime`). Imports every layer below. */
+export * from './http';
+export * from './service';
+export * from './readiness';
+export * from './watchdog';

@@ -5,9 +5,9 @@ import { SUCCESS_MESSAGE } from './envelope';
 import type { PageObject } from './page';
 
 /**
- * The API document is generated from the same zod schemas that validate requests: every service registers
- * its operations on an `ApiRegistry` in `src/openapi.ts`, serves the result at `/openapi.json`, and the
- * gateway merges the five documents into one (`mergeApiDocuments`).
+ * The API document is generated from the same declarations that mount the routes and validate requests: every
+ * service lists its operations once (`operationsOf`, operations.ts), `operationsDocument` registers them here,
+ * the service serves the result at `/openapi.json`, and the gateway merges the five into one (`mergeApiDocuments`).
  */
 
 export type ApiRegistry = OpenAPIRegistry;

@@ -68,6 +68,26 @@ describe('registerOperation', () => {
     expect(reissue['429']).toBeUndefined();
   });
 
+  it('documents a file answered by the handler with its own success answers, and a malformed file name as not found', () => {
+    const registry = createApiRegistry();
+    registerOperation(registry, {
+      method: 'get',
+      path: '/files/{file}',
+      operationId: 'getFile',
+      summary: 'test',
+      tags: ['test'],
+      access: 'public',
+      params: z.object({ file: z.string().regex(/^[0-9a-f]{32}\.webp$/) }),
+      malformedPathNotFound: true,
+      successResponses: { 200: { description: 'file', content: { 'image/webp': { schema: z.string() } } }, 304: { description: 'unchanged' } },
+    });
+    const get = (generateApiDocument(registry, { title: 'test', version: '1' }).paths as Record<string, { get: { responses: Responses } }>)['/files/{file}']
+      .get;
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '304', '401', '404', '500']);
+    expect(Object.keys(get.responses['200'].content)).toEqual(['image/webp']);
+    expect(codesAt(get.responses, 404)).toEqual(['C0001']);
+  });
+
   it('produces valid OpenAPI 3.1 that checks answers', async () => {
     const contract = await ApiContract.create(documentWith('/items/{itemId}', 'user', ['C0001']));
     expect(() => contract.check({ method: 'PUT', path: '/items/3', status: 200, body: { code: 'SUCCESS', message: '성공', data: 3 } })).not.toThrow();

@@ -1,5 +1,5 @@
 import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
-import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/media';
+import { createPictures, defaultMediaSettings, type MediaSettings } from '@binzip/shared/media';
 import type { Express } from 'express';
 import { communityModels } from './models';
 import { apiDocument, operations, PICTURES_PATH } from './routes';
@@ -19,7 +19,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     now: deps.now ?? (() => new Date()),
   });
-  const ctx = serviceContext(communityModels(deps.connection), deps);
+  const ctx = { ...serviceContext(communityModels(deps.connection), deps), pictures };
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'community',
@@ -33,7 +33,6 @@ export function buildApp(deps: AppDeps): Express {
     apiDocument,
     responseCache: cache,
     routes: (app) => {
-      app.use(PICTURES_PATH, pictureRoutes(pictures));
       mountOperations(app, operations, ctx, { responseCache: cache });
     },
   });

@@ -1,8 +1,8 @@
 import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
-import { createPictures, defaultMediaSettings, pictureRoutes, type MediaSettings } from '@binzip/shared/media';
+import { createPictures, defaultMediaSettings, type MediaSettings } from '@binzip/shared/media';
 import type { Express } from 'express';
 import { housesModels } from './models';
-import { apiDocument, operations } from './routes';
+import { apiDocument, operations, PICTURES_PATH } from './routes';
 import { fieldLabels } from './routes/schemas';
 
 export interface AppDeps extends ServiceAppDeps {
@@ -16,11 +16,11 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     settings: deps.media ?? defaultMediaSettings(),
     service: 'houses',
-    mountPath: '/api/v1/houses/images',
+    mountPath: PICTURES_PATH,
     logger: deps.logger,
     now: deps.now ?? (() => new Date()),
   });
-  const ctx = serviceContext(housesModels(deps.connection), deps);
+  const ctx = { ...serviceContext(housesModels(deps.connection), deps), pictures };
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'houses',
@@ -33,9 +33,6 @@ export function buildApp(deps: AppDeps): Express {
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
     responseCache: cache,
-    routes: (app) => {
-      app.use('/api/v1/houses/images', pictureRoutes(pictures));
-      mountOperations(app, operations, ctx, { responseCache: cache });
-    },
+    routes: (app) => mountOperations(app, operations, ctx, { responseCache: cache }),
   });
 }

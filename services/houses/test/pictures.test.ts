@@ -80,3 +80,16 @@ test('pictures no listing uses go 24 hours after upload; a deleted listing keeps
   expect(await sweep()).toBe(1);
   expect(await present()).toEqual(['kept', 'inBody']);
 });
+
+test('a file name no picture can have answers 404 C0001 like a missing picture; a bad token is still refused', async () => {
+  for (const name of ['photo.jpg', `${'0'.repeat(32)}.png`, `${'0'.repeat(31)}.webp`, `${'0'.repeat(32)}.webp`]) {
+    expectError(await request(h.app).get(`/api/v1/houses/images/${name}`), 404, 'C0001');
+  }
+  expectError(
+    await request(h.app)
+      .get(`/api/v1/houses/images/${'0'.repeat(32)}.webp`)
+      .set('Authorization', 'Bearer not-a-token'),
+    401,
+    'J0004',
+  );
+});

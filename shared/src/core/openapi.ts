@@ -115,6 +115,16 @@ export interface OperationSpec {
   ignoresAuthorization?: boolean;
   /** Going away: the route announces it with `announceDeprecation` (Deprecation and Sunset headers). */
   deprecated?: boolean;
+  /**
+   * Path parameters that do not fit `params` name nothing: 404 C0001, not 400 C0002 (files named by their
+   * content, where a malformed name is as absent as an unknown one).
+   */
+  malformedPathNotFound?: boolean;
+  /**
+   * The success answers of an operation that answers without the JSON envelope (a file and its 304), in place of
+   * the envelope's 200; its errors are still envelopes.
+   */
+  successResponses?: RouteConfig['responses'];
 }
 
 /** Who may call, in every operation's description (the security requirement says the same for machines). */
@@ -182,18 +192,21 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
     codes.add('J0004');
   }
   // Every request can be malformed (bad JSON, bad ids, unknown fields).
-  if (spec.body || spec.params || spec.query) codes.add('C0002');
+  if (spec.body || spec.query || (spec.params && !spec.malformedPathNotFound)) codes.add('C0002');
+  if (spec.params && spec.malformedPathNotFound) codes.add('C0001');
   const byStatus = new Map<number, string[]>();
   for (const code of codes) {
     const status = ErrorCodes[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: RouteConfig['responses'] = {
-    200: {
-      description: '성공',
-      headers: spec.successHeaders,
-      content: { 'application/json': { schema: successEnvelopeSchema(spec.data) } },
-    },
+    ...(spec.successResponses ?? {
+      200: {
+        description: '성공',
+        headers: spec.successHeaders,
+        content: { 'application/json': { schema: successEnvelopeSchema(spec.data) } },
+      },
+    }),
   };
   for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     responses[status] = {

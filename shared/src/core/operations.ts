@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { requireAdmin, requireUser, type AuthClaims } from './auth';
 import { announceDeprecation, type DeprecationNotice } from './deprecation';
 import { sendOk } from './envelope';
+import { AppError } from './errors';
 import {
   createApiRegistry,
   generateApiDocument,
@@ -118,6 +119,7 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
     if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
     if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
+    if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
     const handler: RequestHandler = async (req, res) => {
       const labels = { ...(req.app.locals as Record<string, FieldLabels | undefined>)[FIELD_LABELS_KEY], ...operation.labels };
       const call = {
@@ -141,6 +143,14 @@ function ceilingNamed(name: string, operationId: string, options: MountOptions):
   const guard = options.ceilings?.[name];
   if (!guard) throw new Error(`${operationId} is counted by the ceiling '${name}', which the app does not provide`);
   return guard;
+}
+
+/** 404 C0001 for a path whose parameters do not fit `params` (`malformedPathNotFound`): it names nothing. */
+function notFoundUnlessFits(params: z.ZodObject): RequestHandler {
+  return (req, _res, next) => {
+    if (!params.safeParse(req.params).success) throw AppError.notFound();
+    next();
+  };
 }
 
 /**

@@ -7,5 +7,5 @@ export * from './encode';
 export * from './store';
 export * from './pictures';
 export * from './urls';
-export * from './openapi';
+export * from './operations';
 export * from './sweep';

@@ -1,12 +1,11 @@
 import { pipeline } from 'node:stream/promises';
 import type http from 'node:http';
 import busboy from 'busboy';
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { currentUser, isAdmin, requireUser, type AuthClaims } from '../core/auth';
+import { isAdmin, type AuthClaims } from '../core/auth';
 import { Ceiling } from '../store/ceilings';
 import { AppError, GatewayFaults } from '../core/errors';
-import { handle } from '../core/edge';
 import type { Logger } from '../core/logger';
 import { registerModel } from '../store/mongo';
 import type { MediaSettings } from './config';
@@ -42,7 +41,8 @@ pictureSchema.index({ createdAt: 1 });
 
 export const pictureModel = (connection: Connection): Model<PictureDoc> => registerModel(connection, 'Picture', pictureSchema);
 
-const FILE_NAME = /^([0-9a-f]{32})(\.thumb)?\.webp$/;
+/** A stored file's name: `<content hash>.webp` (the full picture) or `<content hash>.thumb.webp`. */
+export const PICTURE_FILE_NAME = /^[0-9a-f]{32}(\.thumb)?\.webp$/;
 const WEBP = 'image/webp';
 const fullKey = (hash: string) => `${hash}.webp`;
 const thumbnailKey = (hash: string) => `${hash}.thumb.webp`;
@@ -123,9 +123,10 @@ export interface Pictures {
   readonly settings: MediaSettings;
   readonly store: PictureStore;
   readonly records: Model<PictureDoc>;
+  /** Reads the multipart body of `req` itself. */
   upload(caller: AuthClaims, req: Request): Promise<UploadedPicture>;
-  /** `GET <mountPath>/:file`: the stored bytes with immutable caching. */
-  serve: RequestHandler;
+  /** Answers `res` itself with the stored file `file` (a `PICTURE_FILE_NAME`), immutable, or 304 for its ETag. */
+  serve(file: string, req: Request, res: Response): Promise<void>;
 }
 
 export function createPictures(deps: PicturesDeps): Pictures {
@@ -161,10 +162,10 @@ export function createPictures(deps: PicturesDeps): Pictures {
     return { imageUrl: `${base}/${fullKey(hash)}`, thumbnailUrl: `${base}/${thumbnailKey(hash)}`, width: picture.full.width, height: picture.full.height };
   };
 
-  const serve: RequestHandler = async (req, res) => {
-    const name = FILE_NAME.exec(String(req.params.file));
-    if (!name) throw AppError.notFound();
-    const etag = `"${name[1]}${name[2] ? '-t' : ''}"`;
+  const serve = async (file: string, req: Request, res: Response): Promise<void> => {
+    if (!PICTURE_FILE_NAME.test(file)) throw AppError.notFound();
+    const hash = file.slice(0, 32);
+    const etag = `"${hash}${file === thumbnailKey(hash) ? '-t' : ''}"`;
     const cacheable = () => {
       res.setHeader('etag', etag);
       res.setHeader('cache-control', IMMUTABLE_CACHE_CONTROL);
@@ -174,7 +175,7 @@ export function createPictures(deps: PicturesDeps): Pictures {
       res.status(304).end();
       return;
     }
-    const stored = await store.open(name[0]);
+    const stored = await store.open(file);
     if (!stored) throw AppError.notFound();
     cacheable();
     res.setHeader('content-type', WEBP);
@@ -184,16 +185,4 @@ export function createPictures(deps: PicturesDeps): Pictures {
   };
 
   return { settings, store, records, upload, serve };
-}
-
-/** `POST <mountPath>` (a member uploads one picture) and `GET <mountPath>/:file` (anyone reads one). */
-export function pictureRoutes(pictures: Pictures): Router {
-  const router = Router();
-  router.post(
-    '/',
-    requireUser,
-    handle((req) => pictures.upload(currentUser(req), req)),
-  );
-  router.get('/:file', pictures.serve);
-  return router;
 }

@@ -1,18 +1,28 @@
-import { operationsDocument, type ApiDocument } from '@binzip/shared';
-import { registerPictureOperations } from '@binzip/shared/media';
+import { operationsDocument, type AnyOperation, type ApiDocument } from '@binzip/shared';
+import { pictureOperations, type Pictures } from '@binzip/shared/media';
+import type { CommunityContext } from '../domain/context';
 import { adminBoardOperations } from './admin';
 import { boardOperations } from './boards';
 import { commentOperations } from './comments';
 import { loveOperations } from './loves';
 import { fieldLabels } from './schemas';
 
-/** Where the pictures of board bodies are uploaded and served (the shared pictures routes, mounted by the app). */
+/** Where the pictures of board bodies are uploaded and served. */
 export const PICTURES_PATH = '/api/v1/boards/images';
 
-/** Every operation of the service, in mount order. */
-export const operations = [...boardOperations, ...commentOperations, ...loveOperations, ...adminBoardOperations];
+/** What the operations run with: the domain's context and the service's pictures. */
+export type CommunityOperationContext = CommunityContext & { readonly pictures: Pictures };
 
-/** The community part of the API document, derived from the operations and the shared pictures routes. */
+/** Every operation of the service, in mount order. */
+export const operations: AnyOperation<CommunityOperationContext>[] = [
+  ...pictureOperations<CommunityOperationContext>({ path: PICTURES_PATH, operationPrefix: 'Board', what: '게시글', pictures: (ctx) => ctx.pictures }),
+  ...boardOperations,
+  ...commentOperations,
+  ...loveOperations,
+  ...adminBoardOperations,
+];
+
+/** The community part of the API document, derived from the operations. */
 export const apiDocument = (): ApiDocument =>
   operationsDocument(
     operations,
@@ -20,5 +30,4 @@ export const apiDocument = (): ApiDocument =>
     // The shared `id` segment of /comments/{id} has one title for both ids (titles go by parameter name); each
     // operation's description says which.
     { ...fieldLabels, id: `${fieldLabels.boardId} / ${fieldLabels.commentId}` },
-    (registry) => registerPictureOperations(registry, { path: PICTURES_PATH, operationPrefix: 'Board', what: '게시글' }),
   );

@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { adminApi } from './api/admin';
-import { ApiClient, SESSION_EXPIRED_MESSAGE, readClaims, type TokenClaims } from './api/client';
+import { SESSION_EXPIRED_MESSAGE, createConsoleClient, readClaims, type TokenClaims } from './api/client';
 import { NoticeBar, NoticeProvider, errorText } from './components/notice';
 import { ApprovalsScreen } from './screens/approvals';
 import { BoardsScreen } from './screens/boards';
@@ -37,7 +37,7 @@ export function App() {
   const [signInMessage, setSignInMessage] = useState<string | null>(null);
   const client = useMemo(
     () =>
-      new ApiClient('', undefined, () => {
+      createConsoleClient(() => {
         setClaims(null);
         setSignInMessage(SESSION_EXPIRED_MESSAGE);
       }),

@@ -7,7 +7,12 @@
  * whole `Authorization` value; when the API answers 401 J0002 (expired), the client calls reissue once with the
  * `RefreshToken` cookie and the old token, keeps the new token and repeats the call. In a browser the cookie is
  * the browser's (`credentials: 'include'`); elsewhere (Node, React Native without a cookie store) the client
- * keeps it from `Set-Cookie` and sends it itself.
+ * keeps it from `Set-Cookie` and sends it itself. The token is kept in memory only (`session`); keeping it
+ * across page loads or app starts is the caller's choice (`accessToken` option).
+ *
+ * Failures: `data()` rejects with `ApiError` for every answer that is not a success (the API's code and Korean
+ * message, or `UNEXPECTED_ANSWER` when the answer is not the API's envelope, e.g. a proxy's error page); a call
+ * that got no answer at all rejects with fetch's own error, so `instanceof ApiError` tells the two apart.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
@@ -28,6 +33,10 @@ export interface ErrorEnvelope {
   message: string;
 }
 
+/** `ApiError.code` of an answer that is not the API's envelope (a proxy's error page, an empty body). */
+export const UNEXPECTED_ANSWER = 'HTTP';
+
+/** A failed call: the HTTP status, the API's code (or `UNEXPECTED_ANSWER`) and the message to show as it is. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -58,12 +67,16 @@ export interface BinzipClientOptions {
   accessToken?: string | null;
   /** Told of every answer of a deprecated route (docs/versioning.md). */
   onDeprecation?: (notice: DeprecationNotice) => void;
-  /** Told when the session cannot be renewed (the refresh cookie is gone or spent): show sign-in again. */
+  /**
+   * Told when the session cannot be renewed (the refresh cookie is gone or spent), after the session is cleared:
+   * show sign-in again. The call that found out still answers its 401 J0002 (`data()` rejects with it).
+   */
   onSessionLost?: () => void;
 }
 
 const SIGN_IN = '/api/v1/users/sign-in';
 const REISSUE = '/api/v1/users/reissue';
+const LOGOUT = '/api/v1/users/logout';
 const EXPIRED_TOKEN = 'J0002';
 const REFRESH_COOKIE = 'RefreshToken';
 
@@ -87,11 +100,16 @@ export interface BinzipClient {
   /** openapi-fetch's typed `GET`/`POST`/`PUT`/`DELETE`, e.g. `api.GET('/api/v1/houses/{houseId}', { params: { path: { houseId: 3 } } })`. */
   api: Client<paths>;
   session: Session;
-  /** Signs in and keeps the token (and the refresh cookie); answers the token. */
+  /** Signs in and keeps the token (and the refresh cookie); answers the token, or rejects with `ApiError`. */
   signIn: (userName: string, password: string) => Promise<string>;
+  /**
+   * Ends the session on the server too (logout clears the refresh cookie), then drops it here. Never rejects:
+   * a session the server already ended, or a server out of reach, leaves nothing to do but forget it.
+   */
+  signOut: () => Promise<void>;
   /** Exchanges the refresh cookie for a new access token (done by itself on 401 J0002). */
   reissue: () => Promise<boolean>;
-  /** The `data` of a success answer (undefined when it has none), or throws `ApiError` with the API's code and message. */
+  /** The `data` of a success answer (undefined when it has none), or rejects with `ApiError` (see the module's comment). */
   data: <E extends object>(call: Promise<{ data?: E; error?: unknown; response: Response }>) => Promise<DataOf<E>>;
 }
 
@@ -121,7 +139,7 @@ export function createBinzipClient(options: BinzipClientOptions): BinzipClient {
     const isReissue = pathOf(request.url) === REISSUE;
     if (session.accessToken && !isReissue) request.headers.set('Authorization', session.accessToken);
     // Browsers refuse to set Cookie (theirs is sent by `credentials`); Node and native runtimes send ours.
-    if (session.refreshCookie && (isReissue || pathOf(request.url) === '/api/v1/users/logout')) request.headers.set('Cookie', session.refreshCookie);
+    if (session.refreshCookie && (isReissue || pathOf(request.url) === LOGOUT)) request.headers.set('Cookie', session.refreshCookie);
     return request;
   };
 
@@ -188,6 +206,9 @@ export function createBinzipClient(options: BinzipClientOptions): BinzipClient {
       }
       return fetchImpl(withSession(new Request(replay ?? request)));
     },
+    onError({ id }) {
+      replays.delete(id);
+    },
   };
   api.use(middleware);
 
@@ -195,7 +216,8 @@ export function createBinzipClient(options: BinzipClientOptions): BinzipClient {
     const { data: envelope, error, response } = await call;
     if (error !== undefined || !envelope) {
       const failure = (error ?? {}) as Partial<ErrorEnvelope>;
-      throw new ApiError(response.status, failure.code ?? 'HTTP', failure.message ?? `HTTP ${response.status}`);
+      if (typeof failure.code === 'string' && typeof failure.message === 'string') throw new ApiError(response.status, failure.code, failure.message);
+      throw new ApiError(response.status, UNEXPECTED_ANSWER, `HTTP ${response.status}`);
     }
     return (envelope as { data?: unknown }).data as DataOf<E>;
   };
@@ -209,6 +231,15 @@ export function createBinzipClient(options: BinzipClientOptions): BinzipClient {
       const token = await data(api.POST(SIGN_IN, { body: { userName, password } }));
       session.accessToken = token.access_token;
       return token.access_token;
+    },
+    signOut: async () => {
+      try {
+        if (session.accessToken) await data(api.POST(LOGOUT));
+      } catch {
+        // Already ended (or unreachable): forgetting it is all that is left.
+      } finally {
+        session.clear();
+      }
     },
   };
 }

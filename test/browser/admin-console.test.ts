@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
-import { eventually } from '../support';
+import { eventually, expiredCopyOf } from '../support';
 import { codeSentTo as codeSentToOutbox, sampleListing, startE2eSystem, type E2eSystem } from '../support/e2e';
 import { photoWithGps, pictureForm } from '../support/pictures';
 import { artifactPath, describeWithChromium, launchBrowser, type Browser } from './browser';
@@ -24,6 +24,8 @@ const PHONE_WIDTH = { width: 390, height: 844 };
 
 const NOT_ADMIN_MESSAGE = '관리자 계정이 아닙니다. 관리자 콘솔은 관리자만 이용할 수 있습니다.';
 const NOT_FOUND_MESSAGE = '존재하지 않는 리소스 요청입니다.';
+const SESSION_EXPIRED_MESSAGE = '로그인이 만료되었습니다. 다시 로그인해 주세요.';
+const NETWORK_ERROR_MESSAGE = '서버에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.';
 
 // Bodies are read field by field below.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -131,6 +133,30 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     // The top bar, not the menu: on a phone the menu is folded away until asked for.
     await page.getByRole('heading', { name: '빈집 관리자', exact: true }).waitFor();
     return page;
+  }
+
+  /** How many requests the page has sent to `pathname` from now on. */
+  function countCalls(page: Page, pathname: string): () => number {
+    let count = 0;
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === pathname) count++;
+    });
+    return () => count;
+  }
+
+  /**
+   * The next call to `pathname` carries an expired copy of the page's token, as a tab left open past the token's
+   * life sends it; the API itself answers it. Gives the `Authorization` of every call the API got there.
+   */
+  async function expireNextCall(page: Page, pathname: string): Promise<string[]> {
+    const sent: string[] = [];
+    await page.route(`**${pathname}`, async (route) => {
+      const headers = await route.request().allHeaders();
+      const authorization = sent.length === 0 ? expiredCopyOf(headers.authorization) : headers.authorization;
+      sent.push(authorization);
+      await route.continue({ headers: { ...headers, authorization } });
+    });
+    return sent;
   }
 
   /** The notice an action leaves: its success text or the API's message. */
@@ -348,6 +374,47 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
       await page.screenshot({ path: artifactPath(`stats-${name}.png`), fullPage: true });
       await page.close();
     }
+  });
+
+  it('an expired token is renewed once through reissue with the refresh cookie, and the call repeated with the new one', async () => {
+    const page = await adminPage();
+    const reissues = countCalls(page, '/api/v1/users/reissue');
+    const sent = await expireNextCall(page, '/api/v1/admin/stats/users');
+    await page.getByRole('link', { name: '통계' }).click();
+    await page.locator('#chart-age canvas').waitFor();
+    expect(reissues()).toBe(1);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^Bearer /);
+    expect(sent[1]).not.toBe(sent[0]);
+    // Still signed in with the renewed token: the next screen loads without another renewal.
+    await page.getByRole('link', { name: '회원' }).click();
+    await page.locator('tr[data-user-id]').first().waitFor();
+    expect(reissues()).toBe(1);
+    await page.close();
+  });
+
+  it('a session that cannot be renewed goes back to the sign-in form, which says the sign-in expired', async () => {
+    const page = await adminPage();
+    const reissues = countCalls(page, '/api/v1/users/reissue');
+    await expireNextCall(page, '/api/v1/admin/stats/users');
+    // The refresh cookie is gone, as after its lifetime or a logout in another tab.
+    await browser.context.clearCookies();
+    await page.getByRole('link', { name: '통계' }).click();
+    await page.getByText(SESSION_EXPIRED_MESSAGE).waitFor();
+    expect(await page.getByLabel('아이디').isVisible()).toBe(true);
+    expect(await page.getByRole('navigation', { name: '관리 메뉴' }).count()).toBe(0);
+    expect(reissues()).toBe(1);
+    await page.close();
+  });
+
+  it("a call that gets no answer shows the console's network message", async () => {
+    const page = await adminPage();
+    await page.route('**/api/v1/admin/withdrawals**', (route) => route.abort('failed'));
+    await page.getByRole('link', { name: '탈퇴' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(NETWORK_ERROR_MESSAGE);
+    await page.close();
   });
 
   it('/docs (Swagger UI) renders the API document under its policy, and no page broke its policy', async () => {

@@ -3,10 +3,9 @@
  * only against it (api-client/examples/walkthrough.ts, compiled with the rest by the type check) runs end to
  * end, and the client renews an expired session with the refresh cookie by itself.
  */
-import { signAccessToken } from '@binzip/shared';
-import { createBinzipClient } from '@binzip/api-client';
+import { ApiError, UNEXPECTED_ANSWER, createBinzipClient } from '@binzip/api-client';
 import { walkthrough, type WalkthroughResult } from '../../api-client/examples/walkthrough';
-import { testEnv } from '../support';
+import { expiredCopyOf } from '../support';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
 
 jest.setTimeout(180_000);
@@ -22,19 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.stop();
 });
-
-/** The same session's claims in a token that expired a minute ago (as a tab left open for an hour holds). */
-function expiredCopyOf(token: string): string {
-  const claims = JSON.parse(Buffer.from(token.replace(/^Bearer /, '').split('.')[1], 'base64url').toString('utf8')) as {
-    sub: string;
-    userName: string;
-    authority: 'USER' | 'ADMIN';
-    userType: 'NONE' | 'AGENT' | 'WEB' | 'SERVER';
-    sid?: string;
-  };
-  const sessionId = claims.sid === undefined ? {} : { sessionId: claims.sid };
-  return `Bearer ${signAccessToken({ userId: Number(claims.sub), userName: claims.userName, authority: claims.authority, userType: claims.userType, ...sessionId }, testEnv().privateKey, -60)}`;
-}
 
 test('the walkthrough signs up two members, posts, comments, notifies, and saves a listing as a draft then for real', () => {
   expect(result.author.session.accessToken).toMatch(/^Bearer /);
@@ -82,4 +68,31 @@ test('a session ended elsewhere is lost: the caller is told and gets the 401', a
   expect(error).toMatchObject({ code: 'J0002' });
   expect(lost).toEqual(['lost']);
   expect(client.session.accessToken).toBeNull();
+});
+
+test('signing out ends the session on the server and forgets it here', async () => {
+  const client = createBinzipClient({ baseUrl: e2e.url });
+  await client.signIn('reader1', 'Passw0rd!');
+  const { accessToken, refreshCookie } = client.session;
+  await client.signOut();
+  expect(client.session.accessToken).toBeNull();
+  expect(client.session.refreshCookie).toBeNull();
+  // The cookie kept from before no longer renews anything: logout revoked it.
+  client.session.accessToken = accessToken;
+  client.session.refreshCookie = refreshCookie;
+  expect(await client.reissue()).toBe(false);
+  // Signing out of a session that is already over does not fail.
+  await client.signOut();
+  expect(client.session.accessToken).toBeNull();
+});
+
+test("a failure rejects with ApiError: the API's code and Korean message, or UNEXPECTED_ANSWER for an answer that is not the API's", async () => {
+  const client = createBinzipClient({ baseUrl: e2e.url });
+  const missing = client.data(client.api.GET('/api/v1/houses/{houseId}', { params: { path: { houseId: 987654 } } }));
+  await expect(missing).rejects.toBeInstanceOf(ApiError);
+  await expect(missing).rejects.toMatchObject({ status: 404, code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' });
+
+  // A proxy in front of the gateway answering its own page.
+  const proxied = createBinzipClient({ baseUrl: e2e.url, fetch: async () => new Response('<html>502 Bad Gateway</html>', { status: 502 }) });
+  await expect(proxied.data(proxied.api.GET('/api/v1/houses'))).rejects.toMatchObject({ status: 502, code: UNEXPECTED_ANSWER });
 });

@@ -83,3 +83,16 @@ export function expectError(res: { status: number; body: unknown }, status: numb
   expect(typeof body.message).toBe('string');
   if (message !== undefined) expect(body.message).toBe(message);
 }
+
+/** The same session's claims in a token that expired a minute ago (what a tab left open for an hour holds). */
+export function expiredCopyOf(token: string): string {
+  const claims = JSON.parse(Buffer.from(token.replace(/^Bearer /, '').split('.')[1], 'base64url').toString('utf8')) as {
+    sub: string;
+    userName: string;
+    authority: AuthClaims['authority'];
+    userType: AuthClaims['userType'];
+    sid?: string;
+  };
+  const sessionId = claims.sid === undefined ? {} : { sessionId: claims.sid };
+  return `Bearer ${signAccessToken({ userId: Number(claims.sub), userName: claims.userName, authority: claims.authority, userType: claims.userType, ...sessionId }, testEnv().privateKey, -60)}`;
+}

@@ -1,10 +1,10 @@
 /**
  * The administrators' endpoints exactly as ../shared/design/backoffice.md describes them (camelCase, 0-based
- * pages with totalElements/totalPages), plus the two public reads the console needs. The shapes are the API
- * document's, from the typed client package (@binzip/api-client), not written here a second time.
+ * pages with totalElements/totalPages), plus the public read of promotion posts the console needs. Paths,
+ * parameters, bodies and shapes are the API document's, through the typed client package (@binzip/api-client),
+ * not written here a second time.
  */
-import type { Schema } from '@binzip/api-client';
-import type { ApiClient } from './client';
+import type { BinzipClient, Schema } from '@binzip/api-client';
 
 /** The page object of the admin lists (0-based `number`, totals). */
 export type Page<T> = Omit<Schema<'HouseListPage'>, 'content'> & { content: T[] };
@@ -52,37 +52,43 @@ export type UserStats = Schema<'AccountsUserStats'>;
 
 export type HouseStats = Schema<'HouseStats'>;
 
-const id = (value: number) => encodeURIComponent(String(value));
+/** The filters without the ones left empty in the forms ('' means "any", which the API says by leaving them out). */
+function filled<Q extends object>(query: Q): { [K in keyof Q]?: Exclude<Q[K], '' | null> } {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined && value !== null && value !== '')) as {
+    [K in keyof Q]?: Exclude<Q[K], '' | null>;
+  };
+}
 
-export function adminApi(client: ApiClient) {
+export function adminApi({ api, data }: BinzipClient) {
   return {
     users: {
-      list: (query: UserQuery) => client.request<Page<AdminUser>>('GET', '/api/v1/admin/users', { query: { ...query } }),
-      suspend: (userId: number, reason: string) => client.request<number>('PUT', `/api/v1/admin/users/${id(userId)}/suspension`, { body: { reason } }),
-      lift: (userId: number) => client.request<void>('DELETE', `/api/v1/admin/users/${id(userId)}/suspension`),
+      list: (query: UserQuery) => data(api.GET('/api/v1/admin/users', { params: { query: filled(query) } })),
+      suspend: (userId: number, reason: string) => data(api.PUT('/api/v1/admin/users/{id}/suspension', { params: { path: { id: userId } }, body: { reason } })),
+      lift: (userId: number) => data(api.DELETE('/api/v1/admin/users/{id}/suspension', { params: { path: { id: userId } } })),
     },
     withdrawals: {
-      list: (query: PageQuery) => client.request<Page<WithdrawalRequest>>('GET', '/api/v1/admin/withdrawals', { query: { ...query } }),
-      complete: (userId: number) => client.request<void>('PUT', `/api/v1/admin/withdrawals/${id(userId)}`),
+      list: (query: PageQuery) => data(api.GET('/api/v1/admin/withdrawals', { params: { query } })),
+      complete: (userId: number) => data(api.PUT('/api/v1/admin/withdrawals/{userId}', { params: { path: { userId } } })),
     },
     reports: {
-      list: (query: PageQuery & { status: ReportStatus }) => client.request<Page<ReportedHouse>>('GET', '/api/v1/admin/reports', { query: { ...query } }),
-      decide: (houseId: number, action: ReportAction) => client.request<number>('PUT', `/api/v1/admin/reports/${id(houseId)}`, { body: { action } }),
+      list: (query: PageQuery & { status: ReportStatus }) => data(api.GET('/api/v1/admin/reports', { params: { query } })),
+      decide: (houseId: number, action: ReportAction) => data(api.PUT('/api/v1/admin/reports/{houseId}', { params: { path: { houseId } }, body: { action } })),
     },
     approvals: {
-      list: (query: PageQuery) => client.request<Page<HouseListItem>>('GET', '/api/v1/houses/apply', { query: { ...query } }),
-      approve: (houseId: number) => client.request<number>('PUT', `/api/v1/houses/apply/${id(houseId)}`, { body: { approve: true } }),
-      reject: (houseId: number, reason: string) => client.request<number>('PUT', `/api/v1/houses/apply/${id(houseId)}`, { body: { approve: false, reason } }),
+      list: (query: PageQuery) => data(api.GET('/api/v1/houses/apply', { params: { query } })),
+      approve: (houseId: number) => data(api.PUT('/api/v1/houses/apply/{houseId}', { params: { path: { houseId } }, body: { approve: true } })),
+      reject: (houseId: number, reason: string) =>
+        data(api.PUT('/api/v1/houses/apply/{houseId}', { params: { path: { houseId } }, body: { approve: false, reason } })),
     },
     boards: {
       /** The public list of promotion posts (pinned first), which is what an administrator pins from. */
       promotions: (query: PageQuery & { search?: string }) =>
-        client.request<Page<BoardItem>>('GET', '/api/v1/boards', { query: { prefix: 'ADVERTISEMENT', ...query }, auth: false }),
-      setFixed: (boardId: number, fixed: boolean) => client.request<number>('PUT', `/api/v1/admin/boards/${id(boardId)}/fixed`, { body: { fixed } }),
+        data(api.GET('/api/v1/boards', { params: { query: { prefix: 'ADVERTISEMENT', ...filled(query) } } })),
+      setFixed: (boardId: number, fixed: boolean) => data(api.PUT('/api/v1/admin/boards/{boardId}/fixed', { params: { path: { boardId } }, body: { fixed } })),
     },
     stats: {
-      users: () => client.request<UserStats>('GET', '/api/v1/admin/stats/users'),
-      houses: () => client.request<HouseStats>('GET', '/api/v1/admin/stats/houses'),
+      users: () => data(api.GET('/api/v1/admin/stats/users')),
+      houses: () => data(api.GET('/api/v1/admin/stats/houses')),
     },
   };
 }

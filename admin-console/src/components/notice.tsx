@@ -5,7 +5,8 @@
 import { createContext } from 'preact';
 import { useCallback, useContext, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
+import { ApiError, UNEXPECTED_ANSWER } from '@binzip/api-client';
+import { NETWORK_ERROR_MESSAGE } from '../api/client';
 
 export interface Notice {
   kind: 'success' | 'error';
@@ -24,9 +25,11 @@ export function NoticeProvider({ children }: { children: ComponentChildren }) {
   return <NoticeContext.Provider value={{ notice, show: setNotice }}>{children}</NoticeContext.Provider>;
 }
 
+/** The API's Korean message as it is; the console's own words when no API answer came (network, a proxy's page). */
 export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
-  return NETWORK_ERROR_MESSAGE;
+  if (!(err instanceof ApiError)) return NETWORK_ERROR_MESSAGE;
+  if (err.code === UNEXPECTED_ANSWER) return `알 수 없는 오류가 발생했습니다. (HTTP ${err.status})`;
+  return err.message;
 }
 
 /** Runs an action and reports it; gives true when it succeeded. */

@@ -135,7 +135,8 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
       // A handler that answered itself (a file, a redirect) has nothing left to send.
       if (!res.headersSent) sendOk(res, data);
     };
-    router[operation.method]([expressPath(operation.path), ...(operation.aliases ?? [])], ...middleware, handler);
+    // One route per path, so `req.route.path` is the one template the request matched (the metrics' route label).
+    for (const path of [expressPath(operation.path), ...(operation.aliases ?? [])]) router[operation.method](path, ...middleware, handler);
   }
 }
 

@@ -31,7 +31,14 @@ let admin: string;
 beforeAll(async () => {
   e2e = await startE2eSystem('acctcontract', {
     services: ['accounts'],
-    env: { LOG_LEVEL: 'warn', BCRYPT_COST: '4', DEV_OUTBOX_DIR: outboxDir, ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]) },
+    // Every sign-up answer counts against one address's ceiling (20 an hour by default); this file sends more.
+    env: {
+      LOG_LEVEL: 'warn',
+      BCRYPT_COST: '4',
+      DEV_OUTBOX_DIR: outboxDir,
+      ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]),
+      CEILING_SIGN_UPS_PER_ADDRESS: '100',
+    },
   });
   admin = await e2e.signIn(ADMIN.userName, ADMIN.password);
 }, 90_000);
@@ -101,6 +108,10 @@ describe('sign-up and the checks', () => {
     expect((await call('POST', '/api/v1/users/sign-up', { body })).body.code).toBe('U0007');
     expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), terms: [] } })).body.code).toBe('U0009');
     expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), extra: 1 } })).body.code).toBe('C0002');
+    // A clash of one field, judged before the contacts' verification (userName, nick_name, phone, e-mail in that order).
+    expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), nick_name: body.nick_name } })).body.code).toBe('U0005');
+    expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), phone_num: body.phone_num } })).body.code).toBe('U0000');
+    expect((await call('POST', '/api/v1/users/sign-up', { body: { ...memberBody(), email: body.email } })).body.code).toBe('U0010');
 
     const { email: _unused, ...agentMember } = memberBody();
     const agent = {
@@ -120,6 +131,14 @@ describe('sign-up and the checks', () => {
     await e2e.verifyContacts(agent);
     expect((await call('POST', '/api/v1/agents/sign-up', { body: agent })).status).toBe(200);
     expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...agent, userName: 'contract_other' } })).body.code).toBe('U0005');
+    // An agent's e-mail is its company_email, unique among every member's e-mail.
+    const { email: freshEmail, ...fresh } = memberBody();
+    const nextAgent = { ...agent, ...fresh, terms: agent.terms, company_email: freshEmail };
+    expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...nextAgent, userName: body.userName } })).body.code).toBe('U0007');
+    expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...nextAgent, phone_num: body.phone_num } })).body.code).toBe('U0000');
+    expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...nextAgent, company_email: body.email } })).body.code).toBe('U0010');
+    expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...nextAgent, terms: ['SERVICE_USED_AGREE'] } })).body.code).toBe('U0009');
+    expect((await call('POST', '/api/v1/agents/sign-up', { body: nextAgent })).body.code).toBe('U0011');
     expect((await call('POST', '/api/v1/agents/sign-up', { body: { ...memberBody(), terms: ['SERVICE_USED_AGREE'] } })).body.code).toBe('C0002');
   });
 
@@ -192,8 +211,33 @@ describe('the profile', () => {
 
     expect((await call('PUT', '/api/v1/users', { token, body: { password: PASSWORD, nick_name: '또다른닉' } })).body.code).toBe('U0002');
     expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', nick_name: '또다른닉' } })).status).toBe(200);
+    expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', nick_name: other.body.nick_name } })).body.code).toBe('U0005');
+    expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', phone_num: other.body.phone_num } })).body.code).toBe('U0000');
+    expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', phone_num: '01088880010' } })).body.code).toBe('U0011');
     expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', new_password: 'N3wPassw0rd!' } })).body.code).toBe('U0006');
     expect((await call('PUT', '/api/v1/users', { token, body: { password: 'N3wPassw0rd!', unknown: 1 } })).body.code).toBe('C0002');
+  });
+
+  it("answers C0001 to a live token whose member's record is gone", async () => {
+    // No token accounts issues names a missing record: a completed withdrawal keeps the record, erased, and ends its
+    // sessions (J0004, below). A record is missing when the store loses it under a live token, as a restore from a
+    // backup older than the sign-up does; deleting the document is that loss.
+    const { token, id } = await member();
+    await (await e2e.db('accounts')).collection('users').deleteOne({ _id: id } as object);
+    const requests: Array<[string, string, unknown?]> = [
+      ['GET', '/api/v1/users'],
+      ['POST', '/api/v1/users/check/password', { password: PASSWORD }],
+      ['PUT', '/api/v1/users', { password: PASSWORD, nick_name: '사라진회원' }],
+      ['PUT', '/api/v1/users/update/nick-name', { nick_name: '사라진닉' }],
+      ['PUT', '/api/v1/users/update/password', { password: 'N3wPassw0rd!' }],
+      ['PUT', '/api/v1/users/update/email', { email: 'gone@contract.example' }],
+      ['PUT', '/api/v1/users/update/phone', { phone_num: '01088880011' }],
+      ['POST', '/api/v1/users/withdrawal', { reason: ['기타'], content: '이사' }],
+    ];
+    for (const [method, route, body] of requests) {
+      const res = await call(method, route, { token, body });
+      expect({ route, status: res.status, code: res.body.code }).toEqual({ route, status: 404, code: 'C0001' });
+    }
   });
 
   it('requests withdrawal once', async () => {

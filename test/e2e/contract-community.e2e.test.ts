@@ -81,7 +81,7 @@ test('boards: write, read, lists, own lists, update and delete', async () => {
   expect(await answer('GET', '/api/v1/boards/987654')).toEqual({ status: 404, code: 'C0001' });
   expect(await answer('GET', '/api/v1/boards/abc')).toEqual({ status: 400, code: 'C0002' });
 
-  expect(await e2e.ok<{ totalElements: number }>('GET', '/api/v1/boards/my', { token: author })).toMatchObject({ totalElements: 2 });
+  expect(await e2e.ok<{ totalElements: number }>('GET', '/api/v1/boards/my?page=0&size=10', { token: author })).toMatchObject({ totalElements: 2 });
   expect(await answer('GET', '/api/v1/boards/my')).toEqual({ status: 401, code: 'J0000' });
   expect(await answer('GET', '/api/v1/boards/my?page=x', { token: author })).toEqual({ status: 400, code: 'C0002' });
 
@@ -93,8 +93,10 @@ test('boards: write, read, lists, own lists, update and delete', async () => {
   // Comments and loves on it fill the own lists before it goes.
   await e2e.ok('POST', '/api/v1/comments', { token: commenter, body: { boardId, content: '댓글' } });
   await e2e.ok('PUT', `/api/v1/loves/${boardId}`, { token: commenter });
-  expect(await e2e.ok('GET', '/api/v1/boards/my/comment', { token: commenter })).toMatchObject({ content: [expect.objectContaining({ boardId })] });
-  expect(await e2e.ok('GET', '/api/v1/boards/my/love', { token: commenter })).toMatchObject({ content: [expect.objectContaining({ boardId })] });
+  expect(await e2e.ok('GET', '/api/v1/boards/my/comment?page=0&size=10', { token: commenter })).toMatchObject({
+    content: [expect.objectContaining({ boardId })],
+  });
+  expect(await e2e.ok('GET', '/api/v1/boards/my/love?page=0&size=10', { token: commenter })).toMatchObject({ content: [expect.objectContaining({ boardId })] });
   expect(await answer('GET', '/api/v1/boards/my/comment')).toEqual({ status: 401, code: 'J0000' });
   expect(await answer('GET', '/api/v1/boards/my/love?size=0', { token: commenter })).toEqual({ status: 400, code: 'C0002' });
 
@@ -115,6 +117,7 @@ test('comments: list, write, edit and delete', async () => {
 
   expect(await e2e.ok('PUT', `/api/v1/comments/${commentId}`, { token: commenter, body: { boardId, content: '고친 댓글' } })).toBe(commentId);
   expect(await answer('PUT', `/api/v1/comments/${commentId}`, { token: author, body: { boardId, content: 'x' } })).toEqual({ status: 403, code: 'C0003' });
+  expect(await answer('PUT', '/api/v1/comments/987654', { token: commenter, body: { boardId, content: 'x' } })).toEqual({ status: 404, code: 'C0001' });
   expect(await answer('PUT', `/api/v1/comments/${commentId}`, { token: commenter, body: { boardId, content: 'x', extra: 1 } })).toEqual({
     status: 400,
     code: 'C0002',
@@ -142,6 +145,8 @@ test('admin: pinning promotion posts, at most 10', async () => {
   for (let i = 0; i < 11; i++)
     promotions.push(await e2e.ok<number>('POST', '/api/v1/boards', { token: author, body: boardBody({ prefixCategory: 'ADVERTISEMENT' }) }));
   const free = await e2e.ok<number>('POST', '/api/v1/boards', { token: author, body: boardBody() });
+  const promotion = boardBody({ prefixCategory: 'ADVERTISEMENT', title: '운영자 홍보 글' });
+  const adminsOwn = await e2e.ok<number>('POST', '/api/v1/boards', { token: admin, body: promotion });
   const pin = (boardId: number, token = admin, fixed = true) => answer('PUT', `/api/v1/admin/boards/${boardId}/fixed`, { token, body: { fixed } });
 
   expect(await e2e.ok('PUT', `/api/v1/admin/boards/${promotions[0]}/fixed`, { token: admin, body: { fixed: true } })).toBe(promotions[0]);
@@ -151,6 +156,9 @@ test('admin: pinning promotion posts, at most 10', async () => {
   expect(await pin(987654)).toEqual({ status: 404, code: 'C0001' });
   for (const boardId of promotions.slice(1, 10)) expect(await pin(boardId)).toEqual({ status: 200, code: 'SUCCESS' });
   expect(await pin(promotions[10])).toEqual({ status: 400, code: 'B0001' });
+  // An administrator's promotion post written or edited pinned takes a slot too: none is left.
+  expect(await answer('POST', '/api/v1/boards', { token: admin, body: { ...promotion, fixed: true } })).toEqual({ status: 400, code: 'B0001' });
+  expect(await answer('PUT', `/api/v1/boards/${adminsOwn}`, { token: admin, body: { ...promotion, fixed: true } })).toEqual({ status: 400, code: 'B0001' });
   expect(await pin(promotions[0], admin, false)).toEqual({ status: 200, code: 'SUCCESS' });
 });
 

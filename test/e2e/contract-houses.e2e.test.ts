@@ -80,15 +80,17 @@ test('listings: create, read, list, edit, complete, delete and their errors', as
 
   await ok('GET', '/api/v1/houses?city=경상&size=4');
   await expectAnswer('GET', '/api/v1/houses?size=-1', undefined, 400, 'C0002');
-  await ok('GET', '/api/v1/houses/tmp-save', member);
+  await ok('GET', '/api/v1/houses/tmp-save?page=0&size=10', member);
   await ok('GET', '/api/v1/houses/agent?isCompleted=false', agent);
   await ok('GET', '/api/v1/houses/my?page=0&keyword=', agent);
   await ok('GET', `/api/v1/houses/user-scrap/${houseId}`, fan);
   await expectAnswer('GET', `/api/v1/houses/user-scrap/${houseId}`, undefined, 401, 'J0000');
+  await expectAnswer('GET', '/api/v1/houses/user-scrap/99999999', fan, 404, 'C0001');
 
   expect(await ok('PUT', `/api/v1/houses/${houseId}`, agent, listing({ title: '하회마을 고택 (수정)' }))).toBe(houseId);
   await expectAnswer('PUT', `/api/v1/houses/${houseId}`, member, 403, 'C0003', listing());
   await expectAnswer('PUT', '/api/v1/houses/99999999', agent, 404, 'C0001', listing());
+  await expectAnswer('PUT', `/api/v1/houses/${houseId}`, agent, 400, 'H0000', listing({ code: 'a'.repeat(10_001) }));
 
   expect(await ok('PUT', `/api/v1/houses/status/${houseId}`, agent)).toBe(houseId);
   await expectAnswer('PUT', `/api/v1/houses/status/${houseId}`, agent, 400, 'H0004');
@@ -118,7 +120,7 @@ test('scraps and reports', async () => {
 
 test('approval queue and back office', async () => {
   const waiting = (await ok('POST', '/api/v1/houses', member, listing({ title: '승인 기다리는 집' }))) as number;
-  await ok('GET', '/api/v1/houses/apply', admin);
+  await ok('GET', '/api/v1/houses/apply?page=0&size=10', admin);
   await expectAnswer('GET', '/api/v1/houses/apply', member, 403, 'J0006');
   expect(await ok('PUT', `/api/v1/houses/apply/${waiting}`, admin, { approve: true })).toBe(waiting);
   await expectAnswer('PUT', `/api/v1/houses/apply/${waiting}`, admin, 400, 'H0004', { approve: false, reason: '중복' });

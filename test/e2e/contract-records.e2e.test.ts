@@ -112,6 +112,7 @@ test('reviews: the review view, reviewee and reviewer lists, and review writes',
   await expectCode(api('PUT', `/api/v1/record_review/${rejectId}`, tokens.lead, { content: '남의 리뷰', status: 'mine' }), 403, 'C0003');
   await expectCode(api('PUT', '/api/v1/record_review/999999', tokens.peer, { content: '없음', status: 'approve' }), 404, 'C0001');
   await expectCode(api('DELETE', '/api/v1/record_review/999999', tokens.lead), 404, 'C0001');
+  await expectCode(api('DELETE', `/api/v1/record_review/${rejectId}`, tokens.lead), 403, 'C0003');
   expect((await api('DELETE', `/api/v1/record_review/${answerId}`, tokens.lead)).body).toEqual({ code: 'SUCCESS', message: '성공' });
   expect(await ok('PUT', `/api/v1/record_review/${rejectId}`, tokens.peer, { content: '좋습니다', status: 'approve' })).toBe(rejectId);
 

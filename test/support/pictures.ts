@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { bearer } from './index';
+import { bearer, eventually } from './index';
 import { sampleListing, startE2eSystem, type E2eSystem } from './e2e';
 import { apiContract } from './contract';
 
@@ -239,6 +239,20 @@ export function picturesSuite(label: string, store: PictureStoreUnderTest): void
     const missing = await e2e.api('GET', `/api/v1/houses/images/${'0'.repeat(32)}.webp`);
     expect({ status: missing.status, code: missing.body.code }).toEqual({ status: 404, code: 'C0001' });
     expect((await e2e.api('GET', `/api/v1/boards/images/${'0'.repeat(32)}.thumb.webp`)).status).toBe(404);
+  });
+
+  test("a suspended member's upload is refused in both services, once each has learnt of the suspension", async () => {
+    const suspendedId = 730_003;
+    await e2e.publishUser({ id: suspendedId, nick_name: '정지회원', status: 'SUSPENDED' });
+    const photo = await photoWithGps(50, 50);
+    for (const path of ['/api/v1/houses/images', '/api/v1/boards/images']) {
+      // The projection learns of the suspension from the snapshot event, a moment later; until then the upload succeeds.
+      const refusal = await eventually(async () => {
+        const res = await e2e.api('POST', path, { token: bearer({ userId: suspendedId }), form: pictureForm(photo) });
+        return res.status === 403 ? res : undefined;
+      }, 15_000);
+      expect({ path, code: refusal.body.code }).toEqual({ path, code: 'U0012' });
+    }
   });
 
   test('every pictures operation is covered', async () => {

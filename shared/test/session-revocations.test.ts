@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import {
@@ -13,6 +16,7 @@ import {
   signAccessToken,
   type RunningConsumer,
 } from '../src';
+import { startNatsServer } from '../../scripts/lib/nats';
 import { eventually, expectError, isolatedNames, testEnv } from '../../test/support';
 
 const logger = createLogger('revocations-test', 'silent');
@@ -75,5 +79,40 @@ describe('sessions.revoked over NATS', () => {
     const event = sessionsRevokedEvent(8, [sid], new Date());
     await publisher.publish(sessionsRevoked.subject, event, event.eventId);
     await eventually(() => revokedSessions.has(sid), 2_000);
+  });
+});
+
+describe("sessions.revoked through a NATS restart (a server of this test's own)", () => {
+  it('a process keeps following after the broker restarted: a revocation published then is refused within 2 s', async () => {
+    const storeDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-revocations-restart-'));
+    const nats = await startNatsServer({ storeDir: path.join(storeDir, 'nats') });
+    const own = { url: nats.uri, prefix: names.natsPrefix };
+    const ownPublisher = await EventBus.connect({ ...own, name: 'restart-publisher', logger });
+    const ownFollower = await EventBus.connect({ ...own, name: 'restart-follower', logger });
+    let followingOwn: RunningConsumer | undefined;
+    try {
+      followingOwn = await followSessionRevocations(ownFollower);
+      const before = sessionsRevokedEvent(9, [randomUUID()], new Date());
+      await ownPublisher.publish(sessionsRevoked.subject, before, before.eventId);
+      await eventually(() => revokedSessions.has(before.sessionIds[0]), 2_000);
+
+      // The broker forgets the follower's ephemeral consumer; the follower must make a new one.
+      await nats.stop();
+      await nats.restart();
+      const after = sessionsRevokedEvent(9, [randomUUID()], new Date());
+      await eventually(async () => {
+        await ownPublisher.publish(sessionsRevoked.subject, after, after.eventId);
+        return true;
+      }, 10_000);
+      const publishedAt = Date.now();
+      await eventually(async () => (await request(app).get('/me').set('Authorization', tokenOf(after.sessionIds[0]))).status === 401, 2_000, 20);
+      expect(Date.now() - publishedAt).toBeLessThan(2_000);
+    } finally {
+      await followingOwn?.stop();
+      await ownFollower.close();
+      await ownPublisher.close();
+      await nats.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { createServiceApp, ignoreAuthorizationOn, mountOperations, type RefusedStatus, type ServiceAppDeps, type SessionsRevokedV1 } from '@binzip/shared';
+import { createServiceApp, ignoreAuthorizationOn, mountOperations, type RefusedStatus, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { accountsContext, type Senders } from './domain/context';
 import { accountsModels } from './models';
@@ -15,8 +15,6 @@ export interface AppDeps extends ServiceAppDeps {
   defaultProfileImageUrl?: string;
   /** VERIFICATION_CODE_DIGITS (default 6). */
   codeDigits?: number;
-  /** Announces ended sessions to every process (`sessions.revoked` on NATS). */
-  publishRevocation?: (event: SessionsRevokedV1) => Promise<void>;
 }
 
 export function buildApp(deps: AppDeps): Express {

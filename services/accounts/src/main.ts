@@ -1,4 +1,4 @@
-import { runService, serviceContext, sessionsRevoked } from '@binzip/shared';
+import { runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
@@ -12,7 +12,7 @@ runService({
   name: 'accounts',
   readConfig,
   userProjection: false,
-  start: async ({ config, logger, connection, bus, eventsPending }) => {
+  start: async ({ config, logger, connection, eventsPending }) => {
     const models = accountsModels(connection);
     await initModels(models);
     const created = await bootstrapAdministrators(
@@ -32,8 +32,6 @@ runService({
       senders,
       defaultProfileImageUrl: config.DEFAULT_PROFILE_IMAGE_URL,
       codeDigits: config.VERIFICATION_CODE_DIGITS,
-      // Straight to NATS, not through an outbox: the revoking write spans many refresh tokens, not one document.
-      publishRevocation: (event) => bus.publish(sessionsRevoked.subjectOf(event), event, event.eventId),
       trustProxy: config.TRUST_PROXY,
       ceilings: config,
     });

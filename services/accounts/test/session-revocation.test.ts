@@ -1,5 +1,6 @@
+import { BEARER_PREFIX, sessionsRevoked, verifyAccessJwt } from '@binzip/shared';
 import request from 'supertest';
-import { expectError } from '../../../test/support';
+import { expectError, testEnv } from '../../../test/support';
 import { refreshCookieValue, signUp, signedIn, startAccountsHarness, type AccountsHarness } from './helpers';
 
 let h: AccountsHarness;
@@ -156,5 +157,34 @@ describe('a password change ends every other session of the member', () => {
       const next = raced.status === 200 ? { bearer: raced.body.data.access_token, refresh: refreshCookieValue(raced.headers['set-cookie']) } : other;
       expectError(await reissue(next.refresh, next.bearer), 401, 'J0004');
     }
+  });
+});
+
+describe('an ending of sessions is recorded before its refresh tokens are revoked', () => {
+  const sidOf = (bearer: string) => verifyAccessJwt(bearer.slice(BEARER_PREFIX.length), testEnv().publicKey).sessionId!;
+
+  it('logout stores one session_revocations document carrying its sessions.revoked for the outbox relay', async () => {
+    const session = await signedIn(h.app);
+    const sid = sidOf(session.bearer);
+    await request(h.app).post('/api/v1/users/logout').set('Authorization', session.bearer).expect(200);
+    const records = await h.models.sessionRevocations.find({ sessionIds: sid }).lean().exec();
+    expect(records).toHaveLength(1);
+    expect(records[0].pendingEvents).toEqual([
+      expect.objectContaining({ subject: sessionsRevoked.subject, data: expect.objectContaining({ v: 1, userId: records[0].userId, sessionIds: [sid] }) }),
+    ]);
+    expect(records[0].pendingEvents[0].id).toBe((records[0].pendingEvents[0].data as { eventId: string }).eventId);
+  });
+
+  it('a crash between the record and the refresh tokens: reissue refuses the session and finishes its revocation', async () => {
+    const first = await signedIn(h.app);
+    const current = await rotate(first);
+    const sid = sidOf(current.bearer);
+    const [token] = await h.models.refreshTokens.find({ familyId: sid }).lean().exec();
+    // What the interrupted request left: the record, and every refresh token of the session still live.
+    await h.models.sessionRevocations.create({ userId: token.userId, sessionIds: [sid], createdAt: new Date(), pendingEvents: [] });
+    expectError(await reissue(current.refresh, current.bearer), 401, 'J0004');
+    const family = await h.models.refreshTokens.find({ familyId: sid }).lean().exec();
+    expect(family.length).toBe(2);
+    for (const row of family) expect(row.revokedAt).toBeInstanceOf(Date);
   });
 });

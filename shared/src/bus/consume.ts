@@ -102,6 +102,11 @@ export async function startConsumer<E extends EventDefinition>(bus: EventBus, co
  * every process sees every message, including those published before it started; it follows reconnects.
  * For state each process keeps in memory (revoked sessions), not for work done once per service. A payload
  * the schema refuses is logged and skipped.
+ *
+ * The consumer reads the whole stream and skips what is older than `since`: one created with a start time
+ * (`opt_start_time`) is never recreated once the broker has lost it (a NATS restart), because the client keeps
+ * the start time beside the start sequence it resumes from and the server refuses the pair; the process would
+ * then hear of nothing more until it restarts. The streams it is used on are short-lived (SESSIONS: 2 hours).
  */
 export async function followEvent<E extends EventDefinition>(
   bus: EventBus,
@@ -110,14 +115,15 @@ export async function followEvent<E extends EventDefinition>(
   handle: (data: EventData<E>) => void,
 ): Promise<RunningConsumer> {
   await bus.ensureStream(event.stream);
+  const sinceNanos = BigInt(since.getTime()) * BigInt(1_000_000);
   const ordered = await bus.jetstream.consumers.get(bus.streamName(event.stream), {
     filter_subjects: bus.subject(event.filter),
-    deliver_policy: DeliverPolicy.StartTime,
-    opt_start_time: since.toISOString(),
+    deliver_policy: DeliverPolicy.All,
   });
   const messages = await ordered.consume();
   const done = (async () => {
     for await (const msg of messages) {
+      if (msg.info.timestampNanos < sinceNanos) continue;
       try {
         const parsed = event.schema.safeParse(msg.json());
         if (!parsed.success) {

@@ -1,4 +1,4 @@
-import { revokedSessions, sessionsRevokedEvent, serviceContext, type Logger, type ServiceContext, type SessionsRevokedV1 } from '@binzip/shared';
+import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared';
 import type { AccountsModels } from '../models';
 import { PasswordHasher } from './passwords';
 import type { MailSender, SmsSender } from './senders';
@@ -31,8 +31,6 @@ export interface AccountsContext extends ServiceContext<AccountsModels> {
   defaultProfileImageUrl: string;
   /** Digits of a verification code (VERIFICATION_CODE_DIGITS). */
   codeDigits: number;
-  /** Refuses the sessions' access tokens in this process at once and tells every other process (`sessions.revoked`). */
-  announceRevokedSessions(userId: number, sessionIds: readonly string[]): Promise<void>;
 }
 
 /** What an accounts context is built from; the optional parts have production defaults. */
@@ -47,8 +45,6 @@ export interface AccountsContextDeps {
   senders: Senders;
   defaultProfileImageUrl?: string;
   codeDigits?: number;
-  /** Publishes a revocation on NATS (main: the bus); absent, only this process learns of it. */
-  publishRevocation?: (event: SessionsRevokedV1) => Promise<void>;
 }
 
 export function accountsContext(models: AccountsModels, deps: AccountsContextDeps): AccountsContext {
@@ -59,15 +55,5 @@ export function accountsContext(models: AccountsModels, deps: AccountsContextDep
     senders: deps.senders,
     defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,
     codeDigits: deps.codeDigits ?? DEFAULT_CODE_DIGITS,
-    announceRevokedSessions: async (userId, sessionIds) => {
-      revokedSessions.add(sessionIds);
-      if (!deps.publishRevocation) return;
-      const event = sessionsRevokedEvent(userId, sessionIds, deps.now?.() ?? new Date());
-      // The refresh tokens are revoked already; a broker outage only leaves other processes accepting the
-      // access tokens until they expire (as before revocations were announced), so the request still succeeds.
-      await deps.publishRevocation(event).catch((err: unknown) => {
-        deps.logger.error('session revocation not announced', { userId, sessions: sessionIds.length, error: (err as Error).message });
-      });
-    },
   };
 }

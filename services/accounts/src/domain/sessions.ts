@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { AppError, BEARER_PREFIX, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
-import type { UserDoc } from '../models';
+import { AppError, BEARER_PREFIX, revokedSessions, sessionsRevoked, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
+import { REFRESH_TTL_SECONDS, type UserDoc } from '../models';
 import type { AccountsContext } from './context';
 import { judgePassword } from './password-attempts';
 import { findUser } from './user-lookup';
 
-export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
+export { REFRESH_TTL_SECONDS };
 
 /** What sign-in and reissue answer; the refresh token goes out as a cookie. */
 export interface AccessTokenAnswer {
@@ -61,20 +61,37 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   return issue(ctx, user, randomUUID());
 }
 
-type SessionsContext = Pick<AccountsContext, 'models' | 'now' | 'announceRevokedSessions'>;
+type SessionsContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending'>;
 
 /**
- * Ends sessions of a user: their refresh tokens are revoked (reissue: 401) and their ids announced, so every
- * process refuses their access tokens within the broker's delivery time instead of up to 30 minutes later.
+ * Records the ending of sessions as one document carrying its `sessions.revoked` (the outbox): the relay
+ * publishes it whenever NATS is there, so every process refuses their access tokens within the broker's delivery
+ * time, or as soon as the broker is back after an outage. This process refuses them at once.
+ */
+async function recordRevocation(ctx: SessionsContext, userId: number, sessionIds: readonly string[]): Promise<void> {
+  const now = ctx.now();
+  const event = sessionsRevoked.outbox({ userId, sessionIds: [...sessionIds], occurredAt: now.toISOString() });
+  await ctx.models.sessionRevocations.create({ userId, sessionIds, createdAt: now, pendingEvents: [event] });
+  revokedSessions.add(sessionIds);
+  ctx.eventsPending();
+}
+
+/**
+ * Ends sessions of a user: their ids are recorded for every process (above), then their refresh tokens are
+ * revoked (reissue: 401). The record goes first because it is the part nothing else could make up for: after a
+ * crash (or a failed write) between the two, the request has failed, the refresh tokens are still marked live,
+ * but reissue reads the record and refuses them (and completes their revocation), and every process refuses
+ * the sessions' access tokens. The other order would leave, after the same crash, revoked refresh tokens whose
+ * access tokens no other process ever hears of (valid up to 30 minutes): the loss this record exists to prevent.
  */
 export async function endSessions(ctx: SessionsContext, userId: number, which: { familyId?: string | { $ne: string } } = {}): Promise<void> {
   const live = { userId, revokedAt: null, ...which };
   const families = await ctx.models.refreshTokens.distinct('familyId', live).exec();
-  await ctx.models.refreshTokens.updateMany(live, { $set: { revokedAt: ctx.now() } }).exec();
   // A family already revoked was announced when it was; one revoked meanwhile by a racing request is announced
-  // again, which is harmless.
+  // again, which is harmless (the followers add the same ids again).
   const ended = typeof which.familyId === 'string' && !families.includes(which.familyId) ? [...families, which.familyId] : families;
-  if (ended.length > 0) await ctx.announceRevokedSessions(userId, ended);
+  if (ended.length > 0) await recordRevocation(ctx, userId, ended);
+  await ctx.models.refreshTokens.updateMany(live, { $set: { revokedAt: ctx.now() } }).exec();
 }
 
 const revokeFamily = (ctx: SessionsContext, userId: number, familyId: string): Promise<void> => endSessions(ctx, userId, { familyId });
@@ -99,6 +116,11 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   const tokens = ctx.models.refreshTokens;
   const stored = await tokens.findById(hashToken(refreshToken)).lean().exec();
   if (!stored || stored.revokedAt) throw new AppError('J0004');
+  if (await ctx.models.sessionRevocations.exists({ sessionIds: stored.familyId }).exec()) {
+    // Recorded as ended by a request that stopped before it revoked the refresh tokens: finish its work.
+    await tokens.updateMany({ familyId: stored.familyId, revokedAt: null }, { $set: { revokedAt: ctx.now() } }).exec();
+    throw new AppError('J0004');
+  }
   const now = ctx.now();
   if (stored.rotatedAt && !rotatedWithinRace(stored.rotatedAt, now)) {
     await revokeFamily(ctx, stored.userId, stored.familyId);

@@ -1,10 +1,16 @@
-import { consume, houseReportCreated, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
+import { consume, houseReportCreated, sessionsRevoked, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
 import type { AccountsContext } from '../domain/context';
 import { applyHouseReport } from '../domain/house-reports';
 import type { AccountsModels } from '../models';
 
-/** What accounts publishes: every change of a user's snapshot fields carries its `accounts.user.<id>`. */
-export const accountsOutbox = (models: AccountsModels): OutboxDeclaration => ({ events: [userSnapshots], models: [models.users] });
+/**
+ * What accounts publishes: every change of a user's snapshot fields carries its `accounts.user.<id>`, every
+ * ending of sessions its `sessions.revoked` (one `session_revocations` document each).
+ */
+export const accountsOutbox = (models: AccountsModels): OutboxDeclaration => ({
+  events: [userSnapshots, sessionsRevoked],
+  models: [models.users, models.sessionRevocations],
+});
 
 /** Every event accounts consumes; main.ts hands them to runService, tests start the same list. */
 export const accountsConsumers = (ctx: Pick<AccountsContext, 'models'>) => [

@@ -5,6 +5,9 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * A refresh token as the server knows it: only the sha256 of the opaque value. Tokens of one sign-in share a
  * family; rotation marks the old one, and presenting a marked one again revokes the whole family.
  */
+/** How long a refresh token (and so a session without activity) lives. */
+export const REFRESH_TTL_SECONDS = 7 * 24 * 60 * 60;
+
 export interface RefreshTokenDoc {
   _id: string;
   userId: number;

@@ -166,6 +166,22 @@ test('completing a withdrawal erases the identity, frees it, and every service s
   expect(requests.content).toContainEqual(expect.objectContaining({ userId: leaver.id, reasons: ['재가입'], content: '감사했습니다' }));
   expect(await ok('PUT', `/api/v1/admin/withdrawals/${leaver.id}`, admin)).toBe(leaver.id);
 
+  // Within 2 s, as for a suspension, the leaver's access token writes nowhere: every service answers 401 J0004.
+  const writes: Array<[string, string, unknown]> = [
+    ['POST', '/api/v1/boards', board('남은 토큰의 글')],
+    ['POST', '/api/v1/comments', { boardId: target.boardId, content: '남은 토큰의 댓글' }],
+    ['POST', '/api/v1/houses', listing('남은 토큰의 매물')],
+    ['POST', '/api/v1/record_comment', { record_id: target.recordId, content: '남은 토큰의 기록 댓글' }],
+    ['PUT', '/api/v1/notifications/1', undefined],
+    ['PUT', '/api/v1/users/update/nick-name', { nick_name: '되살아난닉' }],
+  ];
+  const refusedEverywhere = async () => {
+    const answers = await Promise.all(writes.map(async ([method, path, body]) => (await call(method, path, leaver.token, body)).body.code));
+    return answers.every((code) => code === 'J0004') ? answers : false;
+  };
+  await eventually(refusedEverywhere, 2_000, 100);
+  expect(await refusedEverywhere()).toEqual(writes.map(() => 'J0004'));
+
   const GONE = '탈퇴한 사용자';
   await eventually(async () => (await ok<Loose>('GET', `/api/v1/boards/${boardId}`)).nickName === GONE, 15_000);
   const adminBoard = await ok<Loose>('GET', `/api/v1/boards/${target.boardId}`);

@@ -85,8 +85,9 @@ export const houseReportCreated = defineEvent({
 export type HouseReportCreatedV1 = EventData<typeof houseReportCreated>;
 
 /**
- * `sessions.revoked`: accounts ended these sign-ins (logout, password change, suspension, withdrawal, a stolen
- * refresh token). Every process refuses their access tokens from then on, instead of letting them run out.
+ * `sessions.revoked`: accounts ended these sign-ins (logout, password change, withdrawal, a stolen refresh token;
+ * a suspension revokes refresh tokens without announcing, so writes keep answering U0012). Every process refuses
+ * their access tokens from then on, instead of letting them run out.
  */
 export const sessionsRevoked = defineEvent({
   subject: 'sessions.revoked',

@@ -1,4 +1,4 @@
-import { AppError, isDuplicateKeyError } from '@binzip/shared';
+import { isDuplicateKeyError, TooManyRequestsError } from '@binzip/shared';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
 
@@ -10,12 +10,8 @@ export const SIGN_IN_LOCK_MS = 15 * 60_000;
  */
 export const STALE_RESERVATION_MS = 60_000;
 
-/** 429 C0004 for a locked account; the route turns `retryAfterSeconds` into the `Retry-After` header. */
-export class SignInLockedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('C0004');
-  }
-}
+/** 429 C0004 for a locked account; the error handler turns `retryAfterSeconds` into the `Retry-After` header. */
+export class SignInLockedError extends TooManyRequestsError {}
 
 type Throttles = AccountsContext['models']['signInThrottles'];
 

@@ -1,7 +1,5 @@
 import { operationsOf, type ErrorCode } from '@binzip/shared';
-import type { Response } from 'express';
 import type { AccountsContext } from '../domain/context';
-import { SignInLockedError } from '../domain/password-attempts';
 import { checkPassword, myProfile, updateEmail, updateNickName, updatePassword, updatePhone, updateProfile } from '../domain/profile';
 import { logout, reissue, signIn } from '../domain/sessions';
 import { signUpUser } from '../domain/sign-up';
@@ -39,14 +37,6 @@ export const SIGN_UP_ERRORS: ErrorCode[] = ['U0007', 'U0005', 'U0000', 'U0010', 
  */
 const MEMBER_WRITE: ErrorCode[] = ['C0001', 'C0004'];
 
-/** Runs a use-case that judges a password; a lock's remaining time goes out as `Retry-After`. */
-async function withRetryAfter<T>(res: Response, run: Promise<T>): Promise<T> {
-  return run.catch((err: unknown) => {
-    if (err instanceof SignInLockedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-    throw err;
-  });
-}
-
 /** /api/v1/users: sign-up, sessions, verification codes, the caller's profile and its changes. */
 export const userOperations = [
   operation({
@@ -79,7 +69,7 @@ export const userOperations = [
     errors: ['U0001', 'U0002', 'U0012', 'C0004'],
     successHeaders: SETS_REFRESH_COOKIE,
     handle: async (ctx, { body, res }) => {
-      const session = await withRetryAfter(res, signIn(ctx, body));
+      const session = await signIn(ctx, body);
       setRefreshCookie(res, session.refreshToken);
       return { access_token: session.accessToken };
     },
@@ -202,7 +192,7 @@ export const userOperations = [
     body: passwordCheckBody,
     data: checkResultSchema,
     errors: ['C0001', 'C0004'],
-    handle: (ctx, { caller, body, res }) => withRetryAfter(res, checkPassword(ctx, caller, body)),
+    handle: (ctx, { caller, body }) => checkPassword(ctx, caller, body),
   }),
   operation({
     method: 'get',
@@ -226,8 +216,8 @@ export const userOperations = [
     access: 'user',
     body: profileUpdateBody,
     errors: ['U0002', 'U0005', 'U0006', 'U0000', 'U0011', ...MEMBER_WRITE],
-    handle: async (ctx, { caller, body, req, res }) => {
-      await withRetryAfter(res, updateProfile(ctx, caller, { ...body, refreshToken: readRefreshCookie(req) }));
+    handle: async (ctx, { caller, body, req }) => {
+      await updateProfile(ctx, caller, { ...body, refreshToken: readRefreshCookie(req) });
     },
   }),
   operation({

@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDevKeyPair, signAccessToken } from '../shared/src';
-import { freePort } from './lib/nats';
+import { freePort } from './lib/server-process';
 import { REPO_ROOT, serviceEntry } from './lib/system';
 
 function arg(name: string, fallback: string): string {

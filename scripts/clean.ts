@@ -12,7 +12,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLogger, EventBus } from '../shared/src';
-import { portOpen } from './lib/nats';
+import { portOpen } from './lib/server-process';
 import { devDataDir, devNatsPrefix } from './lib/system';
 
 const log = (line: string) => console.log(`[clean] ${line}`);

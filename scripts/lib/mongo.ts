@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildToolJar, javaTool, launchJavaTool } from './java-tool';
-import { pickFreePort, track, waitForPort } from './server-process';
+import { freePort, track, waitForPort } from './server-process';
 
 export interface RunningStore {
   uri: string;
@@ -144,7 +144,7 @@ async function startDevMongo(opts: StartMongoOptions & { host: string; port: num
 
 async function startMongod(bin: string, opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void }): Promise<RunningStore> {
   const { log, host } = opts;
-  const port = opts.port || (await pickFreePort(host));
+  const port = opts.port || (await freePort(host));
   let dbPath: string;
   let tempDir: string | null = null;
   if (opts.persistent) {

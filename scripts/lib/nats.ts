@@ -1,42 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { RunningStore } from './mongo';
-
-export function portOpen(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-export async function waitForPort(host: string, port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${port}`);
-    if (await portOpen(host, port, 500)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listened on ${host}:${port} within ${timeoutMs} ms`);
-}
+import { freePort, portOpen, waitForPort } from './server-process';
 
 /**
  * Starts the machine's `nats-server` with JetStream on loopback (tests that stop and restart NATS use this).
@@ -69,7 +35,16 @@ export async function startNatsServer(options: {
     const failed = new Promise<never>((_resolve, reject) =>
       launched.once('error', (err) => reject(new Error(`could not start nats-server (install the Debian package nats-server): ${err.message}`))),
     );
-    await Promise.race([waitForPort(host, port, 15_000, launched), failed]);
+    await Promise.race([
+      waitForPort(
+        host,
+        port,
+        15_000,
+        () => launched.exitCode !== null,
+        () => '',
+      ),
+      failed,
+    ]);
   };
   const stop = async () => {
     const running = child;

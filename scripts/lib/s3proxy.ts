@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { javaTool, launchJavaTool } from './java-tool';
-import { pickFreePort, waitForPort } from './server-process';
+import { freePort, waitForPort } from './server-process';
 
 export interface RunningS3 {
   /** `http://127.0.0.1:<port>`, for `MEDIA_S3_ENDPOINT`. */
@@ -22,7 +22,7 @@ const READY_TIMEOUT_MS = 90_000;
 export async function startS3Proxy(opts: { log?: (line: string) => void } = {}): Promise<RunningS3> {
   const log = opts.log ?? (() => undefined);
   const host = '127.0.0.1';
-  const port = await pickFreePort(host);
+  const port = await freePort(host);
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'binzip-s3proxy-'));
   const credentials = { accessKeyId: 'binzip-test', secretAccessKey: 'binzip-test-secret' };
   const properties = path.join(dir, 's3proxy.conf');

@@ -110,7 +110,22 @@ export function track(child: ChildProcess, log: (line: string) => void, label = 
   };
 }
 
-export function pickFreePort(host: string): Promise<number> {
+/** Whether something accepts TCP connections on `host:port` now. */
+export function portOpen(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -129,16 +144,7 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
     if (hasExited()) {
       throw new Error(`the server exited before accepting connections on ${host}:${port}.\noutput:\n${stderrTail()}`);
     }
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = net.connect({ host, port });
-      const done = (v: boolean): void => {
-        sock.destroy();
-        resolve(v);
-      };
-      sock.once('connect', () => done(true));
-      sock.once('error', () => done(false));
-      sock.setTimeout(1000, () => done(false));
-    });
+    const ok = await portOpen(host, port);
     if (ok) return;
     if (Date.now() > deadline) {
       throw new Error(`the server did not accept connections on ${host}:${port} within ${timeoutMs / 1000} s.\noutput:\n${stderrTail()}`);

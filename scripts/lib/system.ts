@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from './nats';
+import { freePort } from './server-process';
 
 /**
  * Starts the built services as real child processes (`node services/<name>/dist/main.js`) and the gateway

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMongo } from '../../scripts/lib/mongo';
-import { freePort, startNatsServer } from '../../scripts/lib/nats';
+import { startNatsServer } from '../../scripts/lib/nats';
+import { freePort } from '../../scripts/lib/server-process';
 import { isolatedNames, testEnv } from '../../test/support';
 
 /**

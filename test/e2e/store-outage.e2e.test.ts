@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMongo, type RunningStore } from '../../scripts/lib/mongo';
-import { freePort } from '../../scripts/lib/nats';
+import { freePort } from '../../scripts/lib/server-process';
 import { SERVICES, type ProcessHandle } from '../../scripts/lib/system';
 import { bearer, eventually } from '../support';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';

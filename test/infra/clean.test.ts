@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLogger, EventBus } from '@binzip/shared';
-import { freePort } from '../../scripts/lib/nats';
+import { freePort } from '../../scripts/lib/server-process';
 import { REPO_ROOT } from '../../scripts/lib/system';
 import { isolatedNames, testEnv } from '../support';
 

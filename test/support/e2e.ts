@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
-import { portOpen } from '../../scripts/lib/nats';
+import { portOpen } from '../../scripts/lib/server-process';
 import { SERVICES, startSystem, type RunningSystem, type ServiceName, type SystemOptions } from '../../scripts/lib/system';
 import { recordAnswer, recordingDir } from './api-examples';
 import { apiContract, type ApiContract } from './contract';

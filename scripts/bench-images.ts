@@ -4,31 +4,10 @@
  * houses process's memory (RSS sampled every 500 ms: peak and at the end). The photos are noise JPEGs of about
  * 3 MB, one per client (so later uploads of one client are stored once and only decoded).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import sharp from 'sharp';
-import { EventBus, connectMongo, createLogger, generateDevKeyPair, signAccessToken } from '../shared/src';
-import { onceOrInterrupted } from './lib/cleanup';
-import { startMongo } from './lib/mongo';
-import { ensureNats } from './lib/nats';
-import { startSystem, type RunningSystem } from './lib/system';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-function rssMiB(pid: number): number {
-  return Math.round(
-    Number(
-      execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
-        .toString()
-        .trim(),
-    ) / 1024,
-  );
-}
+import { signAccessToken } from '../shared/src';
+import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
+import { startSystem } from './lib/system';
 
 /** A photo-like JPEG of about 3 MB: smooth rows with noise (what a phone's detail costs a JPEG). */
 async function photo(seed: number): Promise<Buffer> {
@@ -50,28 +29,12 @@ async function photo(seed: number): Promise<Buffer> {
 async function main(): Promise<void> {
   const clients = arg('clients', 8);
   const seconds = arg('seconds', 30);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-bench-images-'));
-  const mongo = await startMongo({ persistent: false, dataDir });
-  const nats = await ensureNats({ dataDir });
-  const keys = generateDevKeyPair();
-  const dbPrefix = `benchimg${Date.now().toString(36)}_`;
-  const natsPrefix = dbPrefix.replace(/_/g, '');
-  let system: RunningSystem | undefined;
-  const cleanUp = onceOrInterrupted(async () => {
-    await system?.stop();
-    const bus = await EventBus.connect({ url: nats.uri, prefix: natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
-    await bus.deleteStreams();
-    await bus.close();
-    const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
-    await connection.dropDatabase();
-    await connection.close();
-    await nats.stop();
-    await mongo.stop();
-  });
+  const stores = await startBenchStores('benchimg', ['houses']);
+  const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
   try {
     const photos = await Promise.all(Array.from({ length: clients }, (_, i) => photo(i + 1)));
     const average = photos.reduce((sum, p) => sum + p.length, 0) / photos.length / 1_048_576;
-    system = await startSystem({
+    const running = await startSystem({
       mongoUri: mongo.uri,
       natsUrl: nats.uri,
       publicKey: keys.publicKey,
@@ -81,7 +44,7 @@ async function main(): Promise<void> {
       natsPrefix,
       env: { LOG_LEVEL: 'error', CEILING_PICTURE_UPLOADS: '0', CEILING_MEMBER_WRITES: '0' },
     });
-    const running = system;
+    stores.stopSystem = () => running.stop();
     const pid = running.services.houses?.[0]?.child.pid ?? 0;
     const idle = rssMiB(pid);
     let peak = idle;
@@ -113,7 +76,7 @@ async function main(): Promise<void> {
         `latency p50 ${at(0.5)} ms p99 ${at(0.99)} ms; houses RSS idle ${idle} MiB, peak ${peak} MiB, end ${rssMiB(pid)} MiB`,
     );
   } finally {
-    await cleanUp();
+    await stores.cleanUp();
   }
 }
 

@@ -8,27 +8,11 @@
  * Uses MONGODB_URI / NATS_URL when set, else starts throw-away stores. On a 2-core machine the load
  * generator, gateway and instances share the cores, so compare the rows rather than read them as capacity.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
-import { startMongo } from './lib/mongo';
-import { ensureNats } from './lib/nats';
-import { onceOrInterrupted } from './lib/cleanup';
+import { connectMongo } from '../shared/src';
+import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-function rssMiB(pids: number[]): number {
-  const out = execFileSync('ps', ['-o', 'rss=', '-p', pids.join(',')]).toString();
-  return Math.round(out.split('\n').reduce((sum, line) => sum + (Number(line.trim()) || 0), 0) / 1024);
-}
 
 async function measure(system: RunningSystem, instances: number, seconds: number, connections: number): Promise<void> {
   const paths = ['/api/v1/houses', `/api/v1/houses?city=${encodeURIComponent('수도권')}&size=8`, '/api/v1/houses?rentalType=JEONSE&dealState=ONGOING'];
@@ -45,28 +29,14 @@ async function main(): Promise<void> {
   const count = arg('count', 2_000);
   const seconds = arg('seconds', 8);
   const connections = arg('connections', 16);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-bench-'));
-  const mongo = await startMongo({ persistent: false, dataDir });
-  const nats = await ensureNats({ dataDir });
-  const keys = generateDevKeyPair();
-  const dbPrefix = `bench${Date.now().toString(36)}_`;
-  const natsPrefix = dbPrefix.replace(/_/g, '');
-
-  const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
-  let system: RunningSystem | undefined;
   // The bench's streams and database go away however it ends: done, failed, or interrupted (Ctrl-C).
-  const cleanUp = onceOrInterrupted(async () => {
-    await system?.stop();
-    const bus = await EventBus.connect({ url: nats.uri, prefix: natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
-    await bus.deleteStreams();
-    await bus.close();
-    await connection.dropDatabase();
-    await connection.close();
-    await nats.stop();
-    await mongo.stop();
-  });
+  const stores = await startBenchStores('bench', ['houses']);
+  const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
+  let system: RunningSystem | undefined;
+  stores.stopSystem = async () => system?.stop();
   try {
-    const seeded = await seedHouses(connection, { count });
+    const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
+    const seeded = await seedHouses(connection, { count }).finally(() => connection.close());
     console.log(`seeded ${seeded.inserted} listings; ${seconds} s per run, ${connections} connections`);
     for (const instances of [1, 2]) {
       system = await startSystem({
@@ -85,7 +55,7 @@ async function main(): Promise<void> {
       system = undefined;
     }
   } finally {
-    await cleanUp();
+    await stores.cleanUp();
   }
 }
 

@@ -1,0 +1,66 @@
+/**
+ * What the benchmarks that run the built system share: numeric flags, a process's memory, and throw-away stores
+ * (a MongoDB-protocol server and NATS) under one database and stream prefix that are forgotten however the run
+ * ends (done, failed or Ctrl-C).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../../shared/src';
+import { onceOrInterrupted } from './cleanup';
+import { startMongo, type RunningStore } from './mongo';
+import { ensureNats } from './nats';
+
+/** `--name <number>` from the command line, or `fallback`. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Resident memory of the processes, summed, in MiB (`ps`). */
+export function rssMiB(pids: number | readonly number[]): number {
+  const out = execFileSync('ps', ['-o', 'rss=', '-p', [pids].flat().join(',')]).toString();
+  return Math.round(out.split('\n').reduce((sum, line) => sum + (Number(line.trim()) || 0), 0) / 1024);
+}
+
+export interface BenchStores {
+  mongo: RunningStore;
+  nats: RunningStore;
+  keys: { publicKey: string; privateKey: string };
+  /** Database name prefix and NATS subject prefix of this run (pass both to `startSystem`). */
+  dbPrefix: string;
+  natsPrefix: string;
+  /** Set once the system runs, so the clean-up stops it first. */
+  stopSystem?: () => Promise<void>;
+  /** Stops the system, deletes the run's streams and the named services' databases, stops the stores. Once. */
+  cleanUp: () => Promise<void>;
+}
+
+export async function startBenchStores(label: string, databases: readonly string[]): Promise<BenchStores> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `binzip-${label}-`));
+  const mongo = await startMongo({ persistent: false, dataDir });
+  const nats = await ensureNats({ dataDir });
+  const dbPrefix = `${label}${Date.now().toString(36)}_`;
+  const stores: BenchStores = {
+    mongo,
+    nats,
+    keys: generateDevKeyPair(),
+    dbPrefix,
+    natsPrefix: dbPrefix.replace(/_/g, ''),
+    cleanUp: onceOrInterrupted(async () => {
+      await stores.stopSystem?.();
+      const bus = await EventBus.connect({ url: nats.uri, prefix: stores.natsPrefix, name: 'bench-cleanup', logger: createLogger('bench', 'silent') });
+      await bus.deleteStreams();
+      await bus.close();
+      for (const database of databases) {
+        const connection = await connectMongo(mongo.uri, `${dbPrefix}${database}`);
+        await connection.dropDatabase();
+        await connection.close();
+      }
+      await nats.stop();
+      await mongo.stop();
+    }),
+  };
+  return stores;
+}

@@ -120,8 +120,18 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
     if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
     if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
     if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
+    // The service's field names with the operation's own on top, merged once per app rather than per request.
+    let merged: { service?: FieldLabels; labels: FieldLabels } | undefined;
+    const labelsFor = (req: Request): FieldLabels => {
+      const service = (req.app.locals as Record<string, FieldLabels | undefined>)[FIELD_LABELS_KEY];
+      if (!operation.labels) return service ?? {};
+      if (merged && merged.service === service) return merged.labels;
+      const labels = { ...service, ...operation.labels };
+      merged = { service, labels };
+      return labels;
+    };
     const handler: RequestHandler = async (req, res) => {
-      const labels = { ...(req.app.locals as Record<string, FieldLabels | undefined>)[FIELD_LABELS_KEY], ...operation.labels };
+      const labels = labelsFor(req);
       const call = {
         caller: req.auth,
         params: operation.params ? parseWith(operation.params, req.params ?? {}, labels) : undefined,

@@ -6,12 +6,14 @@
  *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
  *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
  *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
+ *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value]
  *
  * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
  * this one, on the same store and broker, seeds it the same way and measures both in alternating rounds: each
  * figure is the median of its rounds and is also printed as a ratio to the baseline's. The load generator is
  * its own process (scripts/lib/site-load.ts). Starts its own store and broker unless MONGODB_URI / NATS_URL are
- * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request.
+ * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
+ * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -42,6 +44,17 @@ const BASELINE = process.argv.includes('--baseline') ? path.resolve(option('base
 const LOG_LEVEL = option('log-level', 'info');
 /** Node flags of every measured process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
 const NODE_ARGS = ['--max-semi-space-size=16', ...option('node-args', '').split(' ').filter(Boolean)];
+/** Extra settings of every process, `KEY=value,KEY=value`. */
+const EXTRA_ENV: Record<string, string> = Object.fromEntries(
+  option('env', '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--env wants KEY=value pairs, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+);
 const MEMBERS = 30;
 const POSTS = 300;
 
@@ -353,6 +366,22 @@ interface Measured {
   cpuPerRequest: Record<string, number>;
   /** Share of one core the processes used together, in per cent. */
   cpuPercent: number;
+  /** Accounts' password checks during the run, by how they were answered (builds that count them). */
+  passwordChecks?: PasswordChecks;
+}
+
+type PasswordChecks = Record<'memory' | 'bcrypt', number>;
+
+/** Accounts' `binzip_password_checks_total` so far, or undefined for a build without it. */
+async function passwordChecksOf(target: Target): Promise<PasswordChecks | undefined> {
+  const accounts = target.system.services.accounts?.[0];
+  if (!accounts) return undefined;
+  const text = await fetch(`${accounts.url}/metrics`)
+    .then((res) => (res.ok ? res.text() : ''))
+    .catch(() => '');
+  const read = (by: string) => new RegExp(`^binzip_password_checks_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)?.[1];
+  if (!text.includes('binzip_password_checks_total')) return undefined;
+  return { memory: Number(read('memory') ?? 0), bcrypt: Number(read('bcrypt') ?? 0) };
 }
 
 async function measure(
@@ -363,9 +392,13 @@ async function measure(
 ): Promise<Measured> {
   const processes = processesOf(target, shared);
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
+  const checksBefore = await passwordChecksOf(target);
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const after = sample();
+  const checksAfter = await passwordChecksOf(target);
+  const passwordChecks =
+    checksBefore && checksAfter ? { memory: checksAfter.memory - checksBefore.memory, bcrypt: checksAfter.bcrypt - checksBefore.bcrypt } : undefined;
   const cpuPerRequest: Record<string, number> = {};
   let total = 0;
   for (const name of Object.keys(processes)) {
@@ -374,7 +407,7 @@ async function measure(
     cpuPerRequest[name] = spent / Math.max(1, load.count);
   }
   cpuPerRequest.total = total / Math.max(1, load.count);
-  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100 };
+  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100, passwordChecks };
 }
 
 const median = (values: number[]): number => {
@@ -500,6 +533,7 @@ async function main(): Promise<void> {
           CEILING_CODE_SENDS_PER_ADDRESS: '0',
           // The per-member write ceiling too: 30 members write the whole mix.
           CEILING_MEMBER_WRITES: '0',
+          ...EXTRA_ENV,
         },
       });
       targets.push({ label: build.label, system, outboxDir, fixture: { members: [], boardIds: [], houseIds: [] } });
@@ -538,6 +572,12 @@ async function main(): Promise<void> {
         if (scenario.mix === 'signIn') {
           const perSecond = median((runs.this ?? []).map((m) => m.load.perSecond));
           console.log(`sign-ins per second per core: ${fmt(perSecond / os.availableParallelism())} (${os.availableParallelism()} cores, bcrypt cost 10)`);
+        }
+        for (const [label, measured] of Object.entries(runs)) {
+          const checks = measured.map((m) => m.passwordChecks).filter((c): c is PasswordChecks => c !== undefined);
+          const memory = checks.reduce((sum, c) => sum + c.memory, 0);
+          const bcrypt = checks.reduce((sum, c) => sum + c.bcrypt, 0);
+          if (memory + bcrypt > 0) console.log(`password checks (${label}): ${bcrypt} by bcrypt, ${memory} from the memory of verified passwords`);
         }
       }
     }

@@ -12,6 +12,8 @@ export interface AppDeps extends ServiceAppDeps {
   senders: Senders;
   bcryptCost?: number;
   passwordHashConcurrency?: number;
+  /** PASSWORD_CHECK_MEMORY_SECONDS (default 600; 0: bcrypt on every sign-in). */
+  passwordCheckMemorySeconds?: number;
   defaultProfileImageUrl?: string;
   /** VERIFICATION_CODE_DIGITS (default 6). */
   codeDigits?: number;

@@ -1,7 +1,7 @@
 import { blankToUndefined, loadConfig, serviceConfigShape, signingKeyId, verificationKeys } from '@binzip/shared';
 import { z } from 'zod';
 import { DEFAULT_BCRYPT_COST, DEFAULT_PROFILE_IMAGE_URL } from './domain/context';
-import { defaultPasswordHashConcurrency } from './domain/passwords';
+import { DEFAULT_PASSWORD_CHECK_MEMORY_SECONDS, defaultPasswordHashConcurrency } from './domain/passwords';
 import { DEFAULT_CODE_DIGITS, MAX_CODE_DIGITS, MIN_CODE_DIGITS } from './domain/verification';
 import { DEFAULT_SEND_DEADLINE_MS, DEFAULT_SMTP_TIMEOUTS, DEFAULT_TWILIO_TIMEOUT_MS } from './domain/senders';
 
@@ -50,6 +50,7 @@ export const configSchema = z
     JWT_PRIVATE_KEY: z.string().min(1),
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(DEFAULT_BCRYPT_COST),
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(defaultPasswordHashConcurrency),
+    PASSWORD_CHECK_MEMORY_SECONDS: z.coerce.number().int().min(0).max(3_600).default(DEFAULT_PASSWORD_CHECK_MEMORY_SECONDS),
     DEFAULT_PROFILE_IMAGE_URL: z.string().url().default(DEFAULT_PROFILE_IMAGE_URL),
     SMS_PROVIDER: z.enum(['local', 'twilio']).default('local'),
     TWILIO_ACCOUNT_SID: optionalText,

@@ -27,6 +27,7 @@ runService({
       eventsPending,
       bcryptCost: config.BCRYPT_COST,
       passwordHashConcurrency: config.PASSWORD_HASH_CONCURRENCY,
+      passwordCheckMemorySeconds: config.PASSWORD_CHECK_MEMORY_SECONDS,
       publicKey: config.JWT_PUBLIC_KEY,
       privateKey: config.JWT_PRIVATE_KEY,
       senders,

@@ -51,6 +51,81 @@ describe('PasswordHasher', () => {
   });
 });
 
+describe('PasswordHasher: the memory of verified passwords', () => {
+  const clock = { ms: 0 };
+  const remembering = (options: { rememberMs?: number; maxRemembered?: number } = {}) =>
+    new PasswordHasher(4, 1, { rememberMs: 60_000, now: () => clock.ms, ...options });
+  beforeEach(() => {
+    clock.ms = 0;
+  });
+
+  it('answers a password bcrypt accepted for the same hash from memory, without bcrypt or a queue slot', async () => {
+    const hasher = remembering();
+    const hash = await hasher.hash('Passw0rd!');
+    await expect(hasher.matches('Passw0rd!', hash)).resolves.toBe(true);
+    expect(hasher.checks).toEqual({ remembered: 0, computed: 1 });
+    const again = hasher.matches('Passw0rd!', hash);
+    // Answered before any bcrypt could run: nothing took the one slot.
+    expect(hasher.load).toEqual({ running: 0, queued: 0 });
+    await expect(again).resolves.toBe(true);
+    expect(hasher.remembers('Passw0rd!', hash)).toBe(true);
+    expect(hasher.checks).toEqual({ remembered: 2, computed: 1 });
+  });
+
+  it('never remembers a wrong password, and a wrong one for a remembered hash still costs a bcrypt', async () => {
+    const hasher = remembering();
+    const hash = await hasher.hash('Passw0rd!');
+    await expect(hasher.matches('Wrong0pass!', hash)).resolves.toBe(false);
+    await expect(hasher.matches('Wrong0pass!', hash)).resolves.toBe(false);
+    expect(hasher.checks.computed).toBe(2);
+    await hasher.matches('Passw0rd!', hash);
+    await expect(hasher.matches('Passw0rd!x', hash)).resolves.toBe(false);
+    await expect(hasher.matches('Passw0rd', hash)).resolves.toBe(false);
+    expect(hasher.checks).toEqual({ remembered: 0, computed: 5 });
+  });
+
+  it('is keyed by the stored hash: a new hash (changed password, withdrawal) matches nothing remembered', async () => {
+    const hasher = remembering();
+    const before = await hasher.hash('Passw0rd!');
+    await hasher.matches('Passw0rd!', before);
+    const after = await hasher.hash('N3wPass!!');
+    expect(hasher.remembers('Passw0rd!', after)).toBe(false);
+    await expect(hasher.matches('Passw0rd!', after)).resolves.toBe(false);
+    expect(hasher.remembers('N3wPass!!', before)).toBe(false);
+  });
+
+  it('forgets after rememberMs, and keeps at most maxRemembered hashes (the least recently verified go)', async () => {
+    const hasher = remembering({ maxRemembered: 2 });
+    const hashes = await Promise.all(['Passw0rd!1', 'Passw0rd!2', 'Passw0rd!3'].map((p) => hasher.hash(p)));
+    await hasher.matches('Passw0rd!1', hashes[0]);
+    clock.ms = 59_999;
+    expect(hasher.remembers('Passw0rd!1', hashes[0])).toBe(true);
+    clock.ms = 60_000;
+    expect(hasher.remembers('Passw0rd!1', hashes[0])).toBe(false);
+    for (const [i, hash] of hashes.entries()) await hasher.matches(`Passw0rd!${i + 1}`, hash);
+    expect(hashes.map((hash, i) => hasher.remembers(`Passw0rd!${i + 1}`, hash))).toEqual([false, true, true]);
+  });
+
+  it('remembers nothing when rememberMs is 0: bcrypt answers every check', async () => {
+    const hasher = remembering({ rememberMs: 0 });
+    const hash = await hasher.hash('Passw0rd!');
+    for (let i = 0; i < 3; i++) await expect(hasher.matches('Passw0rd!', hash)).resolves.toBe(true);
+    expect(hasher.remembers('Passw0rd!', hash)).toBe(false);
+    expect(hasher.checks).toEqual({ remembered: 0, computed: 3 });
+  });
+});
+
+describe('PASSWORD_CHECK_MEMORY_SECONDS', () => {
+  const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
+
+  it('defaults to 600, accepts 0 (off) to 3600 and nothing else', () => {
+    expect(readConfig(base).PASSWORD_CHECK_MEMORY_SECONDS).toBe(600);
+    expect(readConfig({ ...base, PASSWORD_CHECK_MEMORY_SECONDS: '0' }).PASSWORD_CHECK_MEMORY_SECONDS).toBe(0);
+    for (const bad of ['-1', '3601', '1.5', 'ten'])
+      expect(() => readConfig({ ...base, PASSWORD_CHECK_MEMORY_SECONDS: bad })).toThrow(/PASSWORD_CHECK_MEMORY_SECONDS/);
+  });
+});
+
 describe('PASSWORD_HASH_CONCURRENCY', () => {
   const base = { JWT_PUBLIC_KEY: configKeys.publicKey, JWT_PRIVATE_KEY: configKeys.privateKey };
 

@@ -121,6 +121,25 @@ describe('sign-in throttling per account', () => {
   });
 });
 
+describe('a password verified moments ago (the memory of verified passwords) meets the same limit', () => {
+  it('is refused while the account is locked, and its first right answer after wrong ones ends their run', async () => {
+    const user = await signUp(h.app);
+    // Signed in once: bcrypt accepted the password, so the next right answers come from memory.
+    expect((await signIn(user, user.password)).status).toBe(200);
+    expect((await signIn(user, user.password)).status).toBe(200);
+    await failTimes(user, 4);
+    // Four wrong in the window: the remembered right password still clears them (only consecutive ones lock).
+    expect((await signIn(user, user.password)).status).toBe(200);
+    await failTimes(user, 4);
+    expect((await signIn(user, user.password, { app: other.app })).status).toBe(200);
+    await failTimes(user, 5);
+    expectError(await signIn(user, user.password), 429, 'C0004');
+    expectError(await signIn(user, user.password, { app: other.app }), 429, 'C0004');
+    h.clockAt(LOCK_SECONDS * 1000 + 1);
+    expect((await signIn(user, user.password)).status).toBe(200);
+  });
+});
+
 describe('attempts are reserved before the password is compared (issue 19 item 3)', () => {
   const judged = (answers: request.Response[]) => answers.filter((r) => r.status !== 429).length;
   const statuses = (answers: request.Response[]) => answers.map((r) => r.status).sort();

@@ -41,6 +41,8 @@ export interface AccountsContextDeps {
   bcryptCost?: number;
   /** bcrypt computations at once (default: every core but one). */
   passwordHashConcurrency?: number;
+  /** How long a verified password is remembered (PasswordHasher); default 600 s, 0 turns it off. */
+  passwordCheckMemorySeconds?: number;
   keys: SessionKeys;
   senders: Senders;
   defaultProfileImageUrl?: string;
@@ -50,7 +52,9 @@ export interface AccountsContextDeps {
 export function accountsContext(models: AccountsModels, deps: AccountsContextDeps): AccountsContext {
   return {
     ...serviceContext(models, deps),
-    passwords: new PasswordHasher(deps.bcryptCost ?? DEFAULT_BCRYPT_COST, deps.passwordHashConcurrency),
+    passwords: new PasswordHasher(deps.bcryptCost ?? DEFAULT_BCRYPT_COST, deps.passwordHashConcurrency, {
+      rememberMs: deps.passwordCheckMemorySeconds === undefined ? undefined : deps.passwordCheckMemorySeconds * 1000,
+    }),
     keys: deps.keys,
     senders: deps.senders,
     defaultProfileImageUrl: deps.defaultProfileImageUrl ?? DEFAULT_PROFILE_IMAGE_URL,

@@ -91,6 +91,14 @@ async function releaseSlot(ctx: AccountsContext, userId: number): Promise<void> 
  * the password either. Throws SignInLockedError when no attempt may be judged now.
  */
 export async function judgePassword(ctx: AccountsContext, user: Pick<UserDoc, '_id' | 'passwordHash'>, password: string): Promise<boolean> {
+  // A password bcrypt accepted moments ago, on an account with no wrong guesses and no lock, is right without
+  // the window's three writes: recordRight would leave the window exactly as it is. Anything else (a lock, a
+  // guess being judged, wrong ones to forgive) takes the full path below.
+  if (ctx.passwords.remembers(password, user.passwordHash)) {
+    const window = await ctx.models.signInThrottles.findById(user._id).lean().exec();
+    const locked = (window?.lockedUntil?.getTime() ?? 0) > ctx.now().getTime();
+    if (!window || (window.attempts === 0 && window.pending === 0 && !locked)) return true;
+  }
   await reserveAttempt(ctx, user._id);
   let matches: boolean;
   try {

@@ -62,7 +62,9 @@ test("a comment's x-request-id reaches the notifications consumer's log line for
     consumer: 'notifications-board-comments',
     subject: expect.stringMatching(/community\.comment\.created$/),
   });
-  expect(logLines(processOf('community')).find((line) => line.message === 'request' && line.requestId === requestId)).toMatchObject({ method: 'POST' });
+  // Log lines are written in batches (core/logger.ts flushes every 100 ms), so the access line may trail the answer.
+  const accessLine = await eventually(() => logLines(processOf('community')).find((line) => line.message === 'request' && line.requestId === requestId));
+  expect(accessLine).toMatchObject({ method: 'POST' });
 });
 
 test('every service process answers /ready with its stores and /metrics to the bearer of METRICS_TOKEN', async () => {

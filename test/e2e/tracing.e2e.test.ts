@@ -125,8 +125,11 @@ it('follows one comment from the gateway through community and NATS into the not
   expect([...contentTypes]).toEqual(['application/json']);
 
   // Log lines carry the trace: notifications' "event handled" line of this comment names the trace id.
-  const lines = (e2e.system.services.notifications ?? []).flatMap((p) => p.output.join('').split('\n'));
-  const handled = lines.filter((l) => l.includes('"event handled"') && l.includes(root.traceId));
-  expect(handled.length).toBeGreaterThan(0);
+  // Log lines are written in batches (core/logger.ts flushes every 100 ms), so wait for the line to arrive.
+  const handled = await eventually(() => {
+    const lines = (e2e.system.services.notifications ?? []).flatMap((p) => p.output.join('').split('\n'));
+    const found = lines.filter((l) => l.includes('"event handled"') && l.includes(root.traceId));
+    return found.length > 0 && found;
+  });
   expect(JSON.parse(handled[0])).toMatchObject({ traceId: root.traceId, requestId });
 });

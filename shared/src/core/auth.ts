@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
 import { AppError } from './errors';
-import { signingKeyId, verifyWithKeySet } from './jwks';
+import { signingKey, signingKeyId, verifyWithKeySet } from './jwks';
 
 export const Authorities = ['USER', 'ADMIN'] as const;
 export const UserTypes = ['NONE', 'AGENT', 'WEB', 'SERVER'] as const;
@@ -44,11 +44,6 @@ const accessPayload = z.object({
   sid: z.string().min(1).max(64).optional(),
 });
 
-/** PEM keys often arrive through env vars with escaped newlines. */
-function normalizePem(pem: string): string {
-  return pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem;
-}
-
 export function generateDevKeyPair(): { publicKey: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return {
@@ -59,7 +54,7 @@ export function generateDevKeyPair(): { publicKey: string; privateKey: string } 
 
 export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
   const sid = claims.sessionId === undefined ? {} : { sid: claims.sessionId };
-  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, normalizePem(privateKey), {
+  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, signingKey(privateKey), {
     algorithm: JWT_ALGORITHM,
     keyid: signingKeyId(privateKey),
     subject: String(claims.userId),
@@ -67,11 +62,48 @@ export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSecon
   });
 }
 
+/** Tokens verified lately, by their exact text and the key set that verified them (`verifyAccessJwt`). */
+const verifiedTokens = new Map<string, { claims: AuthClaims; exp: number }>();
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 /**
  * Verifies a bare JWT against `publicKey` (a PEM or a JWKS document, see jwks.ts); `ignoreExpiration` serves the
  * reissue flow, which accepts an expired access token.
+ *
+ * A token that verified once is remembered with its claims until it expires (at most VERIFIED_TOKENS_KEPT,
+ * oldest first out): a member's requests carry the same token for up to 30 minutes, and an ES256 verification
+ * was the largest single cost of a member's read after the store. The key is the token's exact text (its
+ * signature included) and the configured key set, so a forged or altered token never matches; expiry is still
+ * checked on every use, and revocation (`sid`) is checked by the callers as before.
  */
 export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean } = {}): AuthClaims {
+  if (options.ignoreExpiration) return verifyAccessJwtNow(token, publicKey, options);
+  const memoKey = `${publicKey}\u0000${token}`;
+  const known = verifiedTokens.get(memoKey);
+  if (known) {
+    // jsonwebtoken's rule: expired once the clock's second reaches `exp`.
+    if (Math.floor(Date.now() / 1000) < known.exp) return known.claims;
+    verifiedTokens.delete(memoKey);
+  }
+  const claims = verifyAccessJwtNow(token, publicKey, options);
+  const exp = expiryOf(token);
+  if (exp !== undefined) {
+    verifiedTokens.set(memoKey, { claims, exp });
+    if (verifiedTokens.size > VERIFIED_TOKENS_KEPT) {
+      const oldest = verifiedTokens.keys().next().value;
+      if (oldest !== undefined) verifiedTokens.delete(oldest);
+    }
+  }
+  return claims;
+}
+
+/** The `exp` of a token that has just been verified (so its payload is well-formed JSON with a numeric `exp`). */
+function expiryOf(token: string): number | undefined {
+  const exp = (jwt.decode(token, { json: true }) ?? {}).exp;
+  return typeof exp === 'number' ? exp : undefined;
+}
+
+function verifyAccessJwtNow(token: string, publicKey: string, options: { ignoreExpiration?: boolean }): AuthClaims {
   let decoded: unknown;
   try {
     decoded = verifyWithKeySet(token, publicKey, { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });

@@ -3,6 +3,7 @@ import {
   AppError,
   ErrorCodes,
   buildPage,
+  rowsAndTotal,
   buildSlice,
   generateDevKeyPair,
   signAccessToken,
@@ -146,5 +147,26 @@ describe('error table', () => {
     expect(new AppError('U0008').message).toBe('이미 탈퇴신청 되었습니다.');
     expect(new AppError('U0012').message).toBe('이용이 정지된 계정입니다.');
     expect(new AppError('B0001').message).toBe('고정할 수 있는 게시글 수를 초과했습니다.');
+  });
+});
+
+describe('rowsAndTotal', () => {
+  const counted = (total: number) => {
+    const calls = { count: 0 };
+    return { calls, count: async () => (calls.count++, total) };
+  };
+
+  it('takes the total from a page that is not full, and from an empty first page, without counting', async () => {
+    const short = counted(99);
+    await expect(rowsAndTotal({ skip: 20, limit: 10 }, async () => [1, 2, 3], short.count)).resolves.toEqual({ rows: [1, 2, 3], total: 23 });
+    await expect(rowsAndTotal({ skip: 0, limit: 10 }, async () => [], short.count)).resolves.toEqual({ rows: [], total: 0 });
+    expect(short.calls.count).toBe(0);
+  });
+
+  it('counts for a full page and for an empty page past the first (the rows cannot tell how many there are)', async () => {
+    const full = counted(57);
+    await expect(rowsAndTotal({ skip: 0, limit: 2 }, async () => ['a', 'b'], full.count)).resolves.toEqual({ rows: ['a', 'b'], total: 57 });
+    await expect(rowsAndTotal({ skip: 100, limit: 2 }, async () => [], full.count)).resolves.toEqual({ rows: [], total: 57 });
+    expect(full.calls.count).toBe(2);
   });
 });

@@ -1,10 +1,11 @@
-import { communityCommentCreated, ResponseCache, runService, serviceContext } from '@binzip/shared';
+import { ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { startPictureSweeper } from '@binzip/shared/media';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
 import { referencedPictures } from './domain/pictures';
 import { communityOutbox } from './events';
+import { commentCreatedEvents } from './routes/cache-keys';
 import { communityModels, initModels } from './models';
 
 runService({
@@ -24,9 +25,9 @@ runService({
       now: ctx.now,
       referenced: (deletedSince) => referencedPictures(ctx, deletedSince),
     });
-    // Comments change counts and details (nicknames: the user projection announces its changes itself).
+    // Comments change their board's count and details (nicknames: the user projection announces its changes itself).
     const responseCache = new ResponseCache();
-    responseCache.listen(bus, 'community', [communityCommentCreated.filter]);
+    responseCache.listen(bus, 'community', [commentCreatedEvents]);
     return {
       app: buildApp({
         connection,
@@ -40,6 +41,7 @@ runService({
       }),
       outbox: communityOutbox(models),
       closers: [async () => responseCache.stop(), stopSweeper],
+      responseCache,
     };
   },
 });

@@ -44,6 +44,7 @@ runService({
       app,
       outbox: housesOutbox(models),
       closers: [async () => responseCache.stop(), stopSweeper],
+      responseCache,
     };
   },
 });

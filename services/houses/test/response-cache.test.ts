@@ -115,9 +115,24 @@ describe('across instances, through NATS', () => {
     expect(titleOf(await request(second).get(`/api/v1/houses/${houseId}`))).toBe('둘째 집');
     await retitle(houseId, '고친 둘째 집');
     expect(titleOf(await request(second).get(`/api/v1/houses/${houseId}`))).toBe('둘째 집');
-    // Any successful write on the first instance (here a scrap) is announced to the second.
-    expect((await request(first).put(`/api/v1/scraps/${houseId}`).set('Authorization', member.token)).status).toBe(200);
+    // A successful write on the first instance that declares no keys (here a new listing) is announced to the second.
+    expect((await request(first).post('/api/v1/houses').set('Authorization', agent.token).send(validListing())).status).toBe(200);
     await eventually(second, houseId, (data) => data.title === '고친 둘째 집');
+  });
+
+  it('keeps every answer on a scrap or unscrap: they change no anonymous answer, so nothing is forgotten or announced', async () => {
+    const houseId = await createListing(h, agent, { title: '스크랩될 집' });
+    expect(titleOf(await detail(first, houseId))).toBe('스크랩될 집');
+    expect(titleOf(await detail(second, houseId))).toBe('스크랩될 집');
+    await retitle(houseId, '몰래 고친 집');
+    expect((await request(first).put(`/api/v1/scraps/${houseId}`).set('Authorization', member.token)).status).toBe(200);
+    expect((await request(second).delete(`/api/v1/scraps/${houseId}`).set('Authorization', member.token)).status).toBe(200);
+    // Every instance shares the bus connection: after a flush any announcement would have been delivered.
+    await bus.connection.flush();
+    expect(titleOf(await detail(first, houseId))).toBe('스크랩될 집');
+    expect(titleOf(await detail(second, houseId))).toBe('스크랩될 집');
+    h.clock.advance(RESPONSE_CACHE_TTL_MS.houses);
+    expect(titleOf(await detail(second, houseId))).toBe('몰래 고친 집');
   });
 
   it("forgets once the user projection stored a nickname change from accounts' events", async () => {
@@ -140,7 +155,7 @@ describe('across instances, through NATS', () => {
     const handler = cache.route('houses', 1_000);
     const res = { statusCode: 200, json: undefined as unknown, setHeader: jest.fn(), type: jest.fn(), send: jest.fn(), on: jest.fn() };
     handler({ method: 'GET', headers: {}, originalUrl: '/x' } as never, res as never, () => undefined);
-    cache.invalidate('houses');
+    cache.forget();
     (res.json as (body: unknown) => void)({ late: true });
     expect(cache.size).toBe(0);
   });

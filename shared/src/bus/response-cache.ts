@@ -1,16 +1,33 @@
 import { createHash } from 'node:crypto';
-import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
+import type { CacheKeys, RouteCache } from '../core/cache-policy';
 import type { EventBus } from './connection';
 
-/** Core-NATS subject on which an instance announces that it wrote, so the service's other instances forget too. */
+/**
+ * Core-NATS subject on which an instance announces that it wrote, so the service's other instances forget too.
+ * The payload is `{"keys":[...]}` (`changedAnnouncement`) for a write that declared what it changed; an empty or
+ * any other payload (an older instance, the user projection) means everything changed.
+ */
 export const cacheChangedSubject = (service: string): string => `cache.${service}.changed`;
 
+/** The announcement's payload for a change of `keys`; none (everything changed) without keys. */
+export const changedAnnouncement = (keys?: CacheKeys): string | undefined => (keys === undefined ? undefined : JSON.stringify({ keys }));
+
+/** An event subject the cache listens to, with the keys each event changed (`undefined`: everything). */
+export interface CacheEventSubject {
+  /** Unprefixed, wildcards allowed (an event definition's `filter`). */
+  subject: string;
+  /** From the event's payload (parsed JSON); a throw, like `undefined`, forgets everything. */
+  changes: (payload: unknown) => CacheKeys | undefined;
+}
+
 interface Entry {
-  tag: string;
   body: string;
   etag: string;
   expiresAt: number;
+  /** What the answer depends on; `undefined`: everything (any change forgets it). */
+  keys: CacheKeys | undefined;
 }
 
 export interface ResponseCacheOptions {
@@ -22,7 +39,30 @@ export interface ResponseCacheOptions {
   enabled?: boolean;
 }
 
+/** Keys whose last change is remembered (for answers being computed); beyond it the history starts anew. */
+const CHANGE_HISTORY = 10_000;
+
 const weakEtag = (body: string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** Keys from an announcement's payload; `undefined` (everything) for anything but `{"keys":[strings]}`. */
+export function announcedKeys(msg: Msg): CacheKeys | undefined {
+  if (msg.data.length === 0) return undefined;
+  try {
+    const keys = (JSON.parse(msg.string()) as { keys?: unknown } | null)?.keys;
+    return Array.isArray(keys) && keys.every((key) => typeof key === 'string') ? keys : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keys an event changed, by its subject's declaration; `undefined` (everything) when they cannot be told. */
+function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys | undefined {
+  try {
+    return changes(JSON.parse(msg.string()));
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A short-lived, per-process store of public GET answers, the way a busy site keeps its hottest pages:
@@ -30,22 +70,49 @@ const weakEtag = (body: string): string => `W/"${createHash('sha1').update(body)
  * bytes. Rules:
  * - Only requests without an `Authorization` header are served from it or stored: an answer that may depend on
  *   the caller (`isScraped`, a member's own view) is never shared, and a member always sees his own write at once.
- * - Every write this process answers successfully forgets the service's answers at once and is announced on
- *   core NATS (`cache.<service>.changed`), so the other instances forget too; the events the services publish
- *   (comments) and the user projection, once it stored a snapshot (nicknames), do the same for data that
- *   changes elsewhere. The TTL bounds what a lost
+ * - A write forgets only the answers it could have changed. An answer names the keys it depends on (the
+ *   operation's `dependsOn`: every item it shows, and whatever decides which items it holds and in which order),
+ *   a successful write the keys it changed (`changes`); the answers depending on one of them are forgotten (an
+ *   index key -> answers, no scan), the others stay until their TTL. That is safe because a write's keys cover
+ *   every answer that could show its change, whichever URL asked for it: a changed item is named by every answer
+ *   showing it, and a change that can move items into or out of a page (an order, a filter, a count) either has
+ *   a key of its own that such pages name (community's love order) or is not declared. Not declared is
+ *   everything: a write without `changes` (or whose declaration fails) forgets every answer, an answer without
+ *   `dependsOn` is forgotten by every change; `[]` is a write that changed nothing cached. What each service's
+ *   writes forget, and why, is said where they are declared (community: routes/cache-keys.ts; houses: scraps
+ *   change nothing cached; every other write forgets everything) and in docs/decisions-local.md.
+ * - Every write this process answers successfully (below 400) forgets at once and is announced on core NATS
+ *   (`cache.<service>.changed`, `{"keys":[...]}`), so the other instances forget the same answers; a write of `[]`
+ *   is not announced, an announcement without keys forgets everything. The events the services publish
+ *   (`CacheEventSubject`: community's comments forget their board) and the user projection, once it stored a
+ *   snapshot (nicknames: everything), do the same for data that changes elsewhere. The TTL bounds what a lost
  *   announcement can cost.
- * - An answer that was being computed while the data changed is not stored (a generation per tag).
+ * - An answer that was being computed while one of its keys changed is not stored: each change gets a number, the
+ *   last change of each key is remembered, and an answer is kept only if none of its keys changed after it began.
  * - Concurrent requests for an answer being computed wait for it: the store is asked once per page and TTL.
  * - Every answer of a cached route carries an `ETag`; Express answers a matching `If-None-Match` with 304.
  */
-export class ResponseCache {
+export class ResponseCache implements RouteCache {
   private readonly entries = new Map<string, Entry>();
+  /** Called whenever everything is forgotten (`alsoForget`). */
+  private readonly forgetEverythingToo: Array<() => void> = [];
+  /** Dependency key -> the entries depending on it. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Entries that declared no keys: every change forgets them. */
+  private readonly undeclared = new Set<string>();
   private readonly computing = new Map<string, Promise<Entry | undefined>>();
-  private readonly generations = new Map<string, number>();
+  /** Number of the last change. */
+  private changes = 0;
+  /** The number of each key's last change since `historyStart` (a change of everything clears it). */
+  private readonly changedAt = new Map<string, number>();
+  /** Changes up to this one are not told apart by key: an answer begun before it is not stored. */
+  private historyStart = 0;
+  /** What the operations declared for the answer or write a response is sending (`answerDependsOn`, `writeChanged`). */
+  private readonly answerKeys = new WeakMap<Response, () => CacheKeys>();
+  private readonly writeKeys = new WeakMap<Response, CacheKeys>();
   private readonly now: () => number;
   private readonly maxEntries: number;
-  private readonly enabled: boolean;
+  readonly enabled: boolean;
   private subscriptions: Subscription[] = [];
   private connection: NatsConnection | undefined;
   private changedSubject: string | undefined;
@@ -66,14 +133,17 @@ export class ResponseCache {
       const key = `${tag} ${req.originalUrl}`;
       const compute = (settle?: (entry: Entry | undefined) => void) => {
         this.misses++;
-        const generation = this.generationOf(tag);
+        const began = this.changes;
         res.json = (body: unknown) => {
           const text = JSON.stringify(body);
           const etag = weakEtag(text);
           let stored: Entry | undefined;
-          if (res.statusCode === 200 && shareable && generation === this.generationOf(tag)) {
-            stored = { tag, body: text, etag, expiresAt: this.now() + ttlMs };
-            this.store(key, stored);
+          if (res.statusCode === 200 && shareable) {
+            const keys = this.declaredKeys(res);
+            if (keys !== null && this.unchangedSince(began, keys)) {
+              stored = { body: text, etag, expiresAt: this.now() + ttlMs, keys };
+              this.store(key, stored);
+            }
           }
           settle?.(stored);
           this.reply(res, etag, text, shareable);
@@ -88,7 +158,7 @@ export class ResponseCache {
         this.reply(res, entry.etag, entry.body, true);
         return;
       }
-      if (entry) this.entries.delete(key);
+      if (entry) this.remove(key);
       // Requests for an answer already being computed wait for it instead of asking the store again (a busy
       // page's expiry would otherwise send every concurrent request to the store at once).
       const pending = this.computing.get(key);
@@ -113,39 +183,80 @@ export class ResponseCache {
     };
   }
 
-  /** Forgets every answer under `tag`, or every answer when no tag is given. */
-  invalidate(tag?: string): void {
-    const tags = tag === undefined ? new Set([...this.entries.values()].map((e) => e.tag).concat([...this.generations.keys()])) : new Set([tag]);
-    for (const t of tags) this.generations.set(t, this.generationOf(t) + 1);
-    for (const [key, entry] of this.entries) if (tags.has(entry.tag)) this.entries.delete(key);
+  answerDependsOn(res: Response, keys: () => CacheKeys): void {
+    this.answerKeys.set(res, keys);
+  }
+
+  writeChanged(res: Response, keys: CacheKeys): void {
+    this.writeKeys.set(res, keys);
   }
 
   /**
-   * Mounted before the routes: a write (any method but GET/HEAD/OPTIONS) answered below 400 forgets this
-   * process's answers and tells the other instances (after `listen`).
+   * Forgets the answers that depend on any of `keys` (and those that declared none), or every answer without
+   * `keys`, in this process only; answers being computed meanwhile are not stored. No keys (`[]`) is no change.
+   */
+  forget(keys?: CacheKeys): void {
+    if (keys?.length === 0) return;
+    const change = ++this.changes;
+    if (keys === undefined) {
+      for (const forgetToo of this.forgetEverythingToo) forgetToo();
+      this.entries.clear();
+      this.dependents.clear();
+      this.undeclared.clear();
+      // Every answer begun before now is refused anyway: the history of keys is not needed any more.
+      this.changedAt.clear();
+      this.historyStart = change;
+      return;
+    }
+    for (const key of keys) {
+      this.changedAt.set(key, change);
+      for (const entryKey of this.dependents.get(key) ?? []) this.remove(entryKey);
+    }
+    for (const entryKey of this.undeclared) this.remove(entryKey);
+    if (this.changedAt.size > CHANGE_HISTORY) {
+      this.changedAt.clear();
+      this.historyStart = change;
+    }
+  }
+
+  /**
+   * Mounted before the routes: a write (any method but GET/HEAD/OPTIONS) answered below 400 forgets what it
+   * declared it changed (`writeChanged`; everything when it declared nothing) in this process and tells the other
+   * instances (after `listen`).
    */
   forgetOnWrites(): RequestHandler {
     return (req, res, next) => {
       if (!this.enabled || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
       res.on('finish', () => {
-        if (res.statusCode >= 400) return;
-        this.invalidate();
-        if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject);
+        if (res.statusCode < 400) this.changed(this.writeKeys.get(res));
       });
       next();
     };
   }
 
   /**
-   * Subscribes (core NATS, every instance its own subscription) to the service's write announcements and to the
-   * given event subjects (unprefixed, wildcards allowed); each message forgets every answer.
+   * Subscribes (core NATS, every instance its own subscription) to the service's write announcements (forgetting
+   * the keys they name) and to the given event subjects (unprefixed, wildcards allowed): a plain subject forgets
+   * every answer, a `CacheEventSubject` the keys its `changes` tells from the event.
    */
-  listen(bus: EventBus, service: string, eventSubjects: readonly string[]): void {
+  listen(bus: EventBus, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
     this.connection = bus.connection;
     this.changedSubject = bus.subject(cacheChangedSubject(service));
-    for (const subject of [cacheChangedSubject(service), ...eventSubjects]) {
-      this.subscriptions.push(bus.connection.subscribe(bus.subject(subject), { callback: () => this.invalidate() }));
+    // A subscription error delivers no message to read: everything is forgotten.
+    this.subscriptions.push(bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg)) }));
+    for (const event of eventSubjects) {
+      const callback =
+        typeof event === 'string' ? () => this.forget() : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes));
+      this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
+  }
+
+  /**
+   * Something else the answers are made from, forgotten in the same moment as everything here (the nickname
+   * memory, which a user projection's announcement must clear before any answer is computed again).
+   */
+  alsoForget(forget: () => void): void {
+    this.forgetEverythingToo.push(forget);
   }
 
   stop(): void {
@@ -157,16 +268,61 @@ export class ResponseCache {
     return this.entries.size;
   }
 
-  private generationOf(tag: string): number {
-    return this.generations.get(tag) ?? 0;
+  /** A write's change: forgotten here and announced to the other instances; nothing at all for `[]`. */
+  private changed(keys: CacheKeys | undefined): void {
+    if (keys?.length === 0) return;
+    this.forget(keys);
+    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+  }
+
+  /** The keys the route declared for the answer `res` sends (`undefined`: none declared; `null`: they failed). */
+  private declaredKeys(res: Response): CacheKeys | undefined | null {
+    const keys = this.answerKeys.get(res);
+    if (!keys) return undefined;
+    try {
+      return keys();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether none of `keys` (any key, for `undefined`) changed after change number `began`. */
+  private unchangedSince(began: number, keys: CacheKeys | undefined): boolean {
+    if (began < this.historyStart) return false;
+    if (keys === undefined) return this.changes === began;
+    return keys.every((key) => (this.changedAt.get(key) ?? 0) <= began);
   }
 
   private store(key: string, entry: Entry): void {
-    this.entries.delete(key);
+    this.remove(key);
     this.entries.set(key, entry);
+    if (entry.keys === undefined) this.undeclared.add(key);
+    else
+      for (const dependency of entry.keys) {
+        let dependents = this.dependents.get(dependency);
+        if (!dependents) this.dependents.set(dependency, (dependents = new Set()));
+        dependents.add(key);
+      }
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+      if (oldest !== undefined) this.remove(oldest);
+    }
+  }
+
+  /** Drops one entry and its place in the index. */
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    if (entry.keys === undefined) {
+      this.undeclared.delete(key);
+      return;
+    }
+    for (const dependency of entry.keys) {
+      const dependents = this.dependents.get(dependency);
+      if (!dependents) continue;
+      dependents.delete(key);
+      if (dependents.size === 0) this.dependents.delete(dependency);
     }
   }
 

@@ -72,7 +72,9 @@ export function userProjection(options: { bus: EventBus; connection: Connection;
     },
     handle: async (snapshot) => {
       await applyUserSnapshot(model, snapshot);
-      // Nicknames are in the service's cached answers: every instance forgets them, now that the change is stored.
+      nickNameMemories.get(model)?.forget();
+      // Nicknames are in the service's cached answers: every instance forgets them (an announcement without keys
+      // forgets everything), now that the change is stored.
       options.bus.connection.publish(options.bus.subject(cacheChangedSubject(options.service)));
     },
   });
@@ -90,15 +92,80 @@ export function displayNickName(user: Pick<ProjectedUser, 'nickName' | 'status'>
 /** A user's nickname from a `nickNamesOf` map; a user the projection has not heard of yet shows the fallback. */
 export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: number): string => nickNames.get(userId) ?? UNKNOWN_NICKNAME;
 
-/** Nicknames for a set of user ids, in one query (withdrawn accounts as WITHDRAWN_NICKNAME). */
-export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
+/**
+ * A process's short memory of the nicknames its projection holds, so that a page of boards or notifications costs
+ * the store one round trip less: nearly every answer that shows people shows the same few hundred active members.
+ * It is forgotten whole, at once, whenever a snapshot may have changed a name: when this process stores one, and
+ * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
+ * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
+ * change was being stored (a generation), and its TTL bounds what a lost announcement can cost.
+ */
+export class NickNameMemory {
+  private readonly names = new Map<number, { name: string | undefined; expiresAt: number }>();
+  private generation = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  forget(): void {
+    this.names.clear();
+    this.generation++;
+  }
+
+  async lookup(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, string>> {
+    const found = new Map<number, string>();
+    const missing: number[] = [];
+    const now = this.now();
+    for (const id of ids) {
+      const known = this.names.get(id);
+      if (known && known.expiresAt > now) {
+        if (known.name !== undefined) found.set(id, known.name);
+      } else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    const generation = this.generation;
+    const read = await readNickNames(model, missing);
+    const keep = generation === this.generation;
+    const expiresAt = this.now() + this.ttlMs;
+    for (const id of missing) {
+      const name = read.get(id);
+      if (name !== undefined) found.set(id, name);
+      // A user the projection has not heard of yet is remembered as unknown too: the snapshot that brings him forgets it.
+      if (keep) this.names.set(id, { name, expiresAt });
+    }
+    return found;
+  }
+}
+
+const nickNameMemories = new WeakMap<Model<ProjectedUser>, NickNameMemory>();
+
+/**
+ * Turns the nickname memory on for a projection (a service's main; tests of the domain read the store every
+ * time), or off with a TTL of 0.
+ */
+export function rememberNickNames(model: Model<ProjectedUser>, ttlMs: number, now?: () => number): NickNameMemory {
+  const memory = new NickNameMemory(ttlMs, now);
+  if (ttlMs > 0) nickNameMemories.set(model, memory);
+  else nickNameMemories.delete(model);
+  return memory;
+}
+
+async function readNickNames(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, string>> {
   const users = await model
-    .find({ _id: { $in: unique } }, { nickName: 1, status: 1 })
+    .find({ _id: { $in: ids } }, { nickName: 1, status: 1 })
     .lean()
     .exec();
   return new Map(users.map((u) => [u._id, displayNickName(u)]));
+}
+
+/** Nicknames for a set of user ids, in one query at most (withdrawn accounts as WITHDRAWN_NICKNAME). */
+export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const memory = nickNameMemories.get(model);
+  return memory ? memory.lookup(model, unique) : readNickNames(model, unique);
 }
 
 /** The refusing status the projection knows of a user (the write guard's lookup in every service but accounts). */

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 /** How long a public answer is served from memory, per route (README, "Response cache"). */
 export const RESPONSE_CACHE_TTL_MS = {
@@ -12,7 +12,27 @@ export const RESPONSE_CACHE_TTL_MS = {
   records: 1_000,
 } as const;
 
+/**
+ * How long a process remembers a projected user's nickname (`NickNameMemory`): like an answer's TTL, it bounds
+ * what a lost announcement of a rename can cost.
+ */
+export const NICKNAME_MEMORY_MS = 1_000;
+
+/**
+ * Names of what cached answers show, chosen by each service (community: `board:12`, `love-order:DEFAULT`): an
+ * answer depends on some (an operation's `dependsOn`), a write changes some (its `changes`), and a change forgets
+ * exactly the answers that depend on one of its keys. Where nothing is declared the key is "everything": an
+ * answer without `dependsOn` is forgotten by every change, a write without `changes` forgets every answer.
+ */
+export type CacheKeys = readonly string[];
+
 /** A route's cache as the operations see it (`ResponseCache` in the bus layer is the one the services run). */
 export interface RouteCache {
+  /** false: nothing is kept, so `mountOperations` does not evaluate the operations' key declarations. */
+  readonly enabled: boolean;
   route(tag: string, ttlMs: number): RequestHandler;
+  /** The answer `res` is about to send depends on these keys only; asked only if the answer is to be kept. */
+  answerDependsOn(res: Response, keys: () => CacheKeys): void;
+  /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */
+  writeChanged(res: Response, keys: CacheKeys): void;
 }

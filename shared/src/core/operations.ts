@@ -13,7 +13,7 @@ import {
   type OperationAccess,
   type OperationSpec,
 } from './openapi';
-import { RESPONSE_CACHE_TTL_MS, type RouteCache } from './cache-policy';
+import { RESPONSE_CACHE_TTL_MS, type CacheKeys, type RouteCache } from './cache-policy';
 import { FIELD_LABELS_KEY, parseWith, type FieldLabels } from './validation';
 
 /**
@@ -46,11 +46,14 @@ export interface Operation<
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
-> extends Omit<OperationSpec, 'access' | 'params' | 'query' | 'body' | 'deprecated'> {
+  D extends z.ZodType | undefined = z.ZodType | undefined,
+> extends Omit<OperationSpec, 'access' | 'params' | 'query' | 'body' | 'data' | 'deprecated'> {
   access: A;
   params?: P;
   query?: Q;
   body?: B;
+  /** The `data` member on success; omitted when the operation returns none. */
+  data?: D;
   /**
    * Korean names of this operation's request fields, over the service's `FieldLabels`, for a name that means
    * different things in different operations (a path segment several operations share in one template).
@@ -64,6 +67,19 @@ export interface Operation<
   /** Anonymous answers are kept for the route's `RESPONSE_CACHE_TTL_MS` (the app's `ResponseCache`). */
   cached?: CachedRoute;
   /**
+   * With `cached`: the keys (`CacheKeys`) the answer depends on, from the parsed input and the answer's data: a
+   * write that changes none of them leaves the answer cached. Every key of what the answer shows must be named
+   * (each item, and what decides which items and in which order); without it, every change forgets the answer.
+   */
+  dependsOn?: (call: OperationCall<A, P, Q, B>, data: Parsed<D>) => CacheKeys;
+  /**
+   * For writes: the keys the write changed, once it succeeded (asked before the answer is sent; the context is for
+   * the few that must look up what they touched). `[]`: no cached answer changed; `undefined`, a failure, or no
+   * declaration: every answer of the service is forgotten. Only for what the write changes in every answer that
+   * shows it: when unsure, leave it out.
+   */
+  changes?: (call: OperationCall<A, P, Q, B>, data: Parsed<D>, ctx: Ctx) => CacheKeys | undefined | Promise<CacheKeys | undefined>;
+  /**
    * The ceiling counted before the handler runs, by name (one of the app's `ceilings`, `MountOptions`): what an
    * anonymous script would repeat (sign-ups, sending codes). Over it the answer is 429 C0004 with `Retry-After`.
    */
@@ -75,7 +91,7 @@ export interface Operation<
 }
 
 /** An operation of a service whose context is `Ctx`, with its own types erased (the lists hold many). */
-export type AnyOperation<Ctx> = Operation<Ctx, OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+export type AnyOperation<Ctx> = Operation<Ctx, OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined, z.ZodType | undefined>;
 
 /**
  * `const operation = operationsOf<HousesContext>()`, then `operation({...})` per entry: the context type is fixed
@@ -87,8 +103,9 @@ export function operationsOf<Ctx>() {
     P extends z.ZodObject | undefined = undefined,
     Q extends z.ZodObject | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
+    D extends z.ZodType | undefined = undefined,
   >(
-    operation: Operation<Ctx, A, P, Q, B>,
+    operation: Operation<Ctx, A, P, Q, B, D>,
   ): AnyOperation<Ctx> => operation;
 }
 
@@ -115,6 +132,7 @@ export interface MountOptions {
  */
 export function mountOperations<Ctx>(router: Router, operations: readonly AnyOperation<Ctx>[], ctx: Ctx, options: MountOptions = {}): void {
   for (const operation of operations) {
+    checkCacheDeclarations(operation);
     const middleware: RequestHandler[] = [...ACCESS_GUARDS[operation.access]];
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
     if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
@@ -142,11 +160,35 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
         res,
       } as OperationCall<OperationAccess, z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
       const data = await operation.handle(ctx, call);
+      const cache = options.responseCache;
+      if (cache?.enabled) {
+        const { dependsOn, changes } = operation;
+        if (dependsOn) cache.answerDependsOn(res, () => dependsOn(call, data));
+        if (changes) {
+          const keys = await changedKeys(() => changes(call, data, ctx));
+          if (keys) cache.writeChanged(res, keys);
+        }
+      }
       // A handler that answered itself (a file, a redirect) has nothing left to send.
       if (!res.headersSent) sendOk(res, data);
     };
     // One route per path, so `req.route.path` is the one template the request matched (the metrics' route label).
     for (const path of [expressPath(operation.path), ...(operation.aliases ?? [])]) router[operation.method](path, ...middleware, handler);
+  }
+}
+
+/** Key declarations that could never apply are a mistake in the list: the mount fails, as for an unknown ceiling. */
+function checkCacheDeclarations(operation: AnyOperation<never>): void {
+  if (operation.dependsOn && !operation.cached) throw new Error(`${operation.operationId} declares dependsOn without cached`);
+  if (operation.changes && operation.method === 'get') throw new Error(`${operation.operationId} is a read that declares changes`);
+}
+
+/** A write's changed keys; a declaration that fails leaves them unknown (everything is forgotten, which is always safe). */
+async function changedKeys(changes: () => CacheKeys | undefined | Promise<CacheKeys | undefined>): Promise<CacheKeys | undefined> {
+  try {
+    return await changes();
+  } catch {
+    return undefined;
   }
 }
 
@@ -181,7 +223,7 @@ export function ignoreAuthorizationOn(operations: readonly AnyOperation<never>[]
 /** Adds every operation to `registry` (for lists that share a document with operations declared elsewhere). */
 export function registerOperations(registry: ApiRegistry, operations: readonly AnyOperation<unknown>[]): void {
   for (const operation of operations) {
-    const { aliases: _aliases, cached: _cached, handle: _handle, deprecation, ceiling, ...spec } = operation;
+    const { aliases: _aliases, cached: _cached, dependsOn: _dependsOn, changes: _changes, handle: _handle, deprecation, ceiling, ...spec } = operation;
     registerOperation(registry, {
       ...spec,
       ...(deprecation ? { deprecated: true } : {}),

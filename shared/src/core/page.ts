@@ -87,3 +87,19 @@ export function buildSlice<T>(content: T[], request: PageRequest, hasNext: boole
 export function pageWindow(request: PageRequest): { skip: number; limit: number } {
   return { skip: request.page * request.size, limit: request.size };
 }
+
+/**
+ * A page's rows and the total they are a page of, counting only when the rows cannot tell: a page that is not
+ * full is the last one (total = skip + rows), and an empty first page means there are none. For a member's own
+ * lists, short as a rule, that is one store round trip instead of two; a full page asks the count after the rows.
+ */
+export async function rowsAndTotal<T>(
+  window: { skip: number; limit: number },
+  rows: () => Promise<T[]>,
+  count: () => Promise<number>,
+): Promise<{ rows: T[]; total: number }> {
+  const found = await rows();
+  if (found.length > 0 && found.length < window.limit) return { rows: found, total: window.skip + found.length };
+  if (found.length === 0 && window.skip === 0) return { rows: found, total: 0 };
+  return { rows: found, total: await count() };
+}

@@ -49,7 +49,7 @@ export interface ServiceAppOptions {
   publicKey: string;
   /** Mounts the service's routes. */
   routes: (app: Express) => void;
-  /** The cache the routes use: every successful write forgets it (`forgetOnWrites`). */
+  /** The cache the routes use: every successful write forgets what it changed (`forgetOnWrites`). */
   responseCache?: ResponseCache;
   bodyLimit?: string;
   /** `/health` answers 503 while this database connection is down. */

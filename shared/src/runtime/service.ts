@@ -15,7 +15,9 @@ import type { MetricsSettings } from '../core/metrics';
 import { withOperatorEndpoints } from './readiness';
 import { followSessionRevocations } from '../bus/sessions';
 import { startTracing } from '../core/tracing';
-import { userProjection } from '../bus/users';
+import { projectedUserModel, rememberNickNames, userProjection } from '../bus/users';
+import { announcedKeys, cacheChangedSubject, type ResponseCache } from '../bus/response-cache';
+import { NICKNAME_MEMORY_MS } from '../core/cache-policy';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -90,6 +92,8 @@ export interface ServiceParts {
   consumers?: readonly EventConsumer[];
   /** Other things to close on shutdown, in order (after the consumers and the relay, before NATS and MongoDB). */
   closers?: Array<() => Promise<unknown>>;
+  /** The app's cache of public answers: the nickname memory is forgotten with everything it forgets. */
+  responseCache?: ResponseCache;
 }
 
 export interface ServiceDefinition<C extends BaseServiceConfig> {
@@ -99,6 +103,25 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
   userProjection: boolean;
   /** Prepares the store and builds the app; declares the outbox and the consumers `runService` runs. */
   start: (runtime: ServiceRuntime<C>) => Promise<ServiceParts>;
+}
+
+/**
+ * Turns on the nickname memory of the service's user projection and ties it to the announcements that forget
+ * everything (a stored snapshot is one): through the response cache's own subscription where the service has
+ * one, so both are forgotten in the same moment; otherwise through its own. Returns how to stop listening.
+ */
+export function rememberProjectedNickNames(bus: EventBus, connection: Connection, service: string, responseCache: ResponseCache | undefined): () => void {
+  const memory = rememberNickNames(projectedUserModel(connection), NICKNAME_MEMORY_MS);
+  if (responseCache) {
+    responseCache.alsoForget(() => memory.forget());
+    return () => undefined;
+  }
+  const subscription = bus.connection.subscribe(bus.subject(cacheChangedSubject(service)), {
+    callback: (err, msg) => {
+      if (err || announcedKeys(msg) === undefined) memory.forget();
+    },
+  });
+  return () => subscription.unsubscribe();
 }
 
 /**
@@ -147,7 +170,14 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     let relay: OutboxRelay | undefined;
     // Publishing is not the request's business: a pass that fails is retried by the relay's timer.
     const eventsPending = (): void => void relay?.kick().catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
-    const { app, outbox, consumers: declared = [], closers = [] } = await definition.start({ config, logger: log, connection, bus, eventsPending });
+    const {
+      app,
+      outbox,
+      consumers: declared = [],
+      closers = [],
+      responseCache,
+    } = await definition.start({ config, logger: log, connection, bus, eventsPending });
+    const stopNickNames = definition.userProjection ? rememberProjectedNickNames(bus, connection, definition.name, responseCache) : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
     const consumers = await startConsumers(bus, declared);
     let draining = false;
@@ -176,6 +206,7 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
         () => consumers.stop(),
         async () => relay?.stop(),
         ...closers,
+        async () => stopNickNames(),
         () => users.stop(),
         () => revocations.stop(),
         () => bus.close(),

@@ -6,6 +6,7 @@ import {
   nextId,
   nickNamesOf,
   pageWindow,
+  rowsAndTotal,
   sanitizeBody,
   sanitizeStoredBodies,
   type AuthClaims,
@@ -20,7 +21,19 @@ import type { CommunityContext } from './context';
 import { writeIfPinRoom } from './pinning';
 import { oneLineOf, plainTextOf } from './text';
 import { fieldLabels } from '../routes/schemas';
-import { boardItem, commentItem, ownBoardItem, type BoardCategory, type BoardDetail, type BoardItem, type OwnBoardItem } from './render';
+import {
+  boardItem,
+  commentItem,
+  LISTED_BOARD_FIELDS,
+  OWN_LISTED_BOARD_FIELDS,
+  ownBoardItem,
+  type BoardCategory,
+  type BoardDetail,
+  type BoardItem,
+  type ListedBoard,
+  type OwnBoardItem,
+  type OwnListedBoard,
+} from './render';
 
 export interface BoardInput {
   title: string;
@@ -53,6 +66,12 @@ export async function liveBoard(ctx: CommunityContext, boardId: number): Promise
     .exec();
   if (!board) throw AppError.notFound();
   return board;
+}
+
+/** A board's type (prefixCategory), whatever its state; undefined for no such board. */
+export async function prefixOfBoard(ctx: CommunityContext, boardId: number): Promise<string | undefined> {
+  const board = await ctx.models.boards.findById(boardId, { prefixCategory: 1 }).lean().exec();
+  return board?.prefixCategory;
 }
 
 /** Only administrators pin, and only promotion posts (anyone else's `fixed` is quietly ignored). */
@@ -158,7 +177,7 @@ export async function hideFromOwnLists(ctx: CommunityContext, boardIds: number[]
   ]);
 }
 
-async function withNickNames(ctx: CommunityContext, boards: BoardDoc[]): Promise<BoardItem[]> {
+async function withNickNames(ctx: CommunityContext, boards: ListedBoard[]): Promise<BoardItem[]> {
   const nickNames = await nickNamesOf(
     ctx.models.users,
     boards.map((b) => b.authorId),
@@ -180,7 +199,7 @@ export async function previewBoards(ctx: CommunityContext, query: PreviewQuery):
   assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };
   if (query.category !== undefined) filter.category = query.category;
-  const boards = await ctx.models.boards.find(filter).sort(SORTS.PREVIEW).limit(query.limit).lean<BoardDoc[]>().exec();
+  const boards = await ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS.PREVIEW).limit(query.limit).lean<ListedBoard[]>().exec();
   return withNickNames(ctx, boards);
 }
 
@@ -201,7 +220,7 @@ export async function listBoards(ctx: CommunityContext, query: BoardListQuery): 
   }
   const { skip, limit } = pageWindow(query);
   const [boards, total] = await Promise.all([
-    ctx.models.boards.find(filter).sort(SORTS[query.order]).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
+    ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS[query.order]).skip(skip).limit(limit).lean<ListedBoard[]>().exec(),
     ctx.models.boards.countDocuments(filter).exec(),
   ]);
   return buildPage(await withNickNames(ctx, boards), query, total);
@@ -240,10 +259,11 @@ export function categoriesOf(input: { name: string }): BoardCategory[] {
 export async function myBoards(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
   const filter = { authorId: user.userId, ...LIVE };
   const { skip, limit } = pageWindow(request);
-  const [boards, total] = await Promise.all([
-    ctx.models.boards.find(filter).sort(OWN_SORT).skip(skip).limit(limit).lean<BoardDoc[]>().exec(),
-    ctx.models.boards.countDocuments(filter).exec(),
-  ]);
+  const { rows: boards, total } = await rowsAndTotal(
+    { skip, limit },
+    () => ctx.models.boards.find(filter, OWN_LISTED_BOARD_FIELDS).sort(OWN_SORT).skip(skip).limit(limit).lean<OwnListedBoard[]>().exec(),
+    () => ctx.models.boards.countDocuments(filter).exec(),
+  );
   return buildPage(boards.map(ownBoardItem), request, total);
 }
 
@@ -251,12 +271,12 @@ export async function myBoards(ctx: CommunityContext, user: AuthClaims, request:
  * Live boards by id. A board found deleted here although a comment or love still pointed at it as live
  * (the delete stopped between its two writes) is repaired on the spot.
  */
-export async function liveBoardsById(ctx: CommunityContext, ids: number[]): Promise<Map<number, BoardDoc>> {
+export async function liveBoardsById(ctx: CommunityContext, ids: number[]): Promise<Map<number, OwnListedBoard>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const boards = await ctx.models.boards
-    .find({ _id: { $in: unique }, ...LIVE })
-    .lean<BoardDoc[]>()
+    .find({ _id: { $in: unique }, ...LIVE }, OWN_LISTED_BOARD_FIELDS)
+    .lean<OwnListedBoard[]>()
     .exec();
   const byId = new Map(boards.map((b) => [b._id, b]));
   await hideFromOwnLists(
@@ -269,10 +289,11 @@ export async function liveBoardsById(ctx: CommunityContext, ids: number[]): Prom
 export async function myLovedBoards(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnBoardItem>> {
   const filter = { userId: user.userId, boardDeleted: false };
   const { skip, limit } = pageWindow(request);
-  const [loves, total] = await Promise.all([
-    ctx.models.loves.find(filter).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean().exec(),
-    ctx.models.loves.countDocuments(filter).exec(),
-  ]);
+  const { rows: loves, total } = await rowsAndTotal(
+    { skip, limit },
+    () => ctx.models.loves.find(filter).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean().exec(),
+    () => ctx.models.loves.countDocuments(filter).exec(),
+  );
   const boards = await liveBoardsById(
     ctx,
     loves.map((l) => l.boardId),

@@ -7,6 +7,7 @@ import {
   nickNameIn,
   nickNamesOf,
   pageWindow,
+  rowsAndTotal,
   type AuthClaims,
   type PageObject,
   type PageRequest,
@@ -111,13 +112,20 @@ export async function deleteComment(ctx: CommunityContext, user: AuthClaims, inp
   await ctx.models.boards.updateOne({ _id: comment.boardId }, { $inc: { commentCount: -1 } }).exec();
 }
 
+/** The board a comment is on (a comment never moves), whatever its state; undefined for no such comment. */
+export async function boardOfComment(ctx: CommunityContext, commentId: number): Promise<number | undefined> {
+  const comment = await ctx.models.comments.findById(commentId, { boardId: 1 }).lean().exec();
+  return comment?.boardId;
+}
+
 export async function myComments(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnCommentItem>> {
   const filter = { authorId: user.userId, deleted: false, boardDeleted: false };
   const { skip, limit } = pageWindow(request);
-  const [comments, total] = await Promise.all([
-    ctx.models.comments.find(filter, NO_OUTBOX).sort({ _id: -1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
-    ctx.models.comments.countDocuments(filter).exec(),
-  ]);
+  const { rows: comments, total } = await rowsAndTotal(
+    { skip, limit },
+    () => ctx.models.comments.find(filter, NO_OUTBOX).sort({ _id: -1 }).skip(skip).limit(limit).lean<CommentDoc[]>().exec(),
+    () => ctx.models.comments.countDocuments(filter).exec(),
+  );
   const boards = await liveBoardsById(
     ctx,
     comments.map((c) => c.boardId),

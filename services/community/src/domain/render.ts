@@ -56,9 +56,18 @@ export interface BoardDetail {
 }
 
 /** List items show the first picture's thumbnail (for our own pictures; other URLs as they are); details the full ones. */
-const thumbnail = (board: BoardDoc): string | null => thumbnailUrlOf(board.imageUrls[0] ?? null);
+const thumbnail = (board: Pick<BoardDoc, 'imageUrls'>): string | null => thumbnailUrlOf(board.imageUrls[0] ?? null);
 
-export function boardItem(board: BoardDoc, nickNames: Map<number, string>): BoardItem {
+/**
+ * What lists read of a board: everything but the search copy of the body (`plainText`, about the size of the
+ * body itself), and for the member's own lists not the body either (their items show no `code`).
+ */
+export const LISTED_BOARD_FIELDS = { plainText: 0 } as const;
+export const OWN_LISTED_BOARD_FIELDS = { plainText: 0, code: 0 } as const;
+export type ListedBoard = Omit<BoardDoc, keyof typeof LISTED_BOARD_FIELDS>;
+export type OwnListedBoard = Omit<BoardDoc, keyof typeof OWN_LISTED_BOARD_FIELDS>;
+
+export function boardItem(board: ListedBoard, nickNames: Map<number, string>): BoardItem {
   return {
     boardId: board._id,
     title: board.title,
@@ -74,7 +83,7 @@ export function boardItem(board: BoardDoc, nickNames: Map<number, string>): Boar
   };
 }
 
-export function ownBoardItem(board: BoardDoc): OwnBoardItem {
+export function ownBoardItem(board: OwnListedBoard): OwnBoardItem {
   return {
     boardId: board._id,
     title: board.title,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
+import { boardKey, boardListKeys, previewKeys } from './cache-keys';
 import {
   boardBody,
   boardCategorySchema,
@@ -48,6 +49,7 @@ export const boardOperations = [
     query: previewQuery,
     data: z.array(boardItemSchema),
     cached: 'boards',
+    dependsOn: ({ query }, boards) => previewKeys(query, boards),
     handle: (ctx, { query }) => previewBoards(ctx, query),
   }),
   operation({
@@ -60,6 +62,8 @@ export const boardOperations = [
     query: categoryQuery,
     data: z.array(boardCategorySchema),
     cached: 'categories',
+    // A fixed table: only the TTL (or a change of everything) forgets it.
+    dependsOn: () => [],
     handle: (_ctx, { query }) => categoriesOf(query),
   }),
   operation({
@@ -105,6 +109,7 @@ export const boardOperations = [
     query: listQuery,
     data: boardPageSchema,
     cached: 'boards',
+    dependsOn: ({ query }, page) => boardListKeys(query, page),
     handle: (ctx, { query }) => listBoards(ctx, query),
   }),
   operation({
@@ -118,6 +123,7 @@ export const boardOperations = [
     data: boardDetailSchema,
     errors: ['C0001'],
     cached: 'boards',
+    dependsOn: ({ params }) => [boardKey(params.boardId)],
     handle: (ctx, { params }) => boardDetail(ctx, params),
   }),
   operation({

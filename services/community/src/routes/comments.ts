@@ -2,6 +2,7 @@ import { idString, operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
+import { boardKey, commentDeletionKeys } from './cache-keys';
 import { commentBody, commentIdData, commentItemSchema, fieldLabels } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
@@ -31,6 +32,7 @@ export const commentOperations = [
     data: z.array(commentItemSchema),
     errors: ['C0001'],
     cached: 'boards',
+    dependsOn: ({ params }) => [boardKey(params.id)],
     handle: (ctx, { params }) => commentsOf(ctx, { boardId: params.id }),
   }),
   operation({
@@ -43,6 +45,7 @@ export const commentOperations = [
     body: commentBody,
     data: commentIdData,
     errors: ['C0001'],
+    changes: ({ body }) => [boardKey(body.boardId)],
     handle: (ctx, { caller, body }) => createComment(ctx, caller, body),
   }),
   operation({
@@ -56,6 +59,8 @@ export const commentOperations = [
     body: commentBody,
     data: commentIdData,
     errors: ['C0001', 'C0003'],
+    // A success means the comment is on the board the body names.
+    changes: ({ body }) => [boardKey(body.boardId)],
     handle: (ctx, { caller, params, body }) => updateComment(ctx, caller, { ...body, commentId: params.id }),
   }),
   operation({
@@ -67,6 +72,7 @@ export const commentOperations = [
     access: 'user',
     ...idOf('commentId'),
     errors: ['C0001', 'C0003'],
+    changes: ({ params }, _data, ctx) => commentDeletionKeys(ctx, params.id),
     handle: (ctx, { caller, params }) => deleteComment(ctx, caller, { commentId: params.id }),
   }),
 ];

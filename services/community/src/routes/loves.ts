@@ -2,6 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import type { CommunityContext } from '../domain/context';
 import { love, loves, unlove } from '../domain/loves';
+import { loveKeys } from './cache-keys';
 import { boardIdData, boardParams } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
@@ -19,6 +20,7 @@ export const loveOperations = [
     params: boardParams,
     data: boardIdData,
     errors: ['C0001', 'P0000'],
+    changes: ({ params }, _data, ctx) => loveKeys(ctx, params.boardId),
     handle: (ctx, { caller, params }) => love(ctx, caller, params),
   }),
   operation({
@@ -30,6 +32,7 @@ export const loveOperations = [
     access: 'user',
     params: boardParams,
     errors: ['C0001'],
+    changes: ({ params }, _data, ctx) => loveKeys(ctx, params.boardId),
     handle: (ctx, { caller, params }) => unlove(ctx, caller, params),
   }),
   operation({

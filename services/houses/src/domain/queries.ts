@@ -3,7 +3,7 @@ import type { FilterQuery } from 'mongoose';
 import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
 import { cityCondition } from './regions';
-import { authorsOf, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem } from './render';
+import { authorsOf, LIST_ITEM_FIELDS, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem, type ListedHouse } from './render';
 import type { PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
@@ -66,24 +66,18 @@ export async function waitingList(ctx: HousesContext, request: PageRequest): Pro
 
 /**
  * The caller's scraps, newest scrap first, of listings that still exist (not deleted, not reported),
- * optionally of one deal state. Scrap order lives in another collection, so ids are matched first and
- * only the page's listings are read in full.
+ * optionally of one deal state. Scrap order lives in another collection, so the scrapped listings that still
+ * count are read (list fields only) in one query and ordered and paged here.
  */
 export async function scrapList(ctx: HousesContext, caller: AuthClaims, query: ScrapListQuery): Promise<PageObject<HouseListItem>> {
   const { models } = ctx;
   const scraps = await models.scraps.find({ userId: caller.userId }, { houseId: 1 }).sort({ createdAt: -1, _id: -1 }).lean().exec();
   const filter: FilterQuery<HouseDoc> = { _id: { $in: scraps.map((s) => s.houseId) }, deleted: false, tmpYn: false, reported: false };
   if (query.filter) filter.dealState = query.filter;
-  const present = new Set((await models.houses.find(filter, { _id: 1 }).lean().exec()).map((h) => h._id));
+  const present = new Map((await models.houses.find(filter, LIST_ITEM_FIELDS).lean<ListedHouse[]>().exec()).map((h) => [h._id, h]));
   const ordered = scraps.map((s) => s.houseId).filter((id) => present.has(id));
   const { skip, limit } = pageWindow(query);
-  const pageIds = ordered.slice(skip, skip + limit);
-  const houses = await models.houses
-    .find({ _id: { $in: pageIds } })
-    .lean<HouseDoc[]>()
-    .exec();
-  const byId = new Map(houses.map((h) => [h._id, h]));
-  const pageHouses = pageIds.map((id) => byId.get(id)).filter((h): h is HouseDoc => h !== undefined);
+  const pageHouses = ordered.slice(skip, skip + limit).flatMap((id) => present.get(id) ?? []);
   const authors = await authorsOf(models.users, pageHouses);
   return buildPage(
     pageHouses.map((h) => toListItem(h, authors)),
@@ -123,7 +117,7 @@ async function listItemsPage(
 ): Promise<PageObject<HouseListItem>> {
   const { skip, limit } = pageWindow(request);
   const [houses, total] = await Promise.all([
-    ctx.models.houses.find(filter).sort(sort).skip(skip).limit(limit).lean<HouseDoc[]>().exec(),
+    ctx.models.houses.find(filter, LIST_ITEM_FIELDS).sort(sort).skip(skip).limit(limit).lean<ListedHouse[]>().exec(),
     ctx.models.houses.countDocuments(filter).exec(),
   ]);
   const authors = await authorsOf(ctx.models.users, houses);

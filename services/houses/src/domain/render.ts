@@ -18,7 +18,27 @@ export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pi
 }
 
 /** List items show the first picture's thumbnail (for our own pictures; other URLs as they are); details the full ones. */
-const thumbnail = (house: HouseDoc): string | null => thumbnailUrlOf(house.imageUrls[0] ?? null);
+const thumbnail = (house: Pick<HouseDoc, 'imageUrls'>): string | null => thumbnailUrlOf(house.imageUrls[0] ?? null);
+
+/**
+ * The fields a list item is made of: lists read only these (the description's HTML in `code` is most of a
+ * listing's bytes, read, sent and decoded for nothing in a list).
+ */
+export const LIST_ITEM_FIELDS = {
+  rentalType: 1,
+  city: 1,
+  price: 1,
+  monthlyPrice: 1,
+  authorId: 1,
+  createdAt: 1,
+  dealState: 1,
+  imageUrls: 1,
+  title: 1,
+  recommendedTag: 1,
+} as const;
+
+/** A listing as lists read it (`LIST_ITEM_FIELDS`). */
+export type ListedHouse = Pick<HouseDoc, '_id' | keyof typeof LIST_ITEM_FIELDS>;
 
 export interface HouseListItem {
   houseId: number;
@@ -35,7 +55,7 @@ export interface HouseListItem {
   recommendedTagName: string[];
 }
 
-export function toListItem(house: HouseDoc, authors: Authors): HouseListItem {
+export function toListItem(house: ListedHouse, authors: Authors): HouseListItem {
   return {
     houseId: house._id,
     rentalType: house.rentalType,

@@ -7,6 +7,12 @@ import { houseIdData, houseListPageableSchema, houseParams, scrapListQuery } fro
 const operation = operationsOf<HousesContext>();
 const tags = ['scraps'];
 
+/**
+ * A scrap is a document of its own and shows only as `isScraped` in a member's own answers (`listingDetail`), which
+ * the response cache never keeps: scrapping and unscrapping change no cached answer.
+ */
+const NO_CACHED_ANSWER = [] as const;
+
 /** A member's scraps: the list (`/api/v1/houses/scrap`, before `/api/v1/houses/{houseId}`) and /api/v1/scraps. */
 export const scrapOperations = [
   operation({
@@ -30,6 +36,7 @@ export const scrapOperations = [
     params: houseParams,
     data: houseIdData,
     errors: ['C0001', 'H0002'],
+    changes: () => NO_CACHED_ANSWER,
     handle: (ctx, { caller, params }) => scrapHouse(ctx, caller, params),
   }),
   operation({
@@ -41,6 +48,7 @@ export const scrapOperations = [
     access: 'user',
     params: houseParams,
     errors: ['C0001'],
+    changes: () => NO_CACHED_ANSWER,
     handle: (ctx, { caller, params }) => unscrapHouse(ctx, caller, params),
   }),
 ];

@@ -1,0 +1,355 @@
+import {
+  cacheChangedSubject,
+  communityCommentCreated,
+  createLogger,
+  RESPONSE_CACHE_TTL_MS,
+  ResponseCache,
+  type EventBus,
+  type PageObject,
+} from '@binzip/shared';
+import type { Subscription } from '@nats-io/nats-core';
+import type { Express } from 'express';
+import request from 'supertest';
+import { eventually, testEnv } from '../../../test/support';
+import { addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
+import { buildApp } from '../src/app';
+import type { BoardDetail, BoardItem } from '../src/domain/render';
+import { communityModels, initModels, type CommunityModels } from '../src/models';
+import { commentCreatedEvents } from '../src/routes/cache-keys';
+import { postBoard, postComment } from './helpers';
+
+/**
+ * Community's answers and its writes' keys (src/routes/cache-keys.ts) on two instances of the service, each with
+ * its own cache listening on the real NATS as main.ts builds them, over one real MongoDB-protocol store. "Kept" is
+ * shown by changing a board behind the service's back (`retitle`): only the cache can still show the old title.
+ */
+
+let h: ServiceHarness<CommunityModels>;
+let author: TestPerson;
+let commenter: TestPerson;
+let lover: TestPerson;
+let bus: EventBus;
+const caches: ResponseCache[] = [];
+let first: Express;
+let second: Express;
+/** What the instances announced on `cache.community.changed`. */
+const announcements: string[] = [];
+let announced: Subscription;
+
+beforeAll(async () => {
+  h = await startServiceHarness('commcache', { models: communityModels, initModels, buildApp });
+  author = await addMember(h.connection, '캐시글쓴이');
+  commenter = await addMember(h.connection, '캐시댓글러');
+  lover = await addMember(h.connection, '캐시좋아요');
+  bus = await h.bus();
+  const instance = () => {
+    const responseCache = new ResponseCache({ now: () => h.clock.now().getTime() });
+    responseCache.listen(bus, 'community', [commentCreatedEvents]);
+    caches.push(responseCache);
+    return buildApp({ connection: h.connection, logger: createLogger('commcache', 'silent'), publicKey: testEnv().publicKey, now: h.clock.now, responseCache });
+  };
+  first = instance();
+  second = instance();
+  announced = bus.connection.subscribe(bus.subject(cacheChangedSubject('community')), {
+    callback: (_err, msg) => {
+      announcements.push(msg.string());
+    },
+  });
+  await bus.connection.flush();
+});
+
+afterAll(async () => {
+  announced.unsubscribe();
+  caches.forEach((cache) => cache.stop());
+  await h.close();
+});
+
+// Every test starts with empty caches: whatever an earlier test kept has expired.
+beforeEach(() => h.clock.advance(RESPONSE_CACHE_TTL_MS.boards));
+
+let tokens = 0;
+/** A word only one test's boards carry, to search them out of the shared database. */
+const token = () => `tok${++tokens}x${Date.now().toString(36)}`;
+
+const get = async <T>(app: Express, path: string): Promise<T> => {
+  const res = await request(app).get(path);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as T;
+};
+const detail = (app: Express, boardId: number) => get<BoardDetail>(app, `/api/v1/boards/${boardId}`);
+const list = (app: Express, query: string) => get<PageObject<BoardItem>>(app, `/api/v1/boards?${query}`);
+const preview = (app: Express, query: string) => get<BoardItem[]>(app, `/api/v1/boards/preview?${query}`);
+const itemOf = (items: BoardItem[], boardId: number): BoardItem => {
+  const item = items.find((i) => i.boardId === boardId);
+  if (!item) throw new Error(`board ${boardId} is not among ${JSON.stringify(items.map((i) => i.boardId))}`);
+  return item;
+};
+
+/** Changes a board's title behind the service's back: only the cache's own rules can make the change show. */
+const retitle = (boardId: number, title: string) => h.models.boards.updateOne({ _id: boardId }, { $set: { title } }).exec();
+
+/** Waits until every announcement made so far has reached every subscription (the instances share the connection). */
+const delivered = () => bus.connection.flush();
+
+describe('one instance: a write forgets only the answers it could have changed', () => {
+  it("a comment on A forgets A's detail, comments and every list and preview showing A at once; B's detail and a page without A are kept", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A`, prefixCategory: 'INTRO', category: 'TREND' });
+    const b = await postBoard(h.app, author, { title: `${t} B`, prefixCategory: 'INTRO', category: 'TREND' });
+    const pages = {
+      onlyA: `prefix=INTRO&search=${t}%20A`,
+      both: `prefix=INTRO&search=${t}`,
+      onlyB: `prefix=INTRO&search=${t}%20B`,
+      onlyBPopular: `prefix=INTRO&search=${t}%20B&order=POPULAR`,
+    };
+    const intro = 'prefix=INTRO&category=TREND&limit=50';
+    for (const query of Object.values(pages)) await list(first, query);
+    await preview(first, intro);
+    await detail(first, a);
+    await detail(first, b);
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([]);
+    expect(await get(first, `/api/v1/comments/${b}`)).toEqual([]);
+    await retitle(a, `${t} A 고침`);
+    await retitle(b, `${t} B 고침`);
+    await h.models.comments.create({
+      _id: 900_001,
+      boardId: b,
+      authorId: commenter.id,
+      content: '몰래 단 댓글',
+      deleted: false,
+      boardDeleted: false,
+      createdAt: h.clock.now(),
+      updatedAt: h.clock.now(),
+      pendingEvents: [],
+    });
+
+    await postComment(first, commenter, a, '새 댓글');
+
+    // Everything that shows A, at once (the clock stands still).
+    const shownA = { title: `${t} A 고침`, commentCount: 1 };
+    expect(await detail(first, a)).toMatchObject({ ...shownA, comments: [expect.objectContaining({ content: '새 댓글' })] });
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([expect.objectContaining({ content: '새 댓글', nickName: '캐시댓글러' })]);
+    expect(itemOf((await list(first, pages.onlyA)).content, a)).toMatchObject(shownA);
+    expect(itemOf((await list(first, pages.both)).content, a)).toMatchObject(shownA);
+    expect(itemOf(await preview(first, intro), a)).toMatchObject(shownA);
+    // What does not show A is kept: B's detail and comments, and the pages that show only B (RECENT and POPULAR).
+    expect(await detail(first, b)).toMatchObject({ title: `${t} B`, commentCount: 0, comments: [] });
+    expect(await get(first, `/api/v1/comments/${b}`)).toEqual([]);
+    expect((await list(first, pages.onlyB)).content.map((i) => i.title)).toEqual([`${t} B`]);
+    expect((await list(first, pages.onlyBPopular)).content.map((i) => i.title)).toEqual([`${t} B`]);
+
+    h.clock.advance(RESPONSE_CACHE_TTL_MS.boards);
+    expect((await detail(first, b)).title).toBe(`${t} B 고침`);
+    expect(await get(first, `/api/v1/comments/${b}`)).toEqual([expect.objectContaining({ content: '몰래 단 댓글' })]);
+    expect((await list(first, pages.onlyB)).content.map((i) => i.title)).toEqual([`${t} B 고침`]);
+  });
+
+  it("editing or deleting a comment forgets its board's answers (the delete looks its board up) and keeps the others", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    const comment = await postComment(h.app, commenter, a, '처음 댓글');
+    await detail(first, a);
+    await detail(first, b);
+    await retitle(b, `${t} B 고침`);
+
+    const edited = await request(first).put(`/api/v1/comments/${comment}`).set('Authorization', commenter.token).send({ boardId: a, content: '고친 댓글' });
+    expect(edited.status).toBe(200);
+    expect((await detail(first, a)).comments.map((c) => c.content)).toEqual(['고친 댓글']);
+    expect((await request(first).delete(`/api/v1/comments/${comment}`).set('Authorization', commenter.token)).status).toBe(200);
+    expect(await detail(first, a)).toMatchObject({ commentCount: 0, comments: [] });
+    expect((await detail(first, b)).title).toBe(`${t} B`);
+  });
+
+  it('a love or unlove forgets the love-ordered lists and previews of its board type, and keeps recent pages without the board and other types', async () => {
+    const t = token();
+    const one = await postBoard(h.app, author, { title: `${t} one` });
+    const two = await postBoard(h.app, author, { title: `${t} two` });
+    const intro = await postBoard(h.app, author, { title: `${t} intro`, prefixCategory: 'INTRO' });
+    const pages = {
+      popularBoth: `prefix=DEFAULT&search=${t}&order=POPULAR`,
+      popularTwo: `prefix=DEFAULT&search=${t}%20two&order=POPULAR`,
+      recentTwo: `prefix=DEFAULT&search=${t}%20two`,
+      popularIntro: `prefix=INTRO&search=${t}&order=POPULAR`,
+    };
+    // The top board of the promotion and free boards (`two`, the newest), and every introduction.
+    const previews = { community: 'prefix=COMMUNITY&limit=1', intro: 'prefix=INTRO&limit=50' };
+    // Equal loves and times: the later id leads.
+    expect((await list(first, pages.popularBoth)).content.map((i) => i.boardId)).toEqual([two, one]);
+    expect((await preview(first, previews.community)).map((i) => i.boardId)).toEqual([two]);
+    for (const query of Object.values(pages)) await list(first, query);
+    for (const query of Object.values(previews)) await preview(first, query);
+    await detail(first, one);
+    await retitle(two, `${t} two 고침`);
+    await retitle(intro, `${t} intro 고침`);
+
+    expect((await request(first).put(`/api/v1/loves/${one}`).set('Authorization', lover.token)).status).toBe(200);
+
+    expect((await list(first, pages.popularBoth)).content.map((i) => i.boardId)).toEqual([one, two]);
+    expect((await detail(first, one)).loveCount).toBe(1);
+    // Forgotten although it does not show the loved board: the love could have moved it onto the page.
+    expect((await list(first, pages.popularTwo)).content[0].title).toBe(`${t} two 고침`);
+    expect((await preview(first, previews.community)).map((i) => i.boardId)).toEqual([one]);
+    // Kept: a recent page without the loved board, and the other board type's popular page and preview.
+    expect((await list(first, pages.recentTwo)).content[0].title).toBe(`${t} two`);
+    expect((await list(first, pages.popularIntro)).content[0].title).toBe(`${t} intro`);
+    expect(itemOf(await preview(first, previews.intro), intro).title).toBe(`${t} intro`);
+
+    expect((await request(first).delete(`/api/v1/loves/${one}`).set('Authorization', lover.token)).status).toBe(200);
+    expect((await list(first, pages.popularBoth)).content.map((i) => i.boardId)).toEqual([two, one]);
+    expect((await preview(first, previews.community)).map((i) => i.boardId)).toEqual([two]);
+    expect((await detail(first, one)).loveCount).toBe(0);
+    expect((await list(first, pages.popularIntro)).content[0].title).toBe(`${t} intro`);
+  });
+
+  it('a write that fails forgets nothing and announces nothing', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    await detail(first, a);
+    await list(first, `prefix=DEFAULT&search=${t}`);
+    await retitle(a, `${t} A 고침`);
+    await delivered();
+    const before = announcements.length;
+
+    const refused = [
+      await request(first).post('/api/v1/comments').set('Authorization', commenter.token).send({ boardId: 987_654, content: '없는 글' }),
+      await request(first).post('/api/v1/comments').set('Authorization', commenter.token).send({ boardId: a, content: '' }),
+      await request(first).put(`/api/v1/loves/987654`).set('Authorization', lover.token),
+      await request(first).delete(`/api/v1/loves/${a}`).set('Authorization', lover.token),
+      await request(first).delete('/api/v1/comments/987654').set('Authorization', commenter.token),
+      await request(first).put(`/api/v1/boards/${a}`).set('Authorization', commenter.token).send({ title: 'x', code: '<p>x</p>', prefixCategory: 'DEFAULT' }),
+    ];
+    expect(refused.map((res) => res.status)).toEqual([404, 400, 404, 404, 404, 403]);
+    await delivered();
+    expect(announcements.length).toBe(before);
+    expect((await detail(first, a)).title).toBe(`${t} A`);
+    expect((await list(first, `prefix=DEFAULT&search=${t}`)).content[0].title).toBe(`${t} A`);
+  });
+});
+
+describe('while an answer is computed', () => {
+  /**
+   * Holds the next read of one board (`boards.findOne`, the detail's read of its board) until `release`: the real
+   * query still runs, only later, so a change can land while the answer is being computed.
+   */
+  function holdNextBoardRead(): { reading: Promise<void>; release: () => void } {
+    const model = h.models.boards;
+    const findOne = model.findOne.bind(model);
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let began: () => void = () => undefined;
+    const reading = new Promise<void>((resolve) => (began = resolve));
+    jest.spyOn(model, 'findOne').mockImplementationOnce(((...args: Parameters<typeof findOne>) => {
+      const query = findOne(...args);
+      const exec = query.exec.bind(query);
+      query.exec = async () => {
+        began();
+        await released;
+        return exec();
+      };
+      return query;
+    }) as never);
+    return { reading, release };
+  }
+
+  it('an answer computed while one of its keys changed is not stored (it may be torn)', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const held = holdNextBoardRead();
+    const computing = detail(first, a);
+    await held.reading;
+    // The comments were read before the comment landed, the board (its count) after.
+    await postComment(first, commenter, a, '계산 중에 단 댓글');
+    held.release();
+    expect(await computing).toMatchObject({ commentCount: 1, comments: [] });
+
+    expect(await detail(first, a)).toMatchObject({ commentCount: 1, comments: [expect.objectContaining({ content: '계산 중에 단 댓글' })] });
+  });
+
+  it('an answer computed while only other keys changed is stored', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    const held = holdNextBoardRead();
+    const computing = detail(first, b);
+    await held.reading;
+    await postComment(first, commenter, a, '다른 글에 댓글');
+    held.release();
+    expect((await computing).title).toBe(`${t} B`);
+
+    await retitle(b, `${t} B 고침`);
+    expect((await detail(first, b)).title).toBe(`${t} B`);
+  });
+});
+
+describe('across instances, through NATS', () => {
+  it('a write on one instance forgets the same keys on the other, and announces them', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    await detail(second, a);
+    await detail(second, b);
+    await list(second, `prefix=DEFAULT&search=${t}%20B`);
+    await retitle(a, `${t} A 고침`);
+    await retitle(b, `${t} B 고침`);
+    await delivered();
+    const before = announcements.length;
+
+    await postComment(first, commenter, a, '다른 인스턴스에서');
+    await eventually(async () => (await detail(second, a)).commentCount === 1);
+    expect((await detail(second, a)).title).toBe(`${t} A 고침`);
+    await delivered();
+    expect(announcements.slice(before).map((text) => JSON.parse(text) as unknown)).toEqual([{ keys: [`board:${a}`] }]);
+    expect((await detail(second, b)).title).toBe(`${t} B`);
+    expect((await list(second, `prefix=DEFAULT&search=${t}%20B`)).content[0].title).toBe(`${t} B`);
+  });
+
+  it('an announcement without keys (an older instance, the user projection) forgets everything; so does one that cannot be read', async () => {
+    for (const payload of [undefined, 'not json', '{"keys":"board:1"}']) {
+      const t = token();
+      const a = await postBoard(h.app, author, { title: `${t} A` });
+      await detail(first, a);
+      await detail(second, a);
+      await list(second, `prefix=DEFAULT&search=${t}`);
+      await retitle(a, `${t} A 고침`);
+
+      bus.connection.publish(bus.subject(cacheChangedSubject('community')), payload);
+      await delivered();
+      expect((await detail(first, a)).title).toBe(`${t} A 고침`);
+      expect((await detail(second, a)).title).toBe(`${t} A 고침`);
+      expect((await list(second, `prefix=DEFAULT&search=${t}`)).content[0].title).toBe(`${t} A 고침`);
+    }
+  });
+
+  it("community.comment.created forgets its board's answers on every instance; an event that cannot be read forgets everything", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    for (const app of [first, second]) {
+      await detail(app, a);
+      await detail(app, b);
+    }
+    await retitle(a, `${t} A 고침`);
+    await retitle(b, `${t} B 고침`);
+    const event = communityCommentCreated.build({
+      boardId: a,
+      boardTitle: `${t} A`,
+      boardAuthorId: author.id,
+      commentId: 900_002,
+      commenterId: commenter.id,
+      commenterNickName: '캐시댓글러',
+      content: '이벤트',
+      occurredAt: h.clock.now().toISOString(),
+    });
+    bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(event)), JSON.stringify(event));
+    await delivered();
+    for (const app of [first, second]) {
+      expect((await detail(app, a)).title).toBe(`${t} A 고침`);
+      expect((await detail(app, b)).title).toBe(`${t} B`);
+    }
+
+    bus.connection.publish(bus.subject(communityCommentCreated.subject), '{"boardId":"not a number"}');
+    await delivered();
+    for (const app of [first, second]) expect((await detail(app, b)).title).toBe(`${t} B 고침`);
+  });
+});

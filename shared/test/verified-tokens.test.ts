@@ -1,9 +1,10 @@
 import jwt from 'jsonwebtoken';
-import { AppError, generateDevKeyPair, signAccessToken, verifyAccessJwt, type AuthClaims } from '../src';
+import { AppError, generateDevKeyPair, signAccessToken, VerifiedTokens, verifyAccessJwt, type AuthClaims } from '../src';
 
 const keys = generateDevKeyPair();
 const otherKeys = generateDevKeyPair();
 const claims: AuthClaims = { userId: 901, userName: 'memo901', authority: 'USER', userType: 'NONE', sessionId: 'memo-session' };
+const bearer = (token: string) => `Bearer ${token}`;
 
 const codeOf = (verify: () => unknown): string | undefined => {
   try {
@@ -19,35 +20,70 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 
-describe('verifyAccessJwt remembers tokens it verified', () => {
-  it('verifies the signature once per token: later uses are answered from memory with the same claims', () => {
-    const token = signAccessToken({ ...claims, userId: 902 }, keys.privateKey);
+describe('VerifiedTokens: the one memory of verified Authorization headers (gateway and services)', () => {
+  it('verifies the signature once per header: later checks are answered from memory with the same claims', () => {
+    const tokens = new VerifiedTokens(keys.publicKey);
+    const header = bearer(signAccessToken({ ...claims, userId: 902 }, keys.privateKey));
     const verify = jest.spyOn(jwt, 'verify');
-    expect(verifyAccessJwt(token, keys.publicKey)).toEqual({ ...claims, userId: 902 });
-    expect(verifyAccessJwt(token, keys.publicKey)).toEqual({ ...claims, userId: 902 });
-    expect(verifyAccessJwt(token, keys.publicKey)).toEqual({ ...claims, userId: 902 });
+    for (let i = 0; i < 3; i++) expect(tokens.check(header)).toEqual({ ...claims, userId: 902 });
     expect(verify).toHaveBeenCalledTimes(1);
+    expect(tokens.size).toBe(1);
+  });
+
+  it('answers null without a header, and J0004 for one that is not a bearer token, never remembering it', () => {
+    const tokens = new VerifiedTokens(keys.publicKey);
+    expect(tokens.check(undefined)).toBeNull();
+    expect(tokens.check('')).toBeNull();
+    const basic = `Basic ${signAccessToken(claims, keys.privateKey)}`;
+    expect(codeOf(() => tokens.check(basic))).toBe('J0004');
+    expect(codeOf(() => tokens.check(basic))).toBe('J0004');
+    expect(tokens.size).toBe(0);
   });
 
   it('still refuses an altered copy of a remembered token, and the same token under a key set without its key', () => {
+    const tokens = new VerifiedTokens(keys.publicKey);
     const token = signAccessToken(claims, keys.privateKey);
-    verifyAccessJwt(token, keys.publicKey);
+    tokens.check(bearer(token));
     const [header, payload, signature] = token.split('.');
     const flipped = `${header}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
-    expect(codeOf(() => verifyAccessJwt(flipped, keys.publicKey))).toMatch(/^J000[14]$/);
+    expect(codeOf(() => tokens.check(bearer(flipped)))).toMatch(/^J000[14]$/);
     const forgedPayload = Buffer.from(JSON.stringify({ ...jwt.decode(token, { json: true }), sub: '1' })).toString('base64url');
-    expect(codeOf(() => verifyAccessJwt(`${header}.${forgedPayload}.${signature}`, keys.publicKey))).toMatch(/^J000[14]$/);
-    expect(codeOf(() => verifyAccessJwt(token, otherKeys.publicKey))).toMatch(/^J000[14]$/);
+    expect(codeOf(() => tokens.check(bearer(`${header}.${forgedPayload}.${signature}`)))).toMatch(/^J000[14]$/);
+    expect(codeOf(() => new VerifiedTokens(otherKeys.publicKey).check(bearer(token)))).toMatch(/^J000[14]$/);
+    expect(tokens.size).toBe(1);
   });
 
   it('refuses a remembered token once it expires (J0002), as without the memory', () => {
     jest.useFakeTimers({ now: new Date('2026-11-24T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'queueMicrotask'] });
-    const token = signAccessToken({ ...claims, userId: 903 }, keys.privateKey, 60);
-    expect(verifyAccessJwt(token, keys.publicKey).userId).toBe(903);
+    const tokens = new VerifiedTokens(keys.publicKey);
+    const header = bearer(signAccessToken({ ...claims, userId: 903 }, keys.privateKey, 60));
+    expect(tokens.check(header)?.userId).toBe(903);
     jest.setSystemTime(new Date('2026-11-24T10:00:59Z'));
-    expect(verifyAccessJwt(token, keys.publicKey).userId).toBe(903);
+    expect(tokens.check(header)?.userId).toBe(903);
     jest.setSystemTime(new Date('2026-11-24T10:01:00Z'));
-    expect(codeOf(() => verifyAccessJwt(token, keys.publicKey))).toBe('J0002');
-    expect(codeOf(() => verifyAccessJwt(token, keys.publicKey))).toBe('J0002');
+    expect(codeOf(() => tokens.check(header))).toBe('J0002');
+    expect(codeOf(() => tokens.check(header))).toBe('J0002');
+    expect(tokens.size).toBe(0);
+  });
+
+  it('keeps at most maxEntries headers, the least recently used going first', () => {
+    const tokens = new VerifiedTokens(keys.publicKey, 2);
+    const headers = [1, 2, 3].map((userId) => bearer(signAccessToken({ ...claims, userId }, keys.privateKey)));
+    for (const header of headers) tokens.check(header);
+    expect(tokens.size).toBe(2);
+    const verify = jest.spyOn(jwt, 'verify');
+    tokens.check(headers[2]);
+    expect(verify).toHaveBeenCalledTimes(0);
+    tokens.check(headers[0]);
+    expect(verify).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('verifyAccessJwt', () => {
+  it('verifies the signature on every call (the reissue flow and tests see no memory)', () => {
+    const token = signAccessToken(claims, keys.privateKey);
+    const verify = jest.spyOn(jwt, 'verify');
+    for (let i = 0; i < 3; i++) expect(verifyAccessJwt(token, keys.publicKey)).toEqual(claims);
+    expect(verify).toHaveBeenCalledTimes(3);
   });
 });

@@ -1,4 +1,4 @@
-import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdownConfigShape } from '@binzip/shared/core';
+import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdownConfigShape, VERIFIED_TOKENS_KEPT } from '@binzip/shared/core';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
@@ -98,8 +98,8 @@ export const configSchema = z.object({
   RATE_LIMIT_SIGN_IN_MAX: positiveInt.default(300),
   RATE_LIMIT_SEND_CODE_WINDOW_MS: positiveInt.default(60_000),
   RATE_LIMIT_SEND_CODE_MAX: positiveInt.default(60),
-  /** Verified access tokens remembered until their expiry (LRU beyond this count). */
-  TOKEN_CACHE_SIZE: positiveInt.default(10_000),
+  /** Verified access tokens remembered until their expiry (`VerifiedTokens`; LRU beyond this count). */
+  TOKEN_CACHE_SIZE: positiveInt.default(VERIFIED_TOKENS_KEPT),
   /** How often each upstream's /health is probed to route around dead instances. */
   HEALTH_INTERVAL_MS: positiveInt.default(2_000),
   /**

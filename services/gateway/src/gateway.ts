@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, type Logger } from '@binzip/shared/core';
+import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, VerifiedTokens, type Logger } from '@binzip/shared/core';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import {
@@ -20,7 +20,6 @@ import {
 } from './edge';
 import { BodyReader, hasBody } from './proxy/bodies';
 import { canonicalTarget } from './proxy/paths';
-import { TokenVerifier } from './proxy/tokens';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './proxy/trust';
 import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './proxy/upstreams';
 import { observeProxied } from './metrics';
@@ -41,7 +40,7 @@ export interface Gateway {
   /** The gateway's own pages; add routes here. */
   app: Express;
   pools: Pools;
-  tokens: TokenVerifier;
+  tokens: VerifiedTokens;
 }
 
 /**
@@ -100,7 +99,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     });
   const trust = compileTrust(config.TRUST_PROXY);
   const app = buildApp({ config, logger, pools, trust, draining: deps.draining });
-  const tokens = new TokenVerifier(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
+  const tokens = new VerifiedTokens(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
   const cors = corsPolicy(config.CORS_ORIGINS);
   const proxies = createServiceProxies({
     pools,

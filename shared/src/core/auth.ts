@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import jwt from 'jsonwebtoken';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { AppError } from './errors';
 import { signingKey, signingKeyId, verifyWithKeySet } from './jwks';
@@ -62,48 +63,12 @@ export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSecon
   });
 }
 
-/** Tokens verified lately, by their exact text and the key set that verified them (`verifyAccessJwt`). */
-const verifiedTokens = new Map<string, { claims: AuthClaims; exp: number }>();
-const VERIFIED_TOKENS_KEPT = 10_000;
-
 /**
  * Verifies a bare JWT against `publicKey` (a PEM or a JWKS document, see jwks.ts); `ignoreExpiration` serves the
- * reissue flow, which accepts an expired access token.
- *
- * A token that verified once is remembered with its claims until it expires (at most VERIFIED_TOKENS_KEPT,
- * oldest first out): a member's requests carry the same token for up to 30 minutes, and an ES256 verification
- * was the largest single cost of a member's read after the store. The key is the token's exact text (its
- * signature included) and the configured key set, so a forged or altered token never matches; expiry is still
- * checked on every use, and revocation (`sid`) is checked by the callers as before.
+ * reissue flow, which accepts an expired access token. Every call verifies the signature; `VerifiedTokens` is the
+ * memory in front of it for `Authorization` headers.
  */
 export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean } = {}): AuthClaims {
-  if (options.ignoreExpiration) return verifyAccessJwtNow(token, publicKey, options);
-  const memoKey = `${publicKey}\u0000${token}`;
-  const known = verifiedTokens.get(memoKey);
-  if (known) {
-    // jsonwebtoken's rule: expired once the clock's second reaches `exp`.
-    if (Math.floor(Date.now() / 1000) < known.exp) return known.claims;
-    verifiedTokens.delete(memoKey);
-  }
-  const claims = verifyAccessJwtNow(token, publicKey, options);
-  const exp = expiryOf(token);
-  if (exp !== undefined) {
-    verifiedTokens.set(memoKey, { claims, exp });
-    if (verifiedTokens.size > VERIFIED_TOKENS_KEPT) {
-      const oldest = verifiedTokens.keys().next().value;
-      if (oldest !== undefined) verifiedTokens.delete(oldest);
-    }
-  }
-  return claims;
-}
-
-/** The `exp` of a token that has just been verified (so its payload is well-formed JSON with a numeric `exp`). */
-function expiryOf(token: string): number | undefined {
-  const exp = (jwt.decode(token, { json: true }) ?? {}).exp;
-  return typeof exp === 'number' ? exp : undefined;
-}
-
-function verifyAccessJwtNow(token: string, publicKey: string, options: { ignoreExpiration?: boolean }): AuthClaims {
   let decoded: unknown;
   try {
     decoded = verifyWithKeySet(token, publicKey, { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
@@ -125,13 +90,62 @@ export function verifyAuthorizationHeader(header: string | undefined, publicKey:
   return verifyAccessJwt(header.slice(BEARER_PREFIX.length).trim(), publicKey);
 }
 
+/** `Authorization` headers a process remembers by default (the gateway's `TOKEN_CACHE_SIZE`). */
+export const VERIFIED_TOKENS_KEPT = 10_000;
+
 /**
- * Verifies the token (if any) on every request. Services verify it again even behind the gateway:
- * identity never comes from a trusted header.
+ * `verifyAuthorizationHeader` with a memory: each verified header is remembered with its claims until the token's
+ * own expiry, in a bounded LRU, so a member's next requests (one token for up to 30 minutes) cost a map look-up
+ * instead of an ES256 verification, in the gateway and in every service. Only successes are kept (a bad token is
+ * verified, and refused, every time); the key is the header's exact text, signature included, so an altered
+ * token never matches; an entry never outlives the token's `exp`, so an expired token gets J0002 exactly as
+ * without the memory. Revocation (`sid`) is checked by the callers on every request as before.
+ */
+export class VerifiedTokens {
+  private readonly verified: LRUCache<string, { claims: AuthClaims; expiresAt: number }>;
+
+  constructor(
+    private readonly publicKey: string,
+    maxEntries = VERIFIED_TOKENS_KEPT,
+    private readonly now: () => number = () => Date.now(),
+  ) {
+    this.verified = new LRUCache({ max: maxEntries });
+  }
+
+  /** The caller a header names: null without one; the J-code AppError of a bad one. */
+  check(header: string | undefined): AuthClaims | null {
+    if (header === undefined || header === '') return null;
+    const known = this.verified.get(header);
+    if (known !== undefined) {
+      if (known.expiresAt > this.now()) return known.claims;
+      this.verified.delete(header);
+    }
+    const claims = verifyAuthorizationHeader(header, this.publicKey);
+    if (!claims) return null;
+    const expiresAt = expiryMsOf(header.slice(BEARER_PREFIX.length).trim());
+    if (expiresAt !== undefined && expiresAt > this.now()) this.verified.set(header, { claims, expiresAt });
+    return claims;
+  }
+
+  get size(): number {
+    return this.verified.size;
+  }
+}
+
+/** The `exp` (in ms) of a token that has just been verified (so its payload is well-formed JSON). */
+function expiryMsOf(token: string): number | undefined {
+  const exp = (jwt.decode(token, { json: true }) ?? {}).exp;
+  return typeof exp === 'number' ? exp * 1000 : undefined;
+}
+
+/**
+ * Verifies the token (if any) on every request, through the app's `VerifiedTokens`. Services verify it again even
+ * behind the gateway: identity never comes from a trusted header.
  */
 export function authenticate(publicKey: string): RequestHandler {
+  const tokens = new VerifiedTokens(publicKey);
   return (req: Request, _res: Response, next: NextFunction) => {
-    req.auth = verifyAuthorizationHeader(req.headers.authorization, publicKey) ?? undefined;
+    req.auth = tokens.check(req.headers.authorization) ?? undefined;
     next();
   };
 }

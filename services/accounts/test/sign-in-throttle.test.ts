@@ -1,4 +1,4 @@
-import { createLogger } from '@binzip/shared';
+import { createLogger, metricsRegistry } from '@binzip/shared';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
@@ -122,6 +122,29 @@ describe('sign-in throttling per account', () => {
 });
 
 describe('a password verified moments ago (the memory of verified passwords) meets the same limit', () => {
+  /** binzip_password_checks_total by how checks were answered, in this process. */
+  async function passwordChecks(): Promise<{ memory: number; bcrypt: number }> {
+    const values = (await metricsRegistry.getSingleMetric('binzip_password_checks_total')?.get())?.values ?? [];
+    const of = (answeredBy: string) => values.find((v) => v.labels.answered_by === answeredBy)?.value ?? 0;
+    return { memory: of('memory'), bcrypt: of('bcrypt') };
+  }
+
+  it('counts each sign-in as one check, answered from memory or by bcrypt, whichever path judged it', async () => {
+    const user = await signUp(h.app);
+    const delta = async (signInOnce: () => Promise<unknown>) => {
+      const before = await passwordChecks();
+      await signInOnce();
+      const after = await passwordChecks();
+      return { memory: after.memory - before.memory, bcrypt: after.bcrypt - before.bcrypt };
+    };
+    expect(await delta(async () => expect((await signIn(user, user.password)).status).toBe(200))).toEqual({ memory: 0, bcrypt: 1 });
+    // A clean window: the fast path answers.
+    expect(await delta(async () => expect((await signIn(user, user.password)).status).toBe(200))).toEqual({ memory: 1, bcrypt: 0 });
+    expect(await delta(() => failTimes(user, 1))).toEqual({ memory: 0, bcrypt: 1 });
+    // A wrong guess pending forgiveness: the full path answers, from memory, once.
+    expect(await delta(async () => expect((await signIn(user, user.password)).status).toBe(200))).toEqual({ memory: 1, bcrypt: 0 });
+  });
+
   it('is refused while the account is locked, and its first right answer after wrong ones ends their run', async () => {
     const user = await signUp(h.app);
     // Signed in once: bcrypt accepted the password, so the next right answers come from memory.

@@ -97,7 +97,9 @@ export async function judgePassword(ctx: AccountsContext, user: Pick<UserDoc, '_
   if (ctx.passwords.remembers(password, user.passwordHash)) {
     const window = await ctx.models.signInThrottles.findById(user._id).lean().exec();
     const locked = (window?.lockedUntil?.getTime() ?? 0) > ctx.now().getTime();
-    if (!window || (window.attempts === 0 && window.pending === 0 && !locked)) return true;
+    const clean = !window || (window.attempts === 0 && window.pending === 0 && !locked);
+    // Counted here only when answered here; otherwise the full path's `matches` counts the one check.
+    if (clean && ctx.passwords.acceptRemembered(password, user.passwordHash)) return true;
   }
   await reserveAttempt(ctx, user._id);
   let matches: boolean;

@@ -85,13 +85,13 @@ export class PasswordHasher {
   }
 
   async matches(password: string, hash: string): Promise<boolean> {
-    if (this.remembers(password, hash)) return true;
+    if (this.acceptRemembered(password, hash)) return true;
     const accepted = await this.compare(password, hash);
     if (accepted) this.remember(hash, this.macOf(password));
     return accepted;
   }
 
-  /** Whether bcrypt accepted this password for this hash within the last `rememberMs` (no bcrypt, no queue). */
+  /** Whether bcrypt accepted this password for this hash within the last `rememberMs` (a look-up: no bcrypt, no queue, not counted). */
   remembers(password: string, hash: string): boolean {
     if (this.rememberMs <= 0 || typeof password !== 'string' || typeof hash !== 'string') return false;
     const entry = this.remembered.get(hash);
@@ -100,7 +100,12 @@ export class PasswordHasher {
       this.remembered.delete(hash);
       return false;
     }
-    if (!timingSafeEqual(entry.mac, this.macOf(password))) return false;
+    return timingSafeEqual(entry.mac, this.macOf(password));
+  }
+
+  /** A check answered from memory when `remembers`, counted as one (`matches` and the sign-in's fast path). */
+  acceptRemembered(password: string, hash: string): boolean {
+    if (!this.remembers(password, hash)) return false;
     this.checks.remembered++;
     passwordChecks.inc({ answered_by: 'memory' });
     return true;

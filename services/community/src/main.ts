@@ -40,7 +40,7 @@ runService({
         responseCache,
       }),
       outbox: communityOutbox(models),
-      closers: [async () => responseCache.stop(), stopSweeper],
+      closers: [stopSweeper],
       responseCache,
     };
   },

@@ -43,7 +43,7 @@ runService({
     return {
       app,
       outbox: housesOutbox(models),
-      closers: [async () => responseCache.stop(), stopSweeper],
+      closers: [stopSweeper],
       responseCache,
     };
   },

@@ -22,6 +22,6 @@ runService({
       ceilings: config,
       eventsPending,
     });
-    return { app, outbox: recordsOutbox(models), closers: [async () => responseCache.stop()], responseCache };
+    return { app, outbox: recordsOutbox(models), responseCache };
   },
 });

@@ -92,7 +92,10 @@ export interface ServiceParts {
   consumers?: readonly EventConsumer[];
   /** Other things to close on shutdown, in order (after the consumers and the relay, before NATS and MongoDB). */
   closers?: Array<() => Promise<unknown>>;
-  /** The app's cache of public answers: the nickname memory is forgotten with everything it forgets. */
+  /**
+   * The app's cache of public answers: the nickname memory is forgotten with everything it forgets, and its
+   * subscriptions end with the shutdown (before NATS closes).
+   */
   responseCache?: ResponseCache;
 }
 
@@ -206,6 +209,7 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
         () => consumers.stop(),
         async () => relay?.stop(),
         ...closers,
+        async () => responseCache?.stop(),
         async () => stopNickNames(),
         () => users.stop(),
         () => revocations.stop(),

@@ -1,7 +1,8 @@
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { AppError, createLogger, errorHandler, idParams, mountOperations, operationsOf, ResponseCache, type AnyOperation } from '../src';
+import { AppError, authenticate, createLogger, errorHandler, idParams, mountOperations, operationsOf, ResponseCache, type AnyOperation } from '../src';
+import { bearer, testEnv } from '../../test/support';
 
 /**
  * The response cache's keys on a bare Express app (no store: the "data" is a map the test changes behind the
@@ -18,6 +19,8 @@ let began: () => void = () => undefined;
 const operation = operationsOf<undefined>();
 const itemParams = idParams('itemId');
 const itemKey = (id: number) => `item:${id}`;
+/** A member's own key: what GET /mine (kept per member) shows of him is `values.get(userId)`. */
+const ownKey = (userId: number) => `own:${userId}`;
 const operations: AnyOperation<undefined>[] = [
   operation({
     method: 'get',
@@ -91,6 +94,29 @@ const operations: AnyOperation<undefined>[] = [
     changes: () => [],
     handle: () => undefined,
   }),
+  operation({
+    method: 'get',
+    path: '/mine',
+    operationId: 'mine',
+    summary: 'test',
+    tags: ['test'],
+    access: 'user',
+    data: z.number(),
+    cached: 'boards',
+    cachedPerMember: true,
+    dependsOn: ({ caller }) => [ownKey(caller.userId)],
+    handle: (_ctx, { caller }) => valueOf(caller.userId),
+  }),
+  operation({
+    method: 'post',
+    path: '/mine',
+    operationId: 'changeMine',
+    summary: 'test',
+    tags: ['test'],
+    access: 'user',
+    changes: ({ caller }) => [ownKey(caller.userId)],
+    handle: () => undefined,
+  }),
   operation({ method: 'post', path: '/undeclared', operationId: 'undeclared', summary: 'test', tags: ['test'], access: 'public', handle: () => undefined }),
   operation({
     method: 'post',
@@ -106,6 +132,7 @@ const operations: AnyOperation<undefined>[] = [
 
 function appWith(cache: ResponseCache, list: AnyOperation<undefined>[] = operations) {
   const app = express();
+  app.use(authenticate(testEnv().publicKey));
   app.use(cache.forgetOnWrites());
   mountOperations(app, list, undefined, { responseCache: cache });
   app.use(errorHandler(createLogger('test', 'silent')));
@@ -212,7 +239,104 @@ describe('an answer computed while its data changed', () => {
   });
 });
 
+describe("a member's own answers (cachedPerMember)", () => {
+  const ANN = 41;
+  const BEN = 42;
+  const annToken = bearer({ userId: ANN });
+  const benToken = bearer({ userId: BEN });
+  const mine = (app: express.Express, token: string) => request(app).get('/mine').set('Authorization', token);
+
+  it("keeps each member's answer for him alone: another member gets his own, an anonymous caller none", async () => {
+    values.clear();
+    values.set(ANN, 1);
+    values.set(BEN, 2);
+    const app = appWith(new ResponseCache({ now: () => 0 }));
+    expect((await mine(app, annToken)).body.data).toBe(1);
+    values.set(ANN, 10);
+    values.set(BEN, 20);
+    const ann = await mine(app, annToken);
+    expect(ann.body.data).toBe(1);
+    expect(ann.headers['cache-control']).toBe('private, no-cache');
+    expect((await mine(app, benToken)).body.data).toBe(20);
+    expect((await mine(app, annToken)).body.data).toBe(1);
+    expect((await request(app).get('/mine')).status).toBe(401);
+  });
+
+  it('answers his If-None-Match with 304 while it is kept, and a changed answer with 200 and a new ETag', async () => {
+    values.clear();
+    values.set(ANN, 1);
+    const app = appWith(new ResponseCache({ now: () => 0 }));
+    const first = await mine(app, annToken);
+    const etag = first.headers.etag;
+    expect((await mine(app, annToken).set('If-None-Match', etag)).status).toBe(304);
+    values.set(ANN, 5);
+    await request(app).post('/mine').set('Authorization', annToken).expect(200);
+    const changed = await mine(app, annToken).set('If-None-Match', etag);
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toBe(5);
+    expect(changed.headers.etag).not.toBe(etag);
+  });
+
+  it("a member's write forgets his answer at once and keeps every other member's and the public ones", async () => {
+    values.clear();
+    const cache = new ResponseCache({ now: () => 0 });
+    const app = appWith(cache);
+    await mine(app, annToken);
+    await mine(app, benToken);
+    await dataOf(app, '/items/1');
+    values.set(ANN, 3);
+    values.set(BEN, 4);
+    values.set(1, 5);
+    await request(app).post('/mine').set('Authorization', annToken).expect(200);
+    expect((await mine(app, annToken)).body.data).toBe(3);
+    expect((await mine(app, benToken)).body.data).toBe(0);
+    expect(await dataOf(app, '/items/1')).toBe(0);
+    // A change made outside a request (an event consumer) forgets the same way.
+    cache.changed([ownKey(BEN)]);
+    expect((await mine(app, benToken)).body.data).toBe(4);
+    // And everything forgets members' answers too.
+    values.set(ANN, 6);
+    cache.forget();
+    expect((await mine(app, annToken)).body.data).toBe(6);
+  });
+
+  it("members' answers are bounded apart from the public ones: many members never push a public page out", async () => {
+    values.clear();
+    const cache = new ResponseCache({ now: () => 0, maxEntries: 1, maxMemberEntries: 2 });
+    const app = appWith(cache);
+    await dataOf(app, '/items/1');
+    for (const userId of [101, 102, 103]) await mine(app, bearer({ userId }));
+    expect(cache.size).toBe(3);
+    for (const id of [1, 101, 102, 103]) values.set(id, 9);
+    expect(await dataOf(app, '/items/1')).toBe(0);
+    // The oldest member's answer went first.
+    expect((await mine(app, bearer({ userId: 101 }))).body.data).toBe(9);
+    expect((await mine(app, bearer({ userId: 103 }))).body.data).toBe(0);
+  });
+
+  it('an expired token never reaches a kept answer', async () => {
+    values.clear();
+    values.set(ANN, 1);
+    const app = appWith(new ResponseCache({ now: () => 0 }));
+    await mine(app, annToken);
+    expect((await mine(app, bearer({ userId: ANN }, -60))).status).toBe(401);
+  });
+});
+
 describe('declarations that cannot apply fail the mount', () => {
+  it("per member without cached, on a public operation, and a members' operation cached as a public one", () => {
+    const base = { method: 'get', path: '/x', summary: 'test', tags: ['test'], handle: () => 1 } as const;
+    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'a', access: 'user', cachedPerMember: true })])).toThrow(
+      /a is cached per member without cached or without member access/,
+    );
+    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'b', access: 'optional', cached: 'boards', cachedPerMember: true })])).toThrow(
+      /b is cached per member without cached or without member access/,
+    );
+    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'c', access: 'user', cached: 'boards' })])).toThrow(
+      /c is a members' operation cached as a public one/,
+    );
+  });
+
   it('dependsOn without cached', () => {
     const read = operation({
       method: 'get',

@@ -11,7 +11,7 @@ import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
 import request from 'supertest';
 import { eventually, testEnv } from '../../../test/support';
-import { addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
+import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
@@ -227,6 +227,107 @@ describe('one instance: a write forgets only the answers it could have changed',
   });
 });
 
+describe("a member's own lists, kept per member", () => {
+  interface OwnItem {
+    boardId: number;
+    title: string;
+    commentCnt?: number;
+  }
+  const own = async (app: Express, person: TestPerson, path: string): Promise<OwnItem[]> => {
+    const res = await request(app).get(`/api/v1/boards/my${path}?size=50`).set('Authorization', person.token);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return (res.body.data as PageObject<OwnItem>).content;
+  };
+  const titles = (items: OwnItem[]) => items.map((item) => item.title);
+
+  it("a member's comment forgets his list of comments (here and on the other instance), and keeps another member's lists", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    await postComment(h.app, commenter, a, '먼저 단 댓글');
+    await postComment(h.app, lover, a, '좋아요 회원의 댓글');
+    for (const app of [first, second]) {
+      expect(titles(await own(app, commenter, '/comment'))).toContain(`${t} A`);
+      await own(app, lover, '/comment');
+      await own(app, author, '');
+    }
+    await retitle(a, `${t} A 고침`);
+
+    await postComment(first, commenter, b, '새 댓글');
+
+    expect(titles(await own(first, commenter, '/comment'))).toEqual(expect.arrayContaining([`${t} B`, `${t} A 고침`]));
+    await eventually(async () => titles(await own(second, commenter, '/comment')).includes(`${t} B`));
+    // The other member's list shows A only, which the comment on B did not change; the author's posts show B's count.
+    for (const app of [first, second]) expect(titles(await own(app, lover, '/comment'))).toContain(`${t} A`);
+    expect((await own(first, author, '')).find((item) => item.boardId === b)?.commentCnt).toBe(1);
+  });
+
+  it("a comment by someone else on a board in a member's list forgets that list (its count), not lists without the board", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    await postComment(h.app, commenter, a, '내 댓글');
+    const other = await postBoard(h.app, lover, { title: `${t} other` });
+    expect(titles(await own(first, commenter, '/comment'))).toContain(`${t} A`);
+    await own(first, lover, '');
+    await retitle(a, `${t} A 고침`);
+    await retitle(other, `${t} other 고침`);
+
+    await postComment(first, lover, a, '남의 댓글');
+
+    expect(titles(await own(first, commenter, '/comment'))).toContain(`${t} A 고침`);
+    expect(titles(await own(first, lover, ''))).toContain(`${t} other`);
+  });
+
+  it("a love or unlove forgets the lover's loved boards, and keeps another member's", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    expect((await request(h.app).put(`/api/v1/loves/${b}`).set('Authorization', commenter.token)).status).toBe(200);
+    expect(titles(await own(first, lover, '/love'))).not.toContain(`${t} A`);
+    expect(titles(await own(first, commenter, '/love'))).toContain(`${t} B`);
+    await retitle(b, `${t} B 고침`);
+
+    expect((await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    expect(titles(await own(first, lover, '/love'))).toContain(`${t} A`);
+    expect(titles(await own(first, commenter, '/love'))).toContain(`${t} B`);
+
+    expect((await request(first).delete(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    expect(titles(await own(first, lover, '/love'))).not.toContain(`${t} A`);
+  });
+
+  it("an administrator deleting a member's comment forgets that member's list of comments, also a page without it (the author is looked up)", async () => {
+    const t = token();
+    const admin = await addAdmin(h.connection, `캐시관리자${tokens}`);
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    const older = await postComment(h.app, lover, a, '지워질 댓글');
+    await postComment(h.app, lover, b, '남을 댓글');
+    const firstPage = async () => {
+      const res = await request(first).get('/api/v1/boards/my/comment?size=1').set('Authorization', lover.token);
+      return res.body.data as PageObject<OwnItem>;
+    };
+    const before = await firstPage();
+    expect(titles(before.content)).toEqual([`${t} B`]);
+
+    expect((await request(first).delete(`/api/v1/comments/${older}`).set('Authorization', admin.token)).status).toBe(200);
+
+    // The page shows B only, which the deletion did not touch: only the author's key can forget it (its total).
+    expect((await firstPage()).totalElements).toBe(before.totalElements - 1);
+  });
+
+  it("a member's posts: a new post forgets them; a change behind the service's back does not", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    expect(titles(await own(first, author, ''))).toContain(`${t} A`);
+    await retitle(a, `${t} A 고침`);
+    expect(titles(await own(first, author, ''))).toContain(`${t} A`);
+
+    await postBoard(first, author, { title: `${t} B` });
+
+    expect(titles(await own(first, author, ''))).toEqual(expect.arrayContaining([`${t} B`, `${t} A 고침`]));
+  });
+});
+
 describe('while an answer is computed', () => {
   /**
    * Holds the next read of one board (`boards.findOne`, the detail's read of its board) until `release`: the real
@@ -299,7 +400,7 @@ describe('across instances, through NATS', () => {
     await eventually(async () => (await detail(second, a)).commentCount === 1);
     expect((await detail(second, a)).title).toBe(`${t} A 고침`);
     await delivered();
-    expect(announcements.slice(before).map((text) => JSON.parse(text) as unknown)).toEqual([{ keys: [`board:${a}`] }]);
+    expect(announcements.slice(before).map((text) => JSON.parse(text) as unknown)).toEqual([{ keys: [`board:${a}`, `commenter:${commenter.id}`] }]);
     expect((await detail(second, b)).title).toBe(`${t} B`);
     expect((await list(second, `prefix=DEFAULT&search=${t}%20B`)).content[0].title).toBe(`${t} B`);
   });

@@ -1,7 +1,7 @@
 import { createLogger, RESPONSE_CACHE_TTL_MS, ResponseCache, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
-import { publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
+import { eventually as eventuallyTrue, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
 import { addMember, addPerson, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { createListing, type HousesHarness, housesService, validListing } from './helpers';
@@ -123,7 +123,7 @@ describe('across instances, through NATS', () => {
     await eventually(second, houseId, (data) => data.title === '고친 둘째 집');
   });
 
-  it('keeps every answer on a scrap or unscrap: they change no anonymous answer, so nothing is forgotten or announced', async () => {
+  it("keeps every anonymous answer on a scrap or unscrap: they change only the member's own scrap list", async () => {
     const houseId = await createListing(h, agent, { title: '스크랩될 집' });
     expect(titleOf(await detail(first, houseId))).toBe('스크랩될 집');
     expect(titleOf(await detail(second, houseId))).toBe('스크랩될 집');
@@ -136,6 +136,35 @@ describe('across instances, through NATS', () => {
     expect(titleOf(await detail(second, houseId))).toBe('스크랩될 집');
     h.clock.advance(RESPONSE_CACHE_TTL_MS.houses);
     expect(titleOf(await detail(second, houseId))).toBe('몰래 고친 집');
+  });
+
+  it("keeps a member's scrap list for him alone; his scrap or unscrap forgets it on every instance, and keeps another member's", async () => {
+    const other = await addMember(h.connection, '다른스크랩회원');
+    const one = await createListing(h, agent, { title: '스크랩 목록 첫 집' });
+    const two = await createListing(h, agent, { title: '스크랩 목록 둘째 집' });
+    const scraps = async (app: Express, who: TestPerson): Promise<string[]> => {
+      const res = await request(app).get('/api/v1/houses/scrap?size=50').set('Authorization', who.token);
+      expect(res.headers['cache-control']).toBe('private, no-cache');
+      return (res.body.data.content as Array<{ title: string }>).map((item) => item.title);
+    };
+    expect((await request(first).put(`/api/v1/scraps/${one}`).set('Authorization', member.token)).status).toBe(200);
+    expect((await request(first).put(`/api/v1/scraps/${one}`).set('Authorization', other.token)).status).toBe(200);
+    await bus.connection.flush();
+    for (const app of [first, second]) {
+      expect(await scraps(app, member)).toContain('스크랩 목록 첫 집');
+      expect(await scraps(app, other)).toEqual(['스크랩 목록 첫 집']);
+    }
+    await retitle(one, '몰래 고친 첫 집');
+
+    expect((await request(first).put(`/api/v1/scraps/${two}`).set('Authorization', member.token)).status).toBe(200);
+    expect((await scraps(first, member)).slice(0, 2)).toEqual(['스크랩 목록 둘째 집', '몰래 고친 첫 집']);
+    await eventuallyTrue(async () => (await scraps(second, member)).includes('스크랩 목록 둘째 집'));
+    await bus.connection.flush();
+    for (const app of [first, second]) expect(await scraps(app, other)).toEqual(['스크랩 목록 첫 집']);
+
+    expect((await request(second).delete(`/api/v1/scraps/${two}`).set('Authorization', member.token)).status).toBe(200);
+    expect(await scraps(second, member)).not.toContain('스크랩 목록 둘째 집');
+    await eventuallyTrue(async () => !(await scraps(first, member)).includes('스크랩 목록 둘째 집'));
   });
 
   it("forgets once the user projection stored a nickname change from accounts' events", async () => {

@@ -1,4 +1,4 @@
-import { createServiceApp, mountOperations, projectedSuspension, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { createServiceApp, mountOperations, projectedSuspension, ResponseCache, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { notificationsModels } from './models';
 import { apiDocument, operations } from './routes';
@@ -8,6 +8,7 @@ export type AppDeps = ServiceAppDeps;
 
 export function buildApp(deps: AppDeps): Express {
   const ctx = serviceContext(notificationsModels(deps.connection), deps);
+  const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'notifications',
     fieldLabels,
@@ -18,6 +19,7 @@ export function buildApp(deps: AppDeps): Express {
     connection: deps.connection,
     isSuspended: projectedSuspension(deps.connection),
     apiDocument,
-    routes: (app) => mountOperations(app, operations, ctx),
+    responseCache: cache,
+    routes: (app) => mountOperations(app, operations, ctx, { responseCache: cache }),
   });
 }

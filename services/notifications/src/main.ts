@@ -1,4 +1,4 @@
-import { runService, serviceContext } from '@binzip/shared';
+import { ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { buildApp } from './app';
 import { readConfig } from './config';
 import { notificationsConsumers } from './events';
@@ -8,12 +8,16 @@ runService({
   name: 'notifications',
   readConfig,
   userProjection: true,
-  start: async ({ config, logger, connection }) => {
+  start: async ({ config, logger, connection, bus }) => {
     const models = notificationsModels(connection);
     await initModels(models);
+    // Members' inboxes; the consumers forget the ones they store notices in (nicknames: the user projection).
+    const responseCache = new ResponseCache();
+    responseCache.listen(bus, 'notifications', []);
     return {
-      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, ceilings: config }),
-      consumers: notificationsConsumers(serviceContext(models, { logger }), config),
+      app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, ceilings: config, responseCache }),
+      consumers: notificationsConsumers(serviceContext(models, { logger }), config, responseCache),
+      responseCache,
     };
   },
 });

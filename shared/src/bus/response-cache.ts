@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
-import type { CacheKeys, RouteCache } from '../core/cache-policy';
+import type { CacheKeys, CacheScope, RouteCache } from '../core/cache-policy';
 import type { EventBus } from './connection';
 
 /**
@@ -33,8 +33,13 @@ interface Entry {
 export interface ResponseCacheOptions {
   /** Milliseconds clock (tests move it). */
   now?: () => number;
-  /** Answers kept at most; the oldest go first. */
+  /** Anonymous answers kept at most; the oldest go first. */
   maxEntries?: number;
+  /**
+   * Members' own answers kept at most, apart from the anonymous ones so that many members' lists never push the
+   * public pages out; the oldest go first.
+   */
+  maxMemberEntries?: number;
   /** false: every route answers itself (the services' domain tests, which change data behind the API). */
   enabled?: boolean;
 }
@@ -65,11 +70,16 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
 }
 
 /**
- * A short-lived, per-process store of public GET answers, the way a busy site keeps its hottest pages:
+ * A short-lived, per-process store of GET answers, the way a busy site keeps its hottest pages:
  * the first anonymous request of a URL pays for the queries, the next ones within the route's TTL get the same
  * bytes. Rules:
- * - Only requests without an `Authorization` header are served from it or stored: an answer that may depend on
- *   the caller (`isScraped`, a member's own view) is never shared, and a member always sees his own write at once.
+ * - A public route keeps only the answers to requests without an `Authorization` header: an answer that may
+ *   depend on the caller (`isScraped`, a member's own view) is never shared, and a member always sees his own
+ *   write at once.
+ * - A member route (`scope` 'member': a member's own lists, behind the operation's access guard) keeps each
+ *   verified member's answers under his id, served to him alone (`Cache-Control: private`). They name the
+ *   member's own keys (`inbox:<userId>`) besides what they show, so his writes, and what others do to his lists
+ *   (a notification stored for him), forget exactly them.
  * - A write forgets only the answers it could have changed. An answer names the keys it depends on (the
  *   operation's `dependsOn`: every item it shows, and whatever decides which items it holds and in which order),
  *   a successful write the keys it changed (`changes`); the answers depending on one of them are forgotten (an
@@ -93,7 +103,10 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  * - Every answer of a cached route carries an `ETag`; Express answers a matching `If-None-Match` with 304.
  */
 export class ResponseCache implements RouteCache {
+  /** Anonymous answers by `<tag> <url>`, oldest first. */
   private readonly entries = new Map<string, Entry>();
+  /** Members' answers by `member:<userId> <tag> <url>`, oldest first. */
+  private readonly memberEntries = new Map<string, Entry>();
   /** Called whenever everything is forgotten (`alsoForget`). */
   private readonly forgetEverythingToo: Array<() => void> = [];
   /** Dependency key -> the entries depending on it. */
@@ -112,6 +125,7 @@ export class ResponseCache implements RouteCache {
   private readonly writeKeys = new WeakMap<Response, CacheKeys>();
   private readonly now: () => number;
   private readonly maxEntries: number;
+  private readonly maxMemberEntries: number;
   readonly enabled: boolean;
   private subscriptions: Subscription[] = [];
   private connection: NatsConnection | undefined;
@@ -122,15 +136,22 @@ export class ResponseCache implements RouteCache {
   constructor(options: ResponseCacheOptions = {}) {
     this.now = options.now ?? Date.now;
     this.maxEntries = options.maxEntries ?? 5_000;
+    this.maxMemberEntries = options.maxMemberEntries ?? 5_000;
     this.enabled = options.enabled ?? true;
   }
 
-  /** Middleware for one public GET route: answers from memory when fresh, else lets the route answer and keeps it. */
-  route(tag: string, ttlMs: number): RequestHandler {
+  /**
+   * Middleware for one GET route: answers from memory when fresh, else lets the route answer and keeps it. A
+   * 'member' route must come after the guard that verified the caller (`req.auth`).
+   */
+  route(tag: string, ttlMs: number, scope: CacheScope = 'public'): RequestHandler {
     return (req, res, next) => {
       if (!this.enabled || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
-      const shareable = req.headers.authorization === undefined;
-      const key = `${tag} ${req.originalUrl}`;
+      const member = scope === 'member' ? req.auth?.userId : undefined;
+      // What may be kept: a public route's anonymous answers, a member route's answers to a verified member.
+      const keepable = scope === 'member' ? member !== undefined : req.headers.authorization === undefined;
+      const shared = scope === 'public' && keepable;
+      const key = member === undefined ? `${tag} ${req.originalUrl}` : `member:${member} ${tag} ${req.originalUrl}`;
       const compute = (settle?: (entry: Entry | undefined) => void) => {
         this.misses++;
         const began = this.changes;
@@ -138,7 +159,7 @@ export class ResponseCache implements RouteCache {
           const text = JSON.stringify(body);
           const etag = weakEtag(text);
           let stored: Entry | undefined;
-          if (res.statusCode === 200 && shareable) {
+          if (res.statusCode === 200 && keepable) {
             const keys = this.declaredKeys(res);
             if (keys !== null && this.unchangedSince(began, keys)) {
               stored = { body: text, etag, expiresAt: this.now() + ttlMs, keys };
@@ -146,16 +167,16 @@ export class ResponseCache implements RouteCache {
             }
           }
           settle?.(stored);
-          this.reply(res, etag, text, shareable);
+          this.reply(res, etag, text, shared);
           return res;
         };
         next();
       };
-      if (!shareable) return compute();
-      const entry = this.entries.get(key);
+      if (!keepable) return compute();
+      const entry = this.shelfOf(key).get(key);
       if (entry && entry.expiresAt > this.now()) {
         this.hits++;
-        this.reply(res, entry.etag, entry.body, true);
+        this.reply(res, entry.etag, entry.body, shared);
         return;
       }
       if (entry) this.remove(key);
@@ -163,19 +184,19 @@ export class ResponseCache implements RouteCache {
       // page's expiry would otherwise send every concurrent request to the store at once).
       const pending = this.computing.get(key);
       if (pending) {
-        void pending.then((shared) => {
-          if (!shared) return compute();
+        void pending.then((computed) => {
+          if (!computed) return compute();
           this.hits++;
-          this.reply(res, shared.etag, shared.body, true);
+          this.reply(res, computed.etag, computed.body, shared);
         });
         return;
       }
       let settle: (entry: Entry | undefined) => void = () => undefined;
       const computing = new Promise<Entry | undefined>((resolve) => (settle = resolve));
       this.computing.set(key, computing);
-      const done = (shared: Entry | undefined) => {
+      const done = (computed: Entry | undefined) => {
         if (this.computing.get(key) === computing) this.computing.delete(key);
-        settle(shared);
+        settle(computed);
       };
       // An answer that never reaches res.json (a failure, a client gone) lets the waiting requests compute their own.
       res.on('close', () => done(undefined));
@@ -201,6 +222,7 @@ export class ResponseCache implements RouteCache {
     if (keys === undefined) {
       for (const forgetToo of this.forgetEverythingToo) forgetToo();
       this.entries.clear();
+      this.memberEntries.clear();
       this.dependents.clear();
       this.undeclared.clear();
       // Every answer begun before now is refused anyway: the history of keys is not needed any more.
@@ -264,12 +286,17 @@ export class ResponseCache implements RouteCache {
     this.connection = undefined;
   }
 
+  /** Answers kept, anonymous and members' together. */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + this.memberEntries.size;
   }
 
-  /** A write's change: forgotten here and announced to the other instances; nothing at all for `[]`. */
-  private changed(keys: CacheKeys | undefined): void {
+  /**
+   * A change: forgotten here and announced to the other instances; nothing at all for `[]`. The routes' writes
+   * call it through `forgetOnWrites`; anything else that changes what answers show (an event consumer storing a
+   * member's notification) calls it once the change is stored.
+   */
+  changed(keys: CacheKeys | undefined): void {
     if (keys?.length === 0) return;
     this.forget(keys);
     if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
@@ -293,9 +320,15 @@ export class ResponseCache implements RouteCache {
     return keys.every((key) => (this.changedAt.get(key) ?? 0) <= began);
   }
 
+  /** The map that holds (or would hold) the answer under `key`. */
+  private shelfOf(key: string): Map<string, Entry> {
+    return key.startsWith('member:') ? this.memberEntries : this.entries;
+  }
+
   private store(key: string, entry: Entry): void {
     this.remove(key);
-    this.entries.set(key, entry);
+    const shelf = this.shelfOf(key);
+    shelf.set(key, entry);
     if (entry.keys === undefined) this.undeclared.add(key);
     else
       for (const dependency of entry.keys) {
@@ -303,17 +336,18 @@ export class ResponseCache implements RouteCache {
         if (!dependents) this.dependents.set(dependency, (dependents = new Set()));
         dependents.add(key);
       }
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
+    if (shelf.size > (shelf === this.entries ? this.maxEntries : this.maxMemberEntries)) {
+      const oldest = shelf.keys().next().value;
       if (oldest !== undefined) this.remove(oldest);
     }
   }
 
   /** Drops one entry and its place in the index. */
   private remove(key: string): void {
-    const entry = this.entries.get(key);
+    const shelf = this.shelfOf(key);
+    const entry = shelf.get(key);
     if (!entry) return;
-    this.entries.delete(key);
+    shelf.delete(key);
     if (entry.keys === undefined) {
       this.undeclared.delete(key);
       return;
@@ -327,10 +361,10 @@ export class ResponseCache implements RouteCache {
   }
 
   /** Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). */
-  private reply(res: Response, etag: string, body: string, shareable: boolean): void {
+  private reply(res: Response, etag: string, body: string, shared: boolean): void {
     res.setHeader('ETag', etag);
     // Revalidate every time (the ETag makes that cheap); a member's answer stays in his own client.
-    res.setHeader('Cache-Control', shareable ? 'public, no-cache' : 'private, no-cache');
+    res.setHeader('Cache-Control', shared ? 'public, no-cache' : 'private, no-cache');
     res.type('application/json');
     res.send(body);
   }

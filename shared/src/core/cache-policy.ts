@@ -10,6 +10,8 @@ export const RESPONSE_CACHE_TTL_MS = {
   houses: 1_000,
   /** Record lists, details and the hot list. */
   records: 1_000,
+  /** A member's notification list (kept per member): a notification stored for him forgets it at once. */
+  notifications: 1_000,
 } as const;
 
 /**
@@ -26,11 +28,17 @@ export const NICKNAME_MEMORY_MS = 1_000;
  */
 export type CacheKeys = readonly string[];
 
+/**
+ * Whose answers a route keeps: 'public', the anonymous answers, one per URL for every anonymous caller; 'member',
+ * each verified member's own answers (his lists), one per member and URL, never served to anyone else.
+ */
+export type CacheScope = 'public' | 'member';
+
 /** A route's cache as the operations see it (`ResponseCache` in the bus layer is the one the services run). */
 export interface RouteCache {
   /** false: nothing is kept, so `mountOperations` does not evaluate the operations' key declarations. */
   readonly enabled: boolean;
-  route(tag: string, ttlMs: number): RequestHandler;
+  route(tag: string, ttlMs: number, scope?: CacheScope): RequestHandler;
   /** The answer `res` is about to send depends on these keys only; asked only if the answer is to be kept. */
   answerDependsOn(res: Response, keys: () => CacheKeys): void;
   /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */

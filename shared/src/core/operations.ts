@@ -67,6 +67,12 @@ export interface Operation<
   /** Anonymous answers are kept for the route's `RESPONSE_CACHE_TTL_MS` (the app's `ResponseCache`). */
   cached?: CachedRoute;
   /**
+   * With `cached`, on an operation for members (`access` 'user'): each member's own answers are kept instead, apart
+   * from everyone else's ('member' `CacheScope`). `dependsOn` must name the member's own key, which every write
+   * that changes which items his list holds declares (`commenter:<userId>`, `inbox:<userId>`).
+   */
+  cachedPerMember?: true;
+  /**
    * With `cached`: the keys (`CacheKeys`) the answer depends on, from the parsed input and the answer's data: a
    * write that changes none of them leaves the answer cached. Every key of what the answer shows must be named
    * (each item, and what decides which items and in which order); without it, every change forgets the answer.
@@ -136,7 +142,10 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
     const middleware: RequestHandler[] = [...ACCESS_GUARDS[operation.access]];
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
     if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
-    if (operation.cached && options.responseCache) middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached]));
+    if (operation.cached && options.responseCache) {
+      const scope = operation.cachedPerMember ? 'member' : 'public';
+      middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached], scope));
+    }
     if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
     // The service's field names with the operation's own on top, merged once per app rather than per request.
     let merged: { service?: FieldLabels; labels: FieldLabels } | undefined;
@@ -181,6 +190,12 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
 function checkCacheDeclarations(operation: AnyOperation<never>): void {
   if (operation.dependsOn && !operation.cached) throw new Error(`${operation.operationId} declares dependsOn without cached`);
   if (operation.changes && operation.method === 'get') throw new Error(`${operation.operationId} is a read that declares changes`);
+  // A members' operation keeps nothing as a public route (every request carries a token), and a public one has
+  // no verified member to keep answers for.
+  const forMembers = operation.access === 'user' || operation.access === 'admin';
+  if (operation.cachedPerMember && !(operation.cached && forMembers))
+    throw new Error(`${operation.operationId} is cached per member without cached or without member access`);
+  if (operation.cached && forMembers && !operation.cachedPerMember) throw new Error(`${operation.operationId} is a members' operation cached as a public one`);
 }
 
 /** A write's changed keys; a declaration that fails leaves them unknown (everything is forgotten, which is always safe). */
@@ -223,7 +238,17 @@ export function ignoreAuthorizationOn(operations: readonly AnyOperation<never>[]
 /** Adds every operation to `registry` (for lists that share a document with operations declared elsewhere). */
 export function registerOperations(registry: ApiRegistry, operations: readonly AnyOperation<unknown>[]): void {
   for (const operation of operations) {
-    const { aliases: _aliases, cached: _cached, dependsOn: _dependsOn, changes: _changes, handle: _handle, deprecation, ceiling, ...spec } = operation;
+    const {
+      aliases: _aliases,
+      cached: _cached,
+      cachedPerMember: _cachedPerMember,
+      dependsOn: _dependsOn,
+      changes: _changes,
+      handle: _handle,
+      deprecation,
+      ceiling,
+      ...spec
+    } = operation;
     registerOperation(registry, {
       ...spec,
       ...(deprecation ? { deprecated: true } : {}),

@@ -113,9 +113,9 @@ export async function deleteComment(ctx: CommunityContext, user: AuthClaims, inp
 }
 
 /** The board a comment is on (a comment never moves), whatever its state; undefined for no such comment. */
-export async function boardOfComment(ctx: CommunityContext, commentId: number): Promise<number | undefined> {
-  const comment = await ctx.models.comments.findById(commentId, { boardId: 1 }).lean().exec();
-  return comment?.boardId;
+export async function placeOfComment(ctx: CommunityContext, commentId: number): Promise<{ boardId: number; authorId: number } | undefined> {
+  const comment = await ctx.models.comments.findById(commentId, { boardId: 1, authorId: 1 }).lean().exec();
+  return comment ? { boardId: comment.boardId, authorId: comment.authorId } : undefined;
 }
 
 export async function myComments(ctx: CommunityContext, user: AuthClaims, request: PageRequest): Promise<PageObject<OwnCommentItem>> {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { boardKey, boardListKeys, previewKeys } from './cache-keys';
+import { authorKey, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from './cache-keys';
 import {
   boardBody,
   boardCategorySchema,
@@ -75,6 +75,9 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownBoardPageSchema,
+    cached: 'boards',
+    cachedPerMember: true,
+    dependsOn: ({ caller }, page) => ownListKeys(authorKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myBoards(ctx, caller, query),
   }),
   operation({
@@ -86,6 +89,9 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownCommentPageSchema,
+    cached: 'boards',
+    cachedPerMember: true,
+    dependsOn: ({ caller }, page) => ownListKeys(commenterKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myComments(ctx, caller, query),
   }),
   operation({
@@ -97,6 +103,9 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownBoardPageSchema,
+    cached: 'boards',
+    cachedPerMember: true,
+    dependsOn: ({ caller }, page) => ownListKeys(loverKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myLovedBoards(ctx, caller, query),
   }),
   operation({

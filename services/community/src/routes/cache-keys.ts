@@ -1,6 +1,6 @@
 import { communityCommentCreated, type CacheEventSubject, type CacheKeys, type PageObject } from '@binzip/shared';
 import { prefixOfBoard } from '../domain/boards';
-import { boardOfComment } from '../domain/comments';
+import { placeOfComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
 import type { BoardItem } from '../domain/render';
 import { prefixesOf, type BoardPrefix, type PreviewPrefix } from '../domain/vocabulary';
@@ -18,12 +18,28 @@ import { prefixesOf, type BoardPrefix, type PreviewPrefix } from '../domain/voca
  * title and body) change only with the board writes (create, edit, delete, pin) and the pictures', which declare
  * nothing and so forget every answer, as do nickname changes (the user projection announces no keys).
  *
+ * - `author:<userId>`, `commenter:<userId>`, `lover:<userId>`: which boards one member's own lists hold (kept per
+ *   member: /boards/my, /boards/my/comment, /boards/my/love), and how many.
+ *
  * A comment created, edited or deleted on board X changes X's comment list, its detail and the `commentCount`
- * of its list items, and nothing a list filters or orders by: `board:X`. A love or unlove of X changes X's
- * `loveCount` (its detail) and the order of X's type by loves: `board:X`, `love-order:<X's type>`.
+ * of its list items, and nothing a public list filters or orders by: `board:X`; and its author's list of
+ * comments: `commenter:<author>`. A love or unlove of X by U changes X's `loveCount` (its detail), the order of X's
+ * type by loves and U's loved boards: `board:X`, `love-order:<X's type>`, `lover:U`. A member's own list depends on
+ * his key and on every board it shows; his posts change only with the board writes, which forget everything.
  */
 export const boardKey = (boardId: number): string => `board:${boardId}`;
 export const loveOrderKey = (prefix: string): string => `love-order:${prefix}`;
+export const authorKey = (userId: number): string => `author:${userId}`;
+export const commenterKey = (userId: number): string => `commenter:${userId}`;
+export const loverKey = (userId: number): string => `lover:${userId}`;
+
+/** A member's own list: his key (`authorKey`, `commenterKey`, `loverKey`) and every board it shows. */
+export function ownListKeys(memberKey: string, page: PageObject<{ boardId: number }>): CacheKeys {
+  return [memberKey, ...page.content.map((item) => boardKey(item.boardId))];
+}
+
+/** A comment created, edited or deleted: its board and its author's list of comments. */
+export const commentKeys = (boardId: number, authorId: number): CacheKeys => [boardKey(boardId), commenterKey(authorId)];
 
 /** A page of a board list: its boards, and the love order of its type when ordered POPULAR. */
 export function boardListKeys(query: { prefix: BoardPrefix; order: 'RECENT' | 'POPULAR' }, page: PageObject<BoardItem>): CacheKeys {
@@ -37,20 +53,26 @@ export function previewKeys(query: { prefix: PreviewPrefix }, boards: readonly B
   return [...boards.map((board) => boardKey(board.boardId)), ...prefixesOf(query.prefix).map(loveOrderKey)];
 }
 
-/** A love or unlove of a board; a board that cannot be found (it always can, after a success) changes everything. */
-export async function loveKeys(ctx: CommunityContext, boardId: number): Promise<CacheKeys | undefined> {
+/** A love or unlove of a board by `loverId`; a board that cannot be found (it always can, after a success) changes everything. */
+export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number): Promise<CacheKeys | undefined> {
   const prefix = await prefixOfBoard(ctx, boardId);
-  return prefix === undefined ? undefined : [boardKey(boardId), loveOrderKey(prefix)];
+  return prefix === undefined ? undefined : [boardKey(boardId), loveOrderKey(prefix), loverKey(loverId)];
 }
 
-/** A deleted comment changes its board; the path names only the comment, so its board is looked up. */
+/**
+ * A deleted comment: the path names only the comment, and an administrator may delete another member's, so its
+ * board and author are looked up.
+ */
 export async function commentDeletionKeys(ctx: CommunityContext, commentId: number): Promise<CacheKeys | undefined> {
-  const boardId = await boardOfComment(ctx, commentId);
-  return boardId === undefined ? undefined : [boardKey(boardId)];
+  const place = await placeOfComment(ctx, commentId);
+  return place === undefined ? undefined : commentKeys(place.boardId, place.authorId);
 }
 
-/** `community.comment.created`, which the cache listens to (main.ts): the comment's board. */
+/** `community.comment.created`, which the cache listens to (main.ts): the comment's board and its author's list. */
 export const commentCreatedEvents: CacheEventSubject = {
   subject: communityCommentCreated.filter,
-  changes: (payload) => [boardKey(communityCommentCreated.schema.parse(payload).boardId)],
+  changes: (payload) => {
+    const event = communityCommentCreated.schema.parse(payload);
+    return commentKeys(event.boardId, event.commenterId);
+  },
 };

@@ -2,7 +2,7 @@ import { idString, operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { boardKey, commentDeletionKeys } from './cache-keys';
+import { boardKey, commentDeletionKeys, commentKeys } from './cache-keys';
 import { commentBody, commentIdData, commentItemSchema, fieldLabels } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
@@ -45,7 +45,7 @@ export const commentOperations = [
     body: commentBody,
     data: commentIdData,
     errors: ['C0001'],
-    changes: ({ body }) => [boardKey(body.boardId)],
+    changes: ({ caller, body }) => commentKeys(body.boardId, caller.userId),
     handle: (ctx, { caller, body }) => createComment(ctx, caller, body),
   }),
   operation({
@@ -59,8 +59,8 @@ export const commentOperations = [
     body: commentBody,
     data: commentIdData,
     errors: ['C0001', 'C0003'],
-    // A success means the comment is on the board the body names.
-    changes: ({ body }) => [boardKey(body.boardId)],
+    // A success means the comment is on the board the body names, and the caller wrote it.
+    changes: ({ caller, body }) => commentKeys(body.boardId, caller.userId),
     handle: (ctx, { caller, params, body }) => updateComment(ctx, caller, { ...body, commentId: params.id }),
   }),
   operation({

@@ -20,7 +20,7 @@ export const loveOperations = [
     params: boardParams,
     data: boardIdData,
     errors: ['C0001', 'P0000'],
-    changes: ({ params }, _data, ctx) => loveKeys(ctx, params.boardId),
+    changes: ({ caller, params }, _data, ctx) => loveKeys(ctx, params.boardId, caller.userId),
     handle: (ctx, { caller, params }) => love(ctx, caller, params),
   }),
   operation({
@@ -32,7 +32,7 @@ export const loveOperations = [
     access: 'user',
     params: boardParams,
     errors: ['C0001'],
-    changes: ({ params }, _data, ctx) => loveKeys(ctx, params.boardId),
+    changes: ({ caller, params }, _data, ctx) => loveKeys(ctx, params.boardId, caller.userId),
     handle: (ctx, { caller, params }) => unlove(ctx, caller, params),
   }),
   operation({

@@ -1,4 +1,4 @@
-import { operationsOf } from '@binzip/shared';
+import { operationsOf, type CacheKeys } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
@@ -19,6 +19,14 @@ import {
 
 const operation = operationsOf<HousesContext>();
 const tags = ['houses'];
+
+/**
+ * The keys of a public list or detail: none of its own. Every houses write but a scrap (listings, deals, reports,
+ * pictures) declares nothing and so forgets every answer, nicknames too; a scrap changes only its member's scrap
+ * list (`scrapsKey`), which these answers do not show. A listing write that declares keys one day must give
+ * these answers keys as well.
+ */
+const WHAT_EVERY_LISTING_WRITE_CHANGES: CacheKeys = [];
 
 const listOwnHouses = operation({
   method: 'get',
@@ -112,6 +120,7 @@ export const houseOperations = [
     query: publicListQuery,
     data: houseListPageSchema,
     cached: 'houses',
+    dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { query }) => publicList(ctx, query),
   }),
   operation({
@@ -125,6 +134,7 @@ export const houseOperations = [
     data: houseDetailSchema,
     errors: ['C0001'],
     cached: 'houses',
+    dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { caller, params }) => listingDetail(ctx, caller, params),
   }),
   operation({

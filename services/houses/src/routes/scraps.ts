@@ -8,10 +8,12 @@ const operation = operationsOf<HousesContext>();
 const tags = ['scraps'];
 
 /**
- * A scrap is a document of its own and shows only as `isScraped` in a member's own answers (`listingDetail`), which
- * the response cache never keeps: scrapping and unscrapping change no cached answer.
+ * A scrap is a document of its own and shows in a member's own answers only: as `isScraped` in his detail
+ * (`listingDetail`, never kept) and in his scrap list, kept per member under `scraps:<userId>`; scrapping and
+ * unscrapping change that key alone. The list shows listings too, so every listing write (which declares nothing)
+ * forgets it like every other houses answer.
  */
-const NO_CACHED_ANSWER = [] as const;
+const scrapsKey = (userId: number): string => `scraps:${userId}`;
 
 /** A member's scraps: the list (`/api/v1/houses/scrap`, before `/api/v1/houses/{houseId}`) and /api/v1/scraps. */
 export const scrapOperations = [
@@ -24,6 +26,9 @@ export const scrapOperations = [
     access: 'user',
     query: scrapListQuery,
     data: houseListPageableSchema,
+    cached: 'houses',
+    cachedPerMember: true,
+    dependsOn: ({ caller }) => [scrapsKey(caller.userId)],
     handle: (ctx, { caller, query }) => scrapList(ctx, caller, query),
   }),
   operation({
@@ -36,7 +41,7 @@ export const scrapOperations = [
     params: houseParams,
     data: houseIdData,
     errors: ['C0001', 'H0002'],
-    changes: () => NO_CACHED_ANSWER,
+    changes: ({ caller }) => [scrapsKey(caller.userId)],
     handle: (ctx, { caller, params }) => scrapHouse(ctx, caller, params),
   }),
   operation({
@@ -48,7 +53,7 @@ export const scrapOperations = [
     access: 'user',
     params: houseParams,
     errors: ['C0001'],
-    changes: () => NO_CACHED_ANSWER,
+    changes: ({ caller }) => [scrapsKey(caller.userId)],
     handle: (ctx, { caller, params }) => unscrapHouse(ctx, caller, params),
   }),
 ];

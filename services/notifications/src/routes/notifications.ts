@@ -2,6 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import type { NotificationsContext } from '../domain/context';
 import { listInbox, markRead } from '../domain/inbox';
+import { inboxKey } from './cache-keys';
 import { inboxPageSchema, listQuery, notificationParams } from './schemas';
 
 const operation = operationsOf<NotificationsContext>();
@@ -18,6 +19,9 @@ export const notificationOperations = [
     access: 'user',
     query: listQuery,
     data: inboxPageSchema,
+    cached: 'notifications',
+    cachedPerMember: true,
+    dependsOn: ({ caller }) => [inboxKey(caller.userId)],
     handle: (ctx, { caller, query }) => listInbox(ctx, caller, { read: query.read, beforeId: query.id, size: query.size }),
   }),
   operation({
@@ -30,6 +34,8 @@ export const notificationOperations = [
     params: notificationParams,
     data: z.number().int().meta({ description: '알림 id' }),
     errors: ['C0001', 'C0003'],
+    // A success means the caller is the notification's recipient.
+    changes: ({ caller }) => [inboxKey(caller.userId)],
     handle: (ctx, { caller, params }) => markRead(ctx, caller, params),
   }),
 ];

@@ -325,7 +325,7 @@ describe("a member's own answers (cachedPerMember)", () => {
 
 describe('declarations that cannot apply fail the mount', () => {
   it("per member without cached, on a public operation, and a members' operation cached as a public one", () => {
-    const base = { method: 'get', path: '/x', summary: 'test', tags: ['test'], handle: () => 1 } as const;
+    const base = { method: 'get' as const, path: '/x', summary: 'test', tags: ['test'], handle: () => 1 };
     expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'a', access: 'user', cachedPerMember: true })])).toThrow(
       /a is cached per member without cached or without member access/,
     );

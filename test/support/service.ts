@@ -8,8 +8,10 @@ import {
   createLogger,
   EventBus,
   projectedUserModel,
+  ResponseCache,
   serviceContext,
   type AuthClaims,
+  type CacheEventSubject,
   type CeilingSettings,
   type ServiceAppDeps,
   type ServiceContext,
@@ -157,4 +159,28 @@ export async function updatePerson(connection: Connection, person: TestPerson, s
       ...snapshot,
     }),
   );
+}
+
+/**
+ * One more instance of a harness's service, with its own response cache listening on `bus` as main.ts builds it
+ * (`events`: the event subjects its main.ts hands `listen`), on the harness's database and clock. Stop the cache
+ * when done.
+ */
+export function cachedInstance<Models>(
+  h: ServiceHarness<Models>,
+  recipe: Pick<ServiceRecipe<Models>, 'buildApp'>,
+  bus: EventBus,
+  service: string,
+  events: readonly (string | CacheEventSubject)[] = [],
+): { app: Express; cache: ResponseCache } {
+  const cache = new ResponseCache({ now: () => h.clock.now().getTime() });
+  cache.listen(bus, service, events);
+  const app = recipe.buildApp({
+    connection: h.connection,
+    logger: createLogger(`${service}-cache-test`, 'silent'),
+    publicKey: testEnv().publicKey,
+    now: h.clock.now,
+    responseCache: cache,
+  });
+  return { app, cache };
 }

@@ -1,8 +1,8 @@
-import { createLogger, RESPONSE_CACHE_TTL_MS, ResponseCache, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { RESPONSE_CACHE_TTL_MS, ResponseCache, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
-import { eventually as eventuallyTrue, publishUserSnapshot, testEnv, userSnapshot } from '../../../test/support';
-import { addMember, addPerson, startServiceHarness, type TestPerson } from '../../../test/support/service';
+import { eventually as eventuallyTrue, publishUserSnapshot, userSnapshot } from '../../../test/support';
+import { addMember, addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { createListing, type HousesHarness, housesService, validListing } from './helpers';
 
@@ -21,16 +21,9 @@ beforeAll(async () => {
   member = await addMember(h.connection, '캐시회원');
   bus = await h.bus();
   const instance = () => {
-    const responseCache = new ResponseCache({ now: () => h.clock.now().getTime() });
-    responseCache.listen(bus, 'houses', []);
-    caches.push(responseCache);
-    return buildApp({
-      connection: h.connection,
-      logger: createLogger('housecache', 'silent'),
-      publicKey: testEnv().publicKey,
-      now: h.clock.now,
-      responseCache,
-    });
+    const { app, cache } = cachedInstance(h, { buildApp }, bus, 'houses');
+    caches.push(cache);
+    return app;
   };
   first = instance();
   second = instance();

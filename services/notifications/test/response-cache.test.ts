@@ -1,7 +1,6 @@
 import {
   cacheChangedSubject,
   communityCommentCreated,
-  createLogger,
   RESPONSE_CACHE_TTL_MS,
   ResponseCache,
   startConsumers,
@@ -11,8 +10,8 @@ import {
 } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
-import { bearer, eventually, testEnv } from '../../../test/support';
-import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
+import { bearer, eventually } from '../../../test/support';
+import { addMember, cachedInstance, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import { notifyAboutComment, type CommentNotice } from '../src/domain/comment-notices';
 import { notificationsConsumers } from '../src/events';
@@ -79,16 +78,9 @@ beforeAll(async () => {
     await addMember(h.connection, name, { id });
   bus = await h.bus();
   const instance = () => {
-    const responseCache = new ResponseCache({ now: () => h.clock.now().getTime() });
-    responseCache.listen(bus, 'notifications', []);
-    caches.push(responseCache);
-    return buildApp({
-      connection: h.connection,
-      logger: createLogger('notifcache', 'silent'),
-      publicKey: testEnv().publicKey,
-      now: h.clock.now,
-      responseCache,
-    });
+    const { app, cache } = cachedInstance(h, { buildApp }, bus, 'notifications');
+    caches.push(cache);
+    return app;
   };
   first = instance();
   second = instance();

@@ -1,5 +1,6 @@
-import { operationsOf, type CacheKeys } from '@binzip/shared';
+import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
+import { WHAT_EVERY_LISTING_WRITE_CHANGES } from './cache-keys';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
 import { draftList, ownList, publicList } from '../domain/queries';
@@ -19,14 +20,6 @@ import {
 
 const operation = operationsOf<HousesContext>();
 const tags = ['houses'];
-
-/**
- * The keys of a public list or detail: none of its own. Every houses write but a scrap (listings, deals, reports,
- * pictures) declares nothing and so forgets every answer, nicknames too; a scrap changes only its member's scrap
- * list (`scrapsKey`), which these answers do not show. A listing write that declares keys one day must give
- * these answers keys as well.
- */
-const WHAT_EVERY_LISTING_WRITE_CHANGES: CacheKeys = [];
 
 const listOwnHouses = operation({
   method: 'get',

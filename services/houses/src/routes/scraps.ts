@@ -2,18 +2,11 @@ import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { scrapHouse, unscrapHouse } from '../domain/interactions';
 import { scrapList } from '../domain/queries';
+import { scrapsKey } from './cache-keys';
 import { houseIdData, houseListPageableSchema, houseParams, scrapListQuery } from './schemas';
 
 const operation = operationsOf<HousesContext>();
 const tags = ['scraps'];
-
-/**
- * A scrap is a document of its own and shows in a member's own answers only: as `isScraped` in his detail
- * (`listingDetail`, never kept) and in his scrap list, kept per member under `scraps:<userId>`; scrapping and
- * unscrapping change that key alone. The list shows listings too, so every listing write (which declares nothing)
- * forgets it like every other houses answer.
- */
-const scrapsKey = (userId: number): string => `scraps:${userId}`;
 
 /** A member's scraps: the list (`/api/v1/houses/scrap`, before `/api/v1/houses/{houseId}`) and /api/v1/scraps. */
 export const scrapOperations = [

@@ -4,8 +4,9 @@ import request from 'supertest';
 import { bearer } from '../../../test/support';
 import { addMember, startServiceHarness, updatePerson, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
-import { notifyAboutComment, recipientsOf, type CommentNotice } from '../src/domain/comment-notices';
+import { notifyAboutComment, recipientsOf } from '../src/domain/comment-notices';
 import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
+import { boardNoticeMaker } from './helpers';
 
 let h: ServiceHarness<NotificationsModels>;
 let connection: Connection;
@@ -16,24 +17,10 @@ let bob: TestPerson;
 const ALICE = 101;
 const BOB = 102;
 const CAROL = 103;
-let commentSeq = 1000;
-
-function boardNotice(overrides: Partial<CommentNotice> = {}): CommentNotice {
-  commentSeq++;
-  return {
-    kind: 'board',
-    eventId: `evt-${commentSeq}`,
-    commentId: commentSeq,
-    targetId: 7,
-    targetTitle: '빈집 고쳐 살기',
-    content: `댓글 ${commentSeq}`,
-    commenterId: BOB,
-    commenterNickName: 'bobAtCommentTime',
-    occurredAt: new Date().toISOString(),
-    concernedUserIds: [ALICE],
-    ...overrides,
-  };
-}
+const boardNotice = boardNoticeMaker(
+  { targetId: 7, targetTitle: '빈집 고쳐 살기', commenterId: BOB, commenterNickName: 'bobAtCommentTime', concernedUserIds: [ALICE] },
+  1000,
+);
 
 const rename = (person: TestPerson, nickName: string) => updatePerson(connection, person, { nick_name: nickName });
 

@@ -13,9 +13,10 @@ import request from 'supertest';
 import { bearer, eventually } from '../../../test/support';
 import { addMember, cachedInstance, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
 import { buildApp } from '../src/app';
-import { notifyAboutComment, type CommentNotice } from '../src/domain/comment-notices';
+import { notifyAboutComment } from '../src/domain/comment-notices';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationsModels, type NotificationsModels } from '../src/models';
+import { boardNoticeMaker } from './helpers';
 
 /**
  * A member's notification list, kept per member (src/routes/cache-keys.ts), on two instances of the service with
@@ -34,23 +35,13 @@ let consumers: RunningConsumer;
 const ANN = 301;
 const BEN = 302;
 const COMMENTER = 303;
-let seq = 7_000;
-
-function notice(recipientId: number): CommentNotice {
-  const id = ++seq;
-  return {
-    kind: 'board',
-    eventId: `cache-${id}`,
-    commentId: id,
-    targetId: 9,
-    targetTitle: '캐시 글',
-    content: `댓글 ${id}`,
-    commenterId: COMMENTER,
-    commenterNickName: 'commenter',
-    occurredAt: new Date().toISOString(),
-    concernedUserIds: [recipientId],
-  };
-}
+const boardNotice = boardNoticeMaker(
+  { targetId: 9, targetTitle: '캐시 글', commenterId: COMMENTER, commenterNickName: 'commenter', concernedUserIds: [] },
+  7_000,
+);
+const notice = (recipientId: number) => boardNotice({ concernedUserIds: [recipientId] });
+/** Comment ids of the events this file publishes (apart from the notices'). */
+let eventSeq = 8_000;
 
 /** Stores a notice without telling any cache. */
 const sneak = async (recipientId: number): Promise<string> => {
@@ -132,14 +123,14 @@ it("a notice stored by the consumer forgets its recipient's list on every instan
   const benLater = await sneak(BEN);
   const event: CommunityCommentCreatedV1 = {
     v: 1,
-    eventId: `cache-event-${++seq}`,
+    eventId: `cache-event-${++eventSeq}`,
     boardId: 9,
     boardTitle: '캐시 글',
     boardAuthorId: ANN,
-    commentId: seq,
+    commentId: eventSeq,
     commenterId: COMMENTER,
     commenterNickName: 'commenter',
-    content: `이벤트 댓글 ${seq}`,
+    content: `이벤트 댓글 ${eventSeq}`,
     occurredAt: new Date().toISOString(),
   };
 

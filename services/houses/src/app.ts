@@ -8,6 +8,8 @@ import { fieldLabels } from './routes/schemas';
 export interface AppDeps extends ServiceAppDeps {
   /** The pictures settings (`MEDIA_*`); every default when absent (GridFS in the service's database). */
   media?: MediaSettings;
+  /** Kicks the geocoding job after a listing write (main.ts); absent, nothing is kicked (tests run it themselves). */
+  geocodingPending?: () => void;
 }
 
 /** Stateless: everything lives in MongoDB, so operators run as many instances as they like. */
@@ -20,7 +22,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     now: deps.now ?? (() => new Date()),
   });
-  const ctx = { ...serviceContext(housesModels(deps.connection), deps), pictures };
+  const ctx = { ...serviceContext(housesModels(deps.connection), deps), pictures, geocodingPending: deps.geocodingPending };
   const cache = deps.responseCache ?? new ResponseCache({ enabled: false });
   return createServiceApp({
     service: 'houses',

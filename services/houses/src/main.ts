@@ -1,7 +1,8 @@
 import { ResponseCache, runService, serviceContext } from '@binzip/shared';
 import { startPictureSweeper } from '@binzip/shared/media';
 import { buildApp } from './app';
-import { readConfig } from './config';
+import { geocoderOf, readConfig } from './config';
+import { backfillPlaces, startGeocoding } from './domain/geocoding';
 import { sanitizeStoredListings } from './domain/listings';
 import { referencedPictures } from './domain/pictures';
 import { housesOutbox } from './events';
@@ -19,6 +20,11 @@ runService({
     // The context of start-up work; requests get theirs from buildApp.
     const ctx = serviceContext(models, { logger });
     await sanitizeStoredListings(ctx);
+    await backfillPlaces(ctx);
+    // Listings' points from their addresses, in the background (every instance runs it; a listing is claimed first).
+    const geocoder = geocoderOf(config);
+    const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS) : undefined;
+    if (geocoder) logger.info('geocoder', { geocoder: geocoder.name });
     // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
     const responseCache = new ResponseCache();
     responseCache.listen(bus, 'houses', []);
@@ -39,11 +45,12 @@ runService({
       media: config,
       ceilings: config,
       eventsPending,
+      geocodingPending: geocoding?.kick,
     });
     return {
       app,
       outbox: housesOutbox(models),
-      closers: [stopSweeper],
+      closers: [stopSweeper, ...(geocoding ? [geocoding.stop] : [])],
       responseCache,
     };
   },

@@ -8,6 +8,8 @@ export const RESPONSE_CACHE_TTL_MS = {
   categories: 60_000,
   /** House lists and details. */
   houses: 1_000,
+  /** Houses' counts by region: forgotten by every listing write, so only the TTL bounds an edit elsewhere's delay. */
+  houseRegions: 60_000,
   /** Record lists, details and the hot list. */
   records: 1_000,
   /** A member's notification list (kept per member): a notification stored for him forgets it at once. */

@@ -1,6 +1,7 @@
 import { AppError, invalidField, sanitizeBody } from '@binzip/shared';
 import { fieldLabels } from '../routes/schemas';
 import type { ListingContent } from '../models/house';
+import type { GeoPoint } from './places';
 
 /** The spec's limit on the body (`code`) of a saved listing, in characters (code points). */
 export const MAX_CODE_LENGTH = 10_000;
@@ -11,12 +12,18 @@ export type { ListingContent };
  * A create/update body as routes/schemas.ts lets it through: a draft's fields may be absent or null, a saved
  * listing's are all present and well-formed (the shape checks, C0002 naming the field, live in the schema).
  */
-export type ListingBody = { tmpYn: boolean } & { [K in keyof ListingContent]?: ListingContent[K] | null };
+export type ListingBody = { tmpYn: boolean } & { [K in keyof ListingContent]?: ListingContent[K] | null } & {
+  /** The point, both or neither (issue 39); the schema checks each lies in Korea's bounds. */
+  latitude?: number | null;
+  longitude?: number | null;
+};
 
 /** What is stored: the mode and the content with blanks filled in and the body cleaned. */
 export interface ListingInput {
   tmpYn: boolean;
   content: ListingContent;
+  /** The point the client gave, or null (the server finds it from the address). */
+  point: GeoPoint | null;
 }
 
 const dedupe = (values: readonly string[] | null | undefined): string[] => [...new Set(values ?? [])];
@@ -36,8 +43,13 @@ export function listingInput(body: ListingBody): ListingInput {
   } else {
     code = sanitizeBody(code);
   }
+  const latitude = body.latitude ?? null;
+  const longitude = body.longitude ?? null;
+  if ((latitude === null) !== (longitude === null))
+    throw invalidField(fieldLabels, latitude === null ? 'latitude' : 'longitude', '값이 누락되었습니다. 위도와 경도는 함께 보내야 합니다.');
   return {
     tmpYn: body.tmpYn,
+    point: latitude !== null && longitude !== null ? { latitude, longitude } : null,
     content: {
       rentalType: body.rentalType ?? '',
       city: body.city ?? '',

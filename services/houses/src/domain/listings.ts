@@ -2,6 +2,7 @@ import { AppError, isAdmin, nextId, sanitizeStoredBodies, type AuthClaims } from
 import { isListed, type DealState, type HouseDoc } from '../models';
 import { changeHouse, isAuthor, publishesAtOnce, readableHouse } from './access';
 import type { HousesContext } from './context';
+import { placeOnWrite } from './geocoding';
 import { listingInput, type ListingBody } from './listing-input';
 import { authorsOf, toDetail, type HouseDetail } from './render';
 
@@ -18,6 +19,7 @@ export async function createListing(ctx: HousesContext, caller: AuthClaims, body
     authorId: caller.userId,
     authorType: caller.userType,
     ...input.content,
+    ...placeOnWrite(null, input, now),
     ...state,
     listed: isListed(state),
     rejectReason: null,
@@ -26,6 +28,7 @@ export async function createListing(ctx: HousesContext, caller: AuthClaims, body
     updatedAt: now,
     deletedAt: null,
   });
+  ctx.geocodingPending?.();
   return houseId;
 }
 
@@ -40,6 +43,7 @@ export async function updateListing(ctx: HousesContext, caller: AuthClaims, inpu
     const state = { tmpYn: listing.tmpYn, dealState, reported: house.reported, deleted: false };
     return {
       ...listing.content,
+      ...placeOnWrite(house, listing, ctx.now()),
       ...state,
       listed: isListed(state),
       authorType: caller.userType,
@@ -47,6 +51,7 @@ export async function updateListing(ctx: HousesContext, caller: AuthClaims, inpu
       updatedAt: ctx.now(),
     };
   });
+  ctx.geocodingPending?.();
   return houseId;
 }
 

@@ -8,12 +8,37 @@ import type { PublicDealStates, RecommendedTag, RentalType } from './vocabulary'
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
 
-export interface PublicListQuery extends PageRequest {
+/**
+ * The filters the public list and the place queries share (issue 39). A new equality filter (the house type of
+ * issue 33) is one field here, its name in `EQUALITY_FILTERS` and its query parameter in routes/schemas.ts
+ * `listingFilterShape`.
+ */
+export interface ListingFilterQuery {
   rentalType?: RentalType;
-  city?: string;
-  search?: string;
   recommendedTag?: RecommendedTag[];
   dealState?: (typeof PublicDealStates)[number];
+  /** Price range, both ends included (the listing's `price`). */
+  minPrice?: number;
+  maxPrice?: number;
+}
+
+/** Filters that match one stored field by equality. */
+const EQUALITY_FILTERS = ['rentalType', 'dealState'] as const satisfies ReadonlyArray<keyof ListingFilterQuery & keyof HouseDoc>;
+
+/** Public listings (`listed`) matching the shared filters. */
+export function listingFilter(query: ListingFilterQuery): FilterQuery<HouseDoc> {
+  const filter: FilterQuery<HouseDoc> = { listed: true };
+  for (const field of EQUALITY_FILTERS) if (query[field]) filter[field] = query[field];
+  if (query.recommendedTag && query.recommendedTag.length > 0) filter.recommendedTag = { $in: query.recommendedTag };
+  if (query.minPrice !== undefined || query.maxPrice !== undefined) {
+    filter.price = { ...(query.minPrice !== undefined ? { $gte: query.minPrice } : {}), ...(query.maxPrice !== undefined ? { $lte: query.maxPrice } : {}) };
+  }
+  return filter;
+}
+
+export interface PublicListQuery extends PageRequest, ListingFilterQuery {
+  city?: string;
+  search?: string;
 }
 
 export interface ScrapListQuery extends PageRequest {
@@ -34,14 +59,11 @@ export type OwnListPage = PageObject<HouseAgentItem> & { count: { all: number; a
 /** At most this many authors whose nickname matches a search are considered (a very broad search text). */
 export const MAX_NICKNAME_MATCHES = 5_000;
 
-const NEWEST_UPDATE_FIRST = { updatedAt: -1, _id: -1 } as const;
+export const NEWEST_UPDATE_FIRST = { updatedAt: -1, _id: -1 } as const;
 
 async function publicFilter(ctx: HousesContext, query: Omit<PublicListQuery, 'page' | 'size'>): Promise<FilterQuery<HouseDoc>> {
-  const filter: FilterQuery<HouseDoc> = { listed: true };
-  if (query.rentalType) filter.rentalType = query.rentalType;
-  if (query.dealState) filter.dealState = query.dealState;
+  const filter = listingFilter(query);
   if (query.city) filter.city = cityCondition(query.city);
-  if (query.recommendedTag && query.recommendedTag.length > 0) filter.recommendedTag = { $in: query.recommendedTag };
   if (query.search) {
     const pattern = new RegExp(escapeRegex(query.search), 'i');
     const authors = await ctx.models.users.find({ nickName: pattern }, { _id: 1 }).limit(MAX_NICKNAME_MATCHES).lean().exec();

@@ -85,6 +85,9 @@ export interface HouseDetail extends ListingContent {
   createdAt: string;
   isCompleted: boolean;
   isScraped: boolean;
+  /** The listing's point (issue 39), null while unknown. */
+  latitude: number | null;
+  longitude: number | null;
 }
 
 export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean): HouseDetail {
@@ -114,6 +117,8 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean):
     createdAt: toIsoOffset(house.createdAt),
     isCompleted: house.dealState === 'COMPLETED',
     isScraped,
+    latitude: house.latitude ?? null,
+    longitude: house.longitude ?? null,
   };
 }
 

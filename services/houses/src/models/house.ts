@@ -8,6 +8,10 @@ import { Schema, type Connection, type Model } from 'mongoose';
 export const DealStates = ['APPLYING', 'ONGOING', 'COMPLETED', 'REJECTED'] as const;
 export type DealState = (typeof DealStates)[number];
 
+/** Where a listing's point came from: the author's write body, or the server's geocoder from the address. */
+export const PointSources = ['CLIENT', 'GEOCODER'] as const;
+export type PointSource = (typeof PointSources)[number];
+
 /** The stored shape of a listing's content, identical for drafts and saved listings. */
 export interface ListingContent {
   rentalType: string;
@@ -49,6 +53,25 @@ export interface HouseDoc extends ListingContent {
   lastReportedAt?: Date | null;
   /** Write counter: every state or content change increments it (writes are guarded by the state fields, see changeHouse). */
   rev: number;
+  /**
+   * The listing's place (issue 39; absent on listings stored before it until the start-up backfill). The point
+   * is WGS84, null while unknown; `pointSource` says who gave it.
+   */
+  latitude?: number | null;
+  longitude?: number | null;
+  pointSource?: PointSource | null;
+  /** The point's grid cell at each level (domain/places.ts `gridCells`), empty while unknown: the map index. */
+  geoCells?: string[];
+  /** The address (`city` and `detail`) the point, or the geocoding waiting for it, belongs to. */
+  geoAddress?: string;
+  /** When the geocoder is (next) asked for the point; null when nothing waits. */
+  geocodeDueAt?: Date | null;
+  /** Failed attempts since the address was last set (the back-off), and the last failure's reason. */
+  geocodeAttempts?: number;
+  geocodeError?: string | null;
+  /** Derived from `city` on every write: the current province-level name and the county (regions' counts). */
+  province?: string | null;
+  county?: string | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -84,6 +107,16 @@ const houseSchema = new Schema<HouseDoc>(
     reportStatus: { type: String, default: null },
     lastReportedAt: { type: Date, default: null },
     rev: { type: Number, default: 0 },
+    latitude: { type: Number, default: null },
+    longitude: { type: Number, default: null },
+    pointSource: { type: String, default: null },
+    geoCells: { type: [String], default: [] },
+    geoAddress: { type: String, default: '' },
+    geocodeDueAt: { type: Date, default: null },
+    geocodeAttempts: { type: Number, default: 0 },
+    geocodeError: { type: String, default: null },
+    province: { type: String, default: null },
+    county: { type: String, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     deletedAt: { type: Date, default: null },
@@ -98,6 +131,12 @@ houseSchema.index({ listed: 1, dealState: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, recommendedTag: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, city: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
+// Places (issue 39): a box, a circle or a cluster query names the grid cells that cover it (one level, an `$in`
+// of point ranges of this multikey index; the box list keeps the newest-update order); regions count per
+// province and county from the second; the geocoding job finds the listings whose point is due.
+houseSchema.index({ listed: 1, geoCells: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, province: 1, county: 1 });
+houseSchema.index({ geocodeDueAt: 1 });
 // The author's own lists (tmp-save, agent) and the administrator's waiting list.
 houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ dealState: 1, tmpYn: 1, deleted: 1, updatedAt: 1, _id: 1 });

@@ -7,6 +7,7 @@ import {
   nullableFormNumber,
   pageQuery,
   pageSchema,
+  queryInt,
   queryBoolean,
   queryEnum,
   queryText,
@@ -17,6 +18,8 @@ import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
 import { ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
 import type { ListingBody } from '../domain/listing-input';
 import type { OwnListPage } from '../domain/queries';
+import type { HouseCluster, HouseMapItem, HouseNearItem, RegionCount } from '../domain/place-queries';
+import { KOREA } from '../domain/places';
 import { ProvinceNames } from '../domain/regions';
 import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
 import { DealStateNames, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
@@ -56,6 +59,16 @@ export const fieldLabels: FieldLabels = {
   action: '처리',
   image: '이미지 파일',
   file: '이미지 파일 이름',
+  latitude: '위도',
+  longitude: '경도',
+  south: '남쪽 위도',
+  west: '서쪽 경도',
+  north: '북쪽 위도',
+  east: '동쪽 경도',
+  radiusKm: '반경(km)',
+  zoom: '확대 수준',
+  minPrice: '최소 가격',
+  maxPrice: '최대 가격',
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -74,6 +87,16 @@ const MAX_MONTHLY_PRICE = 10_000_000;
 const draftText = (max: number) => z.string().max(max).nullish();
 const draftNumber = (max: number) => nullableFormNumber(z.number().finite().min(0).max(max)).optional();
 const floorNum = z.number().int().min(-20).max(300);
+
+/** A client-given point (issue 39): both or neither (the domain checks that), inside Korea's bounds. */
+const bodyPoint = {
+  latitude: nullableFormNumber(z.number().min(KOREA.south).max(KOREA.north))
+    .optional()
+    .meta({ description: `위도 (WGS84, ${KOREA.south}~${KOREA.north}); 경도와 함께 보내거나 둘 다 생략 (생략하면 서버가 주소로 찾음)` }),
+  longitude: nullableFormNumber(z.number().min(KOREA.west).max(KOREA.east))
+    .optional()
+    .meta({ description: `경도 (WGS84, ${KOREA.west}~${KOREA.east}); 위도와 함께` }),
+};
 
 export const draftListingBody = z
   .strictObject({
@@ -94,6 +117,7 @@ export const draftListingBody = z
     code: draftText(MAX_DRAFT_CODE_LENGTH),
     imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES).nullish(),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
+    ...bodyPoint,
   })
   .meta({ id: 'HouseDraftBody', description: '임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용' });
 
@@ -123,6 +147,7 @@ export const savedListingBody = z
     code: z.string().trim().min(1).max(1_000_000).meta({ description: '본문 HTML, 10000자 이하 (넘으면 H0000); 허용 목록 밖의 마크업은 제거되어 저장' }),
     imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
+    ...bodyPoint,
   })
   .meta({ id: 'HouseSavedBody', description: '저장 (tmpYn false): 모든 필수 항목 검사' });
 
@@ -147,14 +172,102 @@ const tagList = z.preprocess(
   z.array(z.enum(RecommendedTags)).max(20).optional(),
 );
 
-export const publicListQuery = z.object({
+const QUERY_DECIMAL = /^-?\d{1,4}(\.\d{1,12})?$/;
+
+/** A required decimal query value (a coordinate, a distance) between bounds; absent is C0002 too. */
+function queryDecimal(min: number, max: number, options: { above?: boolean; description: string }) {
+  const number = options.above ? z.number().gt(min).max(max) : z.number().min(min).max(max);
+  const text = z.string().regex(QUERY_DECIMAL).transform(Number).pipe(number);
+  return z
+    .preprocess(absentQueryValue, text)
+    .meta({ type: 'number', ...(options.above ? { exclusiveMinimum: min } : { minimum: min }), maximum: max, description: options.description });
+}
+
+const queryPrice = (description: string) =>
+  z
+    .preprocess(
+      absentQueryValue,
+      z
+        .string()
+        .regex(/^\d{1,9}$/)
+        .transform(Number)
+        .pipe(z.number().int().min(0).max(MAX_PRICE))
+        .optional(),
+    )
+    .meta({ type: 'integer', minimum: 0, maximum: MAX_PRICE, description });
+
+/**
+ * The filters the public list and the place queries share (domain/queries.ts `ListingFilterQuery`). The house
+ * type of issue 33 joins as one more entry here.
+ */
+const listingFilterShape = {
   rentalType: queryEnum(RentalTypes),
-  city: trimmedText(100).meta({ description: '지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부' }),
-  search: trimmedText(100).meta({ description: '제목 또는 작성자 닉네임의 일부' }),
   recommendedTag: tagList.meta({ description: '반복하거나 쉼표로 여러 값' }),
   dealState: queryEnum(PublicDealStates),
-  ...pageQuery(8),
+  minPrice: queryPrice('가격 하한 (포함)'),
+  maxPrice: queryPrice('가격 상한 (포함)'),
+};
+
+/** minPrice above maxPrice is C0002 naming maxPrice. */
+const priceRangeInOrder = (query: { minPrice?: number; maxPrice?: number }, issue: z.core.$RefinementCtx) => {
+  if (query.minPrice !== undefined && query.maxPrice !== undefined && query.minPrice > query.maxPrice) {
+    issue.addIssue({ code: 'custom', path: ['maxPrice'], message: `${fieldLabels.maxPrice} 값이 ${fieldLabels.minPrice}보다 작습니다.` });
+  }
+};
+
+export const publicListQuery = z
+  .object({
+    city: trimmedText(100).meta({ description: '지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부' }),
+    search: trimmedText(100).meta({ description: '제목 또는 작성자 닉네임의 일부' }),
+    ...listingFilterShape,
+    ...pageQuery(8),
+  })
+  .superRefine(priceRangeInOrder);
+
+const latitude = (description: string) => queryDecimal(-90, 90, { description });
+const longitude = (description: string) => queryDecimal(-180, 180, { description });
+
+const boxShape = {
+  south: latitude('상자의 남쪽 위도 (WGS84)'),
+  west: longitude('상자의 서쪽 경도'),
+  north: latitude('상자의 북쪽 위도 (south 이상)'),
+  east: longitude('상자의 동쪽 경도 (west 이상)'),
+};
+
+/** An inverted box (south above north, west east of east) is C0002 naming north or east. */
+const boxInOrder = (box: { south: number; west: number; north: number; east: number }, issue: z.core.$RefinementCtx) => {
+  if (box.south > box.north) issue.addIssue({ code: 'custom', path: ['north'], message: `${fieldLabels.north} 값이 ${fieldLabels.south}보다 작습니다.` });
+  if (box.west > box.east) issue.addIssue({ code: 'custom', path: ['east'], message: `${fieldLabels.east} 값이 ${fieldLabels.west}보다 작습니다.` });
+};
+
+export const mapQuery = z.object({ ...boxShape, ...listingFilterShape, ...pageQuery(20, 100) }).superRefine((query, issue) => {
+  boxInOrder(query, issue);
+  priceRangeInOrder(query, issue);
 });
+
+/** Most distance a near query covers. */
+export const MAX_RADIUS_KM = 200;
+
+export const nearQuery = z
+  .object({
+    latitude: queryDecimal(KOREA.south, KOREA.north, { description: `중심 위도 (${KOREA.south}~${KOREA.north})` }),
+    longitude: queryDecimal(KOREA.west, KOREA.east, { description: `중심 경도 (${KOREA.west}~${KOREA.east})` }),
+    radiusKm: queryDecimal(0, MAX_RADIUS_KM, { above: true, description: `반경 km (0 초과 ${MAX_RADIUS_KM} 이하)` }),
+    ...listingFilterShape,
+    ...pageQuery(20, 100),
+  })
+  .superRefine(priceRangeInOrder);
+
+export const clusterQuery = z
+  .object({
+    ...boxShape,
+    zoom: queryInt(6, 0, 22, '웹 지도의 확대 수준: 6이면 전국, 한 단계마다 칸의 변이 절반'),
+    ...listingFilterShape,
+  })
+  .superRefine((query, issue) => {
+    boxInOrder(query, issue);
+    priceRangeInOrder(query, issue);
+  });
 
 export const ownDraftsQuery = z.object({ ...pageQuery(10) });
 
@@ -247,8 +360,44 @@ export const houseDetailSchema = z
     createdAt: isoTimestampSchema,
     isCompleted: z.boolean(),
     isScraped: z.boolean(),
+    latitude: z.number().nullable().meta({ description: '위도 (WGS84); 아직 모르면 null' }),
+    longitude: z.number().nullable().meta({ description: '경도 (WGS84); 아직 모르면 null' }),
   })
   .meta({ id: 'HouseListingDetail' }) satisfies z.ZodType<HouseDetail>;
+
+export const houseMapItemSchema = houseListItemSchema
+  .extend({ latitude: z.number(), longitude: z.number() })
+  .meta({ id: 'HouseMapItem' }) satisfies z.ZodType<HouseMapItem>;
+
+export const houseMapPageSchema = pageSchema(houseMapItemSchema, { totals: true, pageable: false }).meta({ id: 'HouseMapPage' });
+
+export const houseNearItemSchema = houseMapItemSchema
+  .extend({ distanceKm: z.number().min(0).meta({ description: '기준점에서의 거리 (km, 미터 단위로 반올림)' }) })
+  .meta({ id: 'HouseNearItem' }) satisfies z.ZodType<HouseNearItem>;
+
+export const houseNearPageSchema = pageSchema(houseNearItemSchema, { totals: true, pageable: false }).meta({ id: 'HouseNearPage' });
+
+export const houseClustersSchema = z
+  .array(
+    z.object({
+      latitude: z.number().meta({ description: '칸에 있는 매물의 평균 위도' }),
+      longitude: z.number().meta({ description: '칸에 있는 매물의 평균 경도' }),
+      count: z.number().int().min(1),
+    }) satisfies z.ZodType<HouseCluster>,
+  )
+  .meta({ id: 'HouseClusters' });
+
+export const regionCountsSchema = z
+  .array(
+    z.object({
+      province: z.string(),
+      count: z.number().int().min(0),
+      counties: z.array(z.object({ county: z.string(), count: z.number().int().min(0) })),
+    }) satisfies z.ZodType<RegionCount>,
+  )
+  .meta({ id: 'HouseRegionCounts' });
+
+export const nearbyHousesSchema = z.array(houseNearItemSchema).max(4).meta({ id: 'HouseNearbyList' });
 
 export const houseAgentItemSchema = z
   .object({

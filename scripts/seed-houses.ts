@@ -11,6 +11,8 @@ import { connectMongo } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import { housesModels, initModels, isListed, type DealState, type HouseDoc } from '../services/houses/src/models';
 import { RecommendedTags, RentalTypes } from '../services/houses/src/domain/vocabulary';
+import { addressOf } from '../services/houses/src/domain/geocoding';
+import { gridCells, PROVINCE_PLACES, regionOf } from '../services/houses/src/domain/places';
 
 export const SEED_AUTHOR_BASE_ID = 1_000_000;
 
@@ -64,6 +66,14 @@ export async function seedHouses(connection: Connection, options: SeedOptions): 
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
   const authorCount = Math.max(1, options.authors ?? 50);
   const batchSize = Math.max(1, options.batchSize ?? 1_000);
+  // Points (issue 39) from a source of their own, so a seed number still gives the same listings otherwise: spread
+  // over the inner part of the listing's province (some fall in the sea; a benchmark minds only the spread).
+  const placeRandom = randomSource((options.seed ?? 42) + 7_919);
+  const pointIn = (province: string) => {
+    const { south, west, north, east } = PROVINCE_PLACES[regionOf(province).province ?? '']?.bounds ?? { south: 36, west: 127, north: 37, east: 128 };
+    const inner = (low: number, high: number) => Math.round((low + (high - low) * (0.1 + 0.8 * placeRandom())) * 1e6) / 1e6;
+    return { latitude: inner(south, north), longitude: inner(west, east) };
+  };
 
   await models.users.bulkWrite(
     Array.from({ length: authorCount }, (_, i) => ({
@@ -107,13 +117,16 @@ export async function seedHouses(connection: Connection, options: SeedOptions): 
       const updatedAt = new Date(Math.min(now, createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600_000)));
       const kind = pick(KINDS);
       const state = { tmpYn: false, dealState, reported: false, deleted: false };
+      const city = `${province} ${pick(districts)}`;
+      const detail = `${Math.floor(random() * 900) + 100}-${Math.floor(random() * 20) + 1}`;
+      const point = pointIn(province);
       docs.push({
         _id: id,
         authorId: SEED_AUTHOR_BASE_ID + authorIndex,
         authorType: authorIndex % 5 === 0 ? 'NONE' : 'AGENT',
         rentalType,
-        city: `${province} ${pick(districts)}`,
-        detail: `${Math.floor(random() * 900) + 100}-${Math.floor(random() * 20) + 1}`,
+        city,
+        detail,
         zipCode: String(10_000 + Math.floor(random() * 89_999)),
         size: String(Math.round((40 + random() * 260) * 10) / 10),
         purpose: pick(PURPOSES),
@@ -136,6 +149,14 @@ export async function seedHouses(connection: Connection, options: SeedOptions): 
         listed: isListed(state),
         rejectReason: null,
         rev: 0,
+        ...point,
+        pointSource: 'GEOCODER',
+        geoCells: gridCells(point),
+        geoAddress: addressOf({ city, detail }),
+        geocodeDueAt: null,
+        geocodeAttempts: 0,
+        geocodeError: null,
+        ...regionOf(city),
         createdAt,
         updatedAt,
         deletedAt: null,

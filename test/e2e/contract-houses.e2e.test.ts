@@ -140,6 +140,41 @@ test('approval queue and back office', async () => {
   await expectAnswer('GET', '/api/v1/admin/stats/houses', undefined, 401, 'J0000');
 });
 
+test('places: a point on listings, the map, near, cluster, region and nearby queries and their errors (issue 39)', async () => {
+  const hahoe = { latitude: 36.5391, longitude: 128.5183 };
+  const placed = (await ok('POST', '/api/v1/houses', agent, listing({ ...hahoe, title: '좌표를 준 집' }))) as number;
+  expect(await ok('GET', `/api/v1/houses/${placed}`)).toMatchObject(hahoe);
+  await expectAnswer('POST', '/api/v1/houses', agent, 400, 'C0002', listing({ latitude: 36.5 }));
+  await expectAnswer('POST', '/api/v1/houses', agent, 400, 'C0002', listing({ latitude: 35.68, longitude: 139.76 }));
+  // Without a point the server's geocoder (the local one here) finds it in the background.
+  const geocoded = (await ok('POST', '/api/v1/houses', agent, listing({ city: '경상북도 안동시 도산면', title: '주소로 찾을 집' }))) as number;
+  const located = await eventually(async () => {
+    const detail = (await ok('GET', `/api/v1/houses/${geocoded}`, agent)) as { latitude: number | null; longitude: number | null };
+    return detail.latitude !== null ? detail : undefined;
+  }, 15_000);
+  expect(located.longitude).toBeGreaterThan(128);
+
+  const box = (await ok('GET', '/api/v1/houses/map?south=36&west=128&north=37&east=129&rentalType=SALE&maxPrice=10000&page=0&size=10')) as {
+    content: Array<{ houseId: number; latitude: number }>;
+  };
+  expect(box.content.map((item) => item.houseId)).toEqual(expect.arrayContaining([placed, geocoded]));
+  await expectAnswer('GET', '/api/v1/houses/map?south=37&west=128&north=36&east=129', undefined, 400, 'C0002');
+  const near = (await ok('GET', `/api/v1/houses/near?latitude=${hahoe.latitude}&longitude=${hahoe.longitude}&radiusKm=30&page=0&size=10`)) as {
+    content: Array<{ houseId: number; distanceKm: number }>;
+  };
+  expect(near.content[0]).toMatchObject({ houseId: placed, distanceKm: 0 });
+  await expectAnswer('GET', '/api/v1/houses/near?latitude=36.5&longitude=128.5&radiusKm=201', undefined, 400, 'C0002');
+  const clusters = (await ok('GET', '/api/v1/houses/clusters?south=33&west=124&north=39&east=132&zoom=7')) as Array<{ count: number }>;
+  expect(clusters.reduce((sum, cell) => sum + cell.count, 0)).toBeGreaterThanOrEqual(2);
+  await expectAnswer('GET', '/api/v1/houses/clusters?south=33&west=abc&north=39&east=132&zoom=7', undefined, 400, 'C0002');
+  const regions = (await ok('GET', '/api/v1/houses/regions')) as Array<{ province: string; counties: Array<{ county: string }> }>;
+  expect(regions.find((region) => region.province === '경상북도')?.counties.map((c) => c.county)).toContain('안동시');
+  const nearby = (await ok('GET', `/api/v1/houses/${placed}/nearby`)) as Array<{ houseId: number }>;
+  expect(nearby.map((item) => item.houseId)).toContain(geocoded);
+  await expectAnswer('GET', '/api/v1/houses/99999999/nearby', undefined, 404, 'C0001');
+  await expectAnswer('GET', '/api/v1/houses/abc/nearby', undefined, 400, 'C0002');
+});
+
 test('a suspended member cannot write', async () => {
   // The guard runs before the body is read: an empty body answers C0002 until the projection has the
   // suspension, then U0012, and stores nothing either way.

@@ -53,6 +53,9 @@ describe('create', () => {
         'createdAt',
         'isCompleted',
         'isScraped',
+        // Issue 39's additions: the point, null until the geocoder has found it.
+        'latitude',
+        'longitude',
       ].sort(),
     );
     expect(detail.body.data).toMatchObject({

@@ -8,6 +8,7 @@ import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../..
 import { KakaoGeocoder, localGeocoder, type Geocoder } from '../src/domain/geocoder';
 import { GEOCODE_BACKOFF_MS, geocodeDue } from '../src/domain/geocoding';
 import { distanceKm, gridCells, regionOf } from '../src/domain/places';
+import { findUnservedQueries, indexServes, shapeOf, type QueryShape } from '../../../shared/src/store/query-shapes';
 import { api, createListing, type HousesHarness, housesService, validListing } from './helpers';
 
 /** Issue 39: points on listings, the geocoder, and the map, near, cluster, region and nearby queries. */
@@ -134,6 +135,8 @@ describe('the Kakao geocoder against a local server speaking its format', () => 
   let baseUrl: string;
   let answer: (req: IncomingMessage, res: ServerResponse) => void;
   const seen: Array<{ url: string; authorization: string | undefined }> = [];
+  /** Answers held back (the timeout case), ended after each test so no socket outlives the file. */
+  const held: ServerResponse[] = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -150,6 +153,9 @@ describe('the Kakao geocoder against a local server speaking its format', () => 
   beforeEach(() => {
     seen.length = 0;
   });
+  afterEach(() => {
+    for (const res of held.splice(0)) res.destroy();
+  });
 
   const kakaoDocuments = (x: string, y: string) =>
     JSON.stringify({
@@ -161,7 +167,7 @@ describe('the Kakao geocoder against a local server speaking its format', () => 
     res.end(body);
   };
   const kakao = (options: Partial<ConstructorParameters<typeof KakaoGeocoder>[0]> = {}) =>
-    new KakaoGeocoder({ key: 'test-key', baseUrl, timeoutMs: 300, retries: 1, ...options });
+    new KakaoGeocoder({ key: 'test-key', baseUrl, timeoutMs: 5_000, retries: 1, ...options });
 
   test('a found address: x is the longitude, y the latitude; the key and the query are sent', async () => {
     answer = (_req, res) => json(res, 200, kakaoDocuments('128.8784', '37.8925'));
@@ -178,12 +184,12 @@ describe('the Kakao geocoder against a local server speaking its format', () => 
     ['no such address', (res: ServerResponse) => json(res, 200, JSON.stringify({ meta: { total_count: 0 }, documents: [] })), /no such address/],
     ['a refused key', (res: ServerResponse) => json(res, 401, JSON.stringify({ errorType: 'AccessDeniedError', message: 'wrong appKey' })), /key refused/],
     ['garbage', (res: ServerResponse) => json(res, 200, '<html>oops</html>'), /not JSON/],
-    ['no answer (timeout)', () => undefined, /no answer within 300 ms/],
+    ['no answer (timeout)', (res: ServerResponse) => void held.push(res), /no answer within 300 ms \(after 2 attempts\)/],
   ])('%s: the listing is saved, its point stays unknown, the log says why, and a retry runs later', async (_name, reply, reason) => {
     answer = (_req, res) => reply(res);
     const id = await createListing(h, agent, { city: '강원특별자치도 강릉시 주문진읍', detail: '교항리 1' });
     const { logger, lines } = capturingLogger();
-    expect(await geocodeNow(kakao(), logger)).toBe(1);
+    expect(await geocodeNow(kakao({ timeoutMs: 300 }), logger)).toBe(1);
     expect(await detailOf(id)).toMatchObject({ latitude: null, longitude: null });
     const warning = lines.find((line) => line.message === 'listing not located; retrying later');
     expect(warning).toMatchObject({ houseId: id, geocoder: 'kakao', attempts: 1 });
@@ -373,6 +379,45 @@ describe('place queries', () => {
   test('clusters: a zoom that is not a whole number in 0..22 is C0002', async () => {
     expectError(await get('/api/v1/houses/clusters?south=33&west=124&north=39&east=132&zoom=23'), 400, 'C0002');
     expectError(await get('/api/v1/houses/clusters?south=33&west=124&north=39&east=132&zoom=6.5'), 400, 'C0002');
+  });
+
+  test('each place query is bounded by the grid-cell index (the query-shape gate, on the commands really sent)', async () => {
+    const shapes: QueryShape[] = [];
+    const client = h.connection.getClient();
+    const record = (event: { command: Record<string, unknown> }) => {
+      const shape = shapeOf(event.command);
+      if (shape?.collection === 'houses') shapes.push(shape);
+    };
+    client.on('commandStarted', record);
+    try {
+      await get('/api/v1/houses/map?south=37&west=127.5&north=38.5&east=129.5&rentalType=SALE&minPrice=1').expect(200);
+      await get('/api/v1/houses/near?latitude=37.75&longitude=128.87&radiusKm=50&recommendedTag=WANT_TO_FARM').expect(200);
+      await get('/api/v1/houses/clusters?south=33&west=124&north=39&east=132&zoom=9&dealState=ONGOING').expect(200);
+      await get(`/api/v1/houses/${ids.gangneung}/nearby`).expect(200);
+      await get('/api/v1/houses/regions').expect(200);
+    } finally {
+      client.off('commandStarted', record);
+    }
+    const indexes = h.models.houses.schema
+      .indexes()
+      .map(([keys]) => Object.entries(keys as Record<string, number>).map(([field, dir]): [string, 1 | -1] => [field, dir < 0 ? -1 : 1]));
+    const declarations = [{ kind: 'indexes' as const, collection: 'houses', indexes }];
+    expect(findUnservedQueries(shapes, declarations)).toEqual([]);
+    // The box, circle and cluster reads name grid cells: the {listed, geoCells, updatedAt, _id} index bounds them to those cells.
+    const geoIndex: Array<[string, 1 | -1]> = [
+      ['listed', 1],
+      ['geoCells', 1],
+      ['updatedAt', -1],
+      ['_id', -1],
+    ];
+    const placeReads = shapes.filter((shape) => shape.branches.some((branch) => 'geoCells' in branch));
+    // The box's page and count (countDocuments is an aggregate), the circle's candidates, the clusters, the nearby rings.
+    expect(placeReads.map((shape) => shape.command).sort()).toEqual(expect.arrayContaining(['aggregate', 'aggregate', 'find', 'find', 'find']));
+    for (const shape of placeReads)
+      for (const branch of shape.branches) expect([branch.geoCells, indexServes(geoIndex, branch, shape.sort)]).toEqual(['eq', true]);
+    // Regions count over {listed, province, county}.
+    const regions = shapes.find((shape) => shape.command === 'aggregate' && !shape.branches.some((branch) => 'geoCells' in branch));
+    expect(regions?.branches).toEqual([{ listed: 'eq' }]);
   });
 
   test('an administrator is served like anyone (public reads)', async () => {

@@ -88,7 +88,7 @@ async function measure(agent: request.Agent, label: string, someHouse: number, r
       timings.push(Number(process.hrtime.bigint() - started) / 1e6);
       if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
       const data = (res.body as { data: { totalElements?: number } | unknown[] }).data;
-      size = Array.isArray(data) ? data.length : ((data as { totalElements?: number }).totalElements ?? 0);
+      size = Array.isArray(data) ? data.length : (data.totalElements ?? 0);
     }
     const cpu = process.cpuUsage(cpuBefore);
     const storeAfter = childrenCpuMs();

@@ -44,11 +44,12 @@ const toMapItem = (house: LocatedHouse, authors: Authors): HouseMapItem => ({
 
 /** Public listings matching the filters inside `area`: the grid cells bound the index walk, the exact box the rest. */
 function inArea(query: ListingFilterQuery, area: Box, finest = MAX_GRID_LEVEL): FilterQuery<HouseDoc> {
+  // The exact box first: a store that scans (the local one) then rejects most listings on one number.
   return {
-    ...listingFilter(query),
-    geoCells: { $in: coverBox(area, finest).cells },
     latitude: { $gte: area.south, $lte: area.north },
     longitude: { $gte: area.west, $lte: area.east },
+    ...listingFilter(query),
+    geoCells: { $in: coverBox(area, finest).cells },
   };
 }
 
@@ -85,7 +86,7 @@ async function candidatesNear(ctx: HousesContext, center: GeoPoint, radiusKm: nu
   const { cells } = coverBox(area);
   const found = await ctx.models.houses
     .find(
-      { ...filter, geoCells: { $in: cells }, latitude: { $gte: area.south, $lte: area.north }, longitude: { $gte: area.west, $lte: area.east } },
+      { latitude: { $gte: area.south, $lte: area.north }, longitude: { $gte: area.west, $lte: area.east }, ...filter, geoCells: { $in: cells } },
       { latitude: 1, longitude: 1, rentalType: 1 },
     )
     .lean<Array<Pick<HouseDoc, '_id' | 'rentalType'> & GeoPoint>>()

@@ -4,7 +4,7 @@ import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
 import { cityCondition } from './regions';
 import { authorsOf, LIST_ITEM_FIELDS, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem, type ListedHouse } from './render';
-import type { PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
+import type { HouseType, PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
 
@@ -14,6 +14,8 @@ export interface PublicListQuery extends PageRequest {
   search?: string;
   recommendedTag?: RecommendedTag[];
   dealState?: (typeof PublicDealStates)[number];
+  /** Listings of any of these kinds (the newest web client's 토지/주택/농가 tabs). */
+  houseType?: HouseType[];
 }
 
 export interface ScrapListQuery extends PageRequest {
@@ -42,6 +44,7 @@ async function publicFilter(ctx: HousesContext, query: Omit<PublicListQuery, 'pa
   if (query.dealState) filter.dealState = query.dealState;
   if (query.city) filter.city = cityCondition(query.city);
   if (query.recommendedTag && query.recommendedTag.length > 0) filter.recommendedTag = { $in: query.recommendedTag };
+  if (query.houseType && query.houseType.length > 0) filter.houseType = { $in: query.houseType };
   if (query.search) {
     const pattern = new RegExp(escapeRegex(query.search), 'i');
     const authors = await ctx.models.users.find({ nickName: pattern }, { _id: 1 }).limit(MAX_NICKNAME_MATCHES).lean().exec();

@@ -26,6 +26,10 @@ export interface ListingContent {
   code: string;
   imageUrls: string[];
   recommendedTag: string[];
+  /** LAND, HOUSE or FARM_HOUSE; absent (or null once cleared) on listings that never had one. */
+  houseType?: string | null;
+  /** An agent's free-text description of the office (plain text); absent or null when none. */
+  agentDetail?: string | null;
 }
 
 export interface HouseDoc extends ListingContent {
@@ -75,6 +79,8 @@ const houseSchema = new Schema<HouseDoc>(
     code: { type: String, default: '' },
     imageUrls: { type: [String], default: [] },
     recommendedTag: { type: [String], default: [] },
+    houseType: { type: String },
+    agentDetail: { type: String },
     tmpYn: { type: Boolean, required: true },
     dealState: { type: String, default: null },
     rejectReason: { type: String, default: null },
@@ -97,6 +103,7 @@ houseSchema.index({ listed: 1, rentalType: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, dealState: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, recommendedTag: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, city: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, houseType: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
 // The author's own lists (tmp-save, agent) and the administrator's waiting list.
 houseSchema.index({ authorId: 1, tmpYn: 1, deleted: 1, updatedAt: -1, _id: -1 });

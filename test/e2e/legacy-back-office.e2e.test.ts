@@ -2,6 +2,7 @@
  * The original back office (ODOICHON/back-office, the team-record area) against this backend, through the real
  * gateway and services (run `npx tsc -b` first): its home and part pages ask `?category=null&page=0`, it opens
  * the author's new record by id right after submitting it without a token, and reviewers approve it. Issue 18.
+ * Its sign-in sends the login id under the field's former name, `{"email": ..., "password": ...}`. Issue 33.
  */
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
 
@@ -39,6 +40,25 @@ afterAll(async () => {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
+
+test('the back office signs in with its own body ({email, password}): a token that works, Deprecation and Sunset on the answer', async () => {
+  // src/views/LogInView.vue: the 로그인 ID input is bound to `email`.
+  const res = await e2e.api<{ access_token: string }>('POST', '/api/v1/users/sign-in', { body: { email: WRITER.userName, password: WRITER.password } });
+  expect(res.status).toBe(200);
+  expect(res.body.code).toBe('SUCCESS');
+  expect(res.headers.get('deprecation')).toMatch(/^@\d{10}$/);
+  expect(new Date(res.headers.get('sunset') ?? '').getTime()).toBeGreaterThan(Date.now());
+  expect(res.headers.get('set-cookie')).toMatch(/^RefreshToken=/);
+  // Then it reads the signed-in user (store/modules/Auth.ts getUserInfo).
+  const me = await e2e.ok<Loose>('GET', '/api/v1/users', { token: res.body.data!.access_token });
+  expect(me).toMatchObject({ userType: 'WEB' });
+  // Both names at once is refused, naming them.
+  const both = await e2e.api('POST', '/api/v1/users/sign-in', { body: { email: WRITER.userName, userName: WRITER.userName, password: WRITER.password } });
+  expect({ status: both.status, body: both.body }).toEqual({
+    status: 400,
+    body: { code: 'C0002', message: '아이디와 이메일(아이디의 예전 이름)은 함께 보낼 수 없습니다.' },
+  });
+});
 const ids = (page: Loose): number[] => page.records.content.map((r: Loose) => r.record_id);
 
 test('home and part pages with category=null, a new record read by id without a token, review, and the lists after approval', async () => {

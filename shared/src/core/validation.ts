@@ -120,6 +120,27 @@ export function nullableFormNumber<T extends z.ZodNumber>(number: T) {
   return z.union([formNumber(number), cleared, z.null()]);
 }
 
+/** Digit groups joined by single hyphens or spaces, as people type a phone number (`010-1234-5678`, `010 1234 5678`). */
+const TYPED_PHONE = /^\d+(?:[- ]\d+)*$/;
+
+/**
+ * A phone number as people type it, read as its digits: `010-1234-5678` and `010 1234 5678` are `01012345678`
+ * (surrounding blanks ignored). Anything else (letters, other signs, doubled separators, over 20 characters)
+ * is passed on unchanged, so the field's own pattern refuses it with its own message.
+ */
+export const phoneDigits = (value: unknown): unknown => {
+  if (typeof value !== 'string' || value.length > 20) return value;
+  const text = value.trim();
+  return TYPED_PHONE.test(text) ? text.replace(/[- ]/g, '') : value;
+};
+
+/**
+ * A phone number field that also takes the number as people type it (`phoneDigits`); the schema checks, and
+ * the store and answers keep, the digits-only form. The document says which forms are read.
+ */
+export const typedPhone = <S extends z.ZodType>(digits: S) =>
+  z.preprocess(phoneDigits, digits).meta({ description: '숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)' });
+
 /** Text that must say something: not blank, bounded so huge bodies are refused early. */
 export const nonBlankText = (max: number) =>
   z

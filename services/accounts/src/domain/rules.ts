@@ -1,4 +1,4 @@
-import { FormatMessages } from '@binzip/shared';
+import { FormatMessages, typedPhone } from '@binzip/shared';
 import { z } from 'zod';
 
 /**
@@ -21,7 +21,8 @@ const formatted = (pattern: RegExp, message: string, max: number) => z.string().
 export const userNameField = z.string().max(20).regex(USER_NAME);
 export const passwordField = formatted(PASSWORD, FormatMessages.password, 16);
 export const nickNameField = formatted(NICK_NAME, FormatMessages.nickName, 20);
-export const phoneField = formatted(PHONE, FormatMessages.phone, 11);
+/** Digits only as stored and answered; typed with hyphens or spaces it is read as its digits (`typedPhone`). */
+export const phoneField = typedPhone(formatted(PHONE, FormatMessages.phone, 11));
 export const codeField = formatted(CODE, FormatMessages.code, 8);
 /**
  * Addresses are kept in lower case: `A@B.co` and `a@b.co` reach the same mailbox in practice, so they must

@@ -6,6 +6,7 @@ import {
   pageSchema,
   queryEnum,
   queryText,
+  typedPhone,
   UserStatuses,
   UserTypes,
   type FieldLabels,
@@ -115,7 +116,7 @@ export const agentSignUpBody = z
     business_code: registrationNumber,
     company_name: text(100),
     agent_name: text(50),
-    company_phone_num: z.string().max(11).regex(COMPANY_PHONE),
+    company_phone_num: typedPhone(z.string().max(11).regex(COMPANY_PHONE)),
     assistant_name: text(50)
       .nullable()
       .optional()
@@ -131,8 +132,33 @@ export const agentSignUpBody = z
     message: 'business_code',
   }) satisfies z.ZodType<AgentSignUp>;
 
-/** Sign-in checks credentials, not formats: any bounded text, unknown user names are U0001. */
-export const signInBody = z.strictObject({ userName: z.string().min(1).max(100), password: z.string().min(1).max(100) });
+const signInName = z.string().min(1).max(100);
+
+/**
+ * Sign-in checks credentials, not formats: any bounded text, unknown user names are U0001. The login id is
+ * `userName`, or under its former name `email` (the original back office; deprecated, see sign-in-alias.ts):
+ * one of the two, never both.
+ */
+export const signInBody = z
+  .strictObject({
+    userName: signInName.optional(),
+    email: signInName.optional().meta({
+      deprecated: true,
+      description: '아이디의 예전 이름 (원래 백오피스): userName이 없을 때만 아이디로 읽음. 둘 다 보내면 C0002. 응답에 Deprecation/Sunset 헤더',
+    }),
+    password: z.string().min(1).max(100),
+  })
+  .superRefine((body, context) => {
+    if (body.userName !== undefined && body.email !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['email'],
+        message: `${fieldLabels.userName}와 ${fieldLabels.email}(아이디의 예전 이름)은 함께 보낼 수 없습니다.`,
+      });
+    } else if (body.userName === undefined && body.email === undefined) {
+      context.addIssue({ code: 'custom', path: ['userName'], message: `${fieldLabels.userName} 값이 누락되었습니다.` });
+    }
+  });
 
 export const reissueBody = z.strictObject({ access_token: z.string().min(1).max(4096) });
 

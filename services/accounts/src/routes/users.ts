@@ -25,6 +25,7 @@ import {
   userSignUpBody,
   withdrawalBody,
 } from './schemas';
+import { announceEmailAlias, signInHeaders } from './sign-in-alias';
 
 const operation = operationsOf<AccountsContext>();
 const tags = ['users'];
@@ -60,16 +61,20 @@ export const userOperations = [
     path: '/api/v1/users/sign-in',
     operationId: 'signIn',
     summary: '로그인',
-    description: 'Sets the refresh-token cookie. Five wrong passwords lock the account for 15 minutes (429 C0004 with `Retry-After`).',
+    description:
+      'Sets the refresh-token cookie. The login id may come as the former field `email` when `userName` is absent (deprecated: the answer then carries `Deprecation` and `Sunset`; both fields at once is C0002). Five wrong passwords lock the account for 15 minutes (429 C0004 with `Retry-After`).',
     tags,
     access: 'public',
     body: signInBody,
     data: accessTokenSchema,
     // U0012: a suspended member cannot sign in; C0004: the lock after five wrong passwords.
     errors: ['U0001', 'U0002', 'U0012', 'C0004'],
-    successHeaders: SETS_REFRESH_COOKIE,
+    successHeaders: signInHeaders(SETS_REFRESH_COOKIE),
     handle: async (ctx, { body, res }) => {
-      const session = await signIn(ctx, body);
+      // The former name of the login id, `email`, when `userName` is absent (the schema allows one, never both).
+      const userName = body.userName ?? body.email ?? '';
+      const session = await signIn(ctx, { userName, password: body.password });
+      if (body.userName === undefined) announceEmailAlias(res);
       setRefreshCookie(res, session.refreshToken);
       return { access_token: session.accessToken };
     },

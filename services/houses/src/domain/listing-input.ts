@@ -67,6 +67,10 @@ export function listingInput(body: ListingBody): ListingInput {
       code,
       imageUrls: body.imageUrls ?? [],
       recommendedTag: dedupe(body.recommendedTag),
+      // Absent keeps what an edit finds (a client that does not know the field leaves it alone); null or
+      // blank clears it.
+      ...(body.houseType !== undefined ? { houseType: body.houseType || null } : {}),
+      ...(body.agentDetail !== undefined ? { agentDetail: body.agentDetail?.trim() || null } : {}),
     },
   };
 }

@@ -4,13 +4,13 @@ import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
 import { cityCondition } from './regions';
 import { authorsOf, LIST_ITEM_FIELDS, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem, type ListedHouse } from './render';
-import type { PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
+import type { HouseType, PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
 
 /**
- * The filters the public list and the place queries share (issue 39). A new equality filter (the house type of
- * issue 33) is one field here, its name in `EQUALITY_FILTERS` and its query parameter in routes/schemas.ts
+ * The filters the public list and the place queries share (issue 39; the house type of issue 33 among them). A new
+ * equality filter is one field here, its name in `EQUALITY_FILTERS` and its query parameter in routes/schemas.ts
  * `listingFilterShape`.
  */
 export interface ListingFilterQuery {
@@ -20,6 +20,8 @@ export interface ListingFilterQuery {
   /** Price range, both ends included (the listing's `price`). */
   minPrice?: number;
   maxPrice?: number;
+  /** Listings of any of these kinds (the newest web client's 토지/주택/농가 tabs). */
+  houseType?: HouseType[];
 }
 
 /** Filters that match one stored field by equality. */
@@ -30,6 +32,7 @@ export function listingFilter(query: ListingFilterQuery): FilterQuery<HouseDoc> 
   const filter: FilterQuery<HouseDoc> = { listed: true };
   for (const field of EQUALITY_FILTERS) if (query[field]) filter[field] = query[field];
   if (query.recommendedTag && query.recommendedTag.length > 0) filter.recommendedTag = { $in: query.recommendedTag };
+  if (query.houseType && query.houseType.length > 0) filter.houseType = { $in: query.houseType };
   if (query.minPrice !== undefined || query.maxPrice !== undefined) {
     filter.price = { ...(query.minPrice !== undefined ? { $gte: query.minPrice } : {}), ...(query.maxPrice !== undefined ? { $lte: query.maxPrice } : {}) };
   }

@@ -2,7 +2,7 @@ import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } fr
 import { thumbnailUrlOf } from '@binzip/shared/media';
 import type { Model } from 'mongoose';
 import type { DealState, HouseDoc, ListingContent } from '../models';
-import { DealStateNames, tagNamesOf } from './vocabulary';
+import { DealStateNames, tagNamesOf, type HouseType } from './vocabulary';
 
 /** What the renderers need to know about authors: nickname and type from the accounts projection. */
 export type Authors = Map<number, Pick<ProjectedUser, 'nickName' | 'userType'>>;
@@ -16,6 +16,9 @@ export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pi
     .exec();
   return new Map(found.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
 }
+
+/** `houseType` when the listing has one: answers leave it out otherwise, as they were before it existed. */
+const houseTypeOf = (house: Pick<HouseDoc, 'houseType'>): { houseType?: HouseType } => (house.houseType ? { houseType: house.houseType as HouseType } : {});
 
 /** List items show the first picture's thumbnail (for our own pictures; other URLs as they are); details the full ones. */
 const thumbnail = (house: Pick<HouseDoc, 'imageUrls'>): string | null => thumbnailUrlOf(house.imageUrls[0] ?? null);
@@ -35,6 +38,7 @@ export const LIST_ITEM_FIELDS = {
   imageUrls: 1,
   title: 1,
   recommendedTag: 1,
+  houseType: 1,
 } as const;
 
 /** A listing as lists read it (`LIST_ITEM_FIELDS`). */
@@ -42,6 +46,7 @@ export type ListedHouse = Pick<HouseDoc, '_id' | keyof typeof LIST_ITEM_FIELDS>;
 
 export interface HouseListItem {
   houseId: number;
+  houseType?: HouseType;
   rentalType: string;
   city: string;
   price: number;
@@ -58,6 +63,7 @@ export interface HouseListItem {
 export function toListItem(house: ListedHouse, authors: Authors): HouseListItem {
   return {
     houseId: house._id,
+    ...houseTypeOf(house),
     rentalType: house.rentalType,
     city: house.city,
     price: house.price,
@@ -76,8 +82,11 @@ export function toListItem(house: ListedHouse, authors: Authors): HouseListItem 
 const authorTypeOf = (userType: string): 'NONE' | 'AGENT' => (userType === 'AGENT' ? 'AGENT' : 'NONE');
 
 /** The spec's listing detail. */
-export interface HouseDetail extends ListingContent {
+export interface HouseDetail extends Omit<ListingContent, 'houseType' | 'agentDetail'> {
   houseId: number;
+  houseType?: HouseType;
+  /** The agent's description, when there is one. */
+  agentDetail?: string;
   tmpYn: boolean;
   recommendedTagName: string[];
   nickName: string;
@@ -94,6 +103,7 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean):
   const author = authors.get(house.authorId);
   return {
     houseId: house._id,
+    ...houseTypeOf(house),
     rentalType: house.rentalType,
     city: house.city,
     detail: house.detail,
@@ -106,6 +116,7 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean):
     price: house.price,
     monthlyPrice: house.monthlyPrice,
     agentName: house.agentName,
+    ...(house.agentDetail ? { agentDetail: house.agentDetail } : {}),
     title: house.title,
     code: house.code,
     imageUrls: house.imageUrls,
@@ -125,6 +136,7 @@ export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean):
 /** An item of the author's own (agent) list. */
 export interface HouseAgentItem {
   houseId: number;
+  houseType?: HouseType;
   rentalType: string;
   city: string;
   title: string;
@@ -137,6 +149,7 @@ export function toAgentItem(house: HouseDoc): HouseAgentItem {
   const dealState = house.dealState ?? 'APPLYING';
   return {
     houseId: house._id,
+    ...houseTypeOf(house),
     rentalType: house.rentalType,
     city: house.city,
     title: house.title,

@@ -3,6 +3,13 @@
 export const RentalTypes = ['SALE', 'JEONSE', 'MONTHLYRENT'] as const;
 export type RentalType = (typeof RentalTypes)[number];
 
+/**
+ * What kind of property a listing is (the original site's 2024-08-18 change "농가거래"): 토지, 주택, 농가.
+ * Optional: listings saved before it, and by clients that do not send it, have none.
+ */
+export const HouseTypes = ['LAND', 'HOUSE', 'FARM_HOUSE'] as const;
+export type HouseType = (typeof HouseTypes)[number];
+
 export const RecommendedTagNames = {
   WANT_TO_INTERIOR_FOR_THE_FIRST_TIME: '처음부터 인테리어 하고 싶어요.',
   WANT_TO_READY_HOUSE: '어느 정도 준비된 집이 좋아요.',

@@ -30,6 +30,10 @@ export interface ListingContent {
   code: string;
   imageUrls: string[];
   recommendedTag: string[];
+  /** LAND, HOUSE or FARM_HOUSE; absent (or null once cleared) on listings that never had one. */
+  houseType?: string | null;
+  /** An agent's free-text description of the office (plain text); absent or null when none. */
+  agentDetail?: string | null;
 }
 
 export interface HouseDoc extends ListingContent {
@@ -98,6 +102,8 @@ const houseSchema = new Schema<HouseDoc>(
     code: { type: String, default: '' },
     imageUrls: { type: [String], default: [] },
     recommendedTag: { type: [String], default: [] },
+    houseType: { type: String },
+    agentDetail: { type: String },
     tmpYn: { type: Boolean, required: true },
     dealState: { type: String, default: null },
     rejectReason: { type: String, default: null },
@@ -130,6 +136,7 @@ houseSchema.index({ listed: 1, rentalType: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, dealState: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, recommendedTag: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, city: 1, updatedAt: -1, _id: -1 });
+houseSchema.index({ listed: 1, houseType: 1, updatedAt: -1, _id: -1 });
 houseSchema.index({ listed: 1, authorId: 1, updatedAt: -1, _id: -1 });
 // Places (issue 39): a box, a circle or a cluster query names the grid cells that cover it (one level, an `$in`
 // of point ranges of this multikey index; the box list keeps the newest-update order); regions count per

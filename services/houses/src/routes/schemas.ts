@@ -11,6 +11,8 @@ import {
   queryBoolean,
   queryEnum,
   queryText,
+  typedPhone,
+  typedText,
   type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
@@ -22,7 +24,7 @@ import type { HouseCluster, HouseMapItem, HouseNearItem, RegionCount } from '../
 import { KOREA } from '../domain/places';
 import { ProvinceNames } from '../domain/regions';
 import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
-import { DealStateNames, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
+import { DealStateNames, HouseTypes, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 import { DealStates, ReportTypes } from '../models';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
@@ -40,6 +42,8 @@ export const fieldLabels: FieldLabels = {
   price: '가격',
   monthlyPrice: '월세',
   agentName: '중개사 이름',
+  houseType: '매물 유형',
+  agentDetail: '중개사 상세 설명',
   title: '제목',
   code: '본문',
   imageUrls: '이미지 주소',
@@ -97,6 +101,19 @@ const bodyPoint = {
     .optional()
     .meta({ description: `경도 (WGS84, ${KOREA.west}~${KOREA.east}); 위도와 함께` }),
 };
+/** The agent's description: plain text in one line, as the client's input holds it; the original kept 255. */
+export const MAX_AGENT_DETAIL = 255;
+/**
+ * The fields of the original site's "농가거래" change, optional in drafts and saved listings alike (clients
+ * before it do not send them): `""` and null clear, absent keeps what an edit finds.
+ */
+const houseType = z
+  .union([z.literal(''), z.enum(HouseTypes)])
+  .nullish()
+  .meta({ description: 'LAND 토지, HOUSE 주택, FARM_HOUSE 농가 (선택; 빈 문자열이나 null은 없음)' });
+const agentDetail = typedText(MAX_AGENT_DETAIL)
+  .nullish()
+  .meta({ description: `중개사 상세 설명, 일반 텍스트 ${MAX_AGENT_DETAIL}자 이하 (선택)` });
 
 export const draftListingBody = z
   .strictObject({
@@ -108,7 +125,7 @@ export const draftListingBody = z
     size: draftText(20),
     purpose: draftText(100),
     floorNum: nullableFormNumber(floorNum).optional(),
-    contact: draftText(20),
+    contact: typedPhone(draftText(20)),
     createdDate: draftText(10),
     price: draftNumber(MAX_PRICE),
     monthlyPrice: draftNumber(MAX_MONTHLY_PRICE),
@@ -118,6 +135,8 @@ export const draftListingBody = z
     imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES).nullish(),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
     ...bodyPoint,
+    houseType,
+    agentDetail,
   })
   .meta({ id: 'HouseDraftBody', description: '임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용' });
 
@@ -132,13 +151,16 @@ export const savedListingBody = z
     tmpYn: z.literal(false),
     rentalType: z.enum(RentalTypes),
     city: required(200).regex(provinceNames, 'must begin with a province-level name in full'),
-    detail: required(200),
+    // Optional since the original site's "농가거래" change (its server and client); stored as "".
+    detail: z.string().trim().max(200).nullish(),
     zipCode: pattern(/^\d{5,6}$/),
     size: pattern(/^\d{1,7}(\.\d{1,2})?$/),
-    purpose: required(100),
+    purpose: z.string().trim().max(100).nullish(),
     floorNum: nullableFormNumber(floorNum).meta({ description: '층수; null이나 빈 문자열은 0으로 저장' }),
-    contact: pattern(/^\d{9,11}$/),
-    createdDate: pattern(/^\d{4}$/),
+    contact: typedPhone(pattern(/^\d{9,11}$/)),
+    createdDate: pattern(/^(\d{4})?$/)
+      .nullish()
+      .meta({ description: '준공 연도 YYYY (선택; 빈 문자열이나 null은 없음)' }),
     price: formNumber(z.number().finite().min(0).max(MAX_PRICE)),
     monthlyPrice: formNumber(z.number().finite().min(0).max(MAX_MONTHLY_PRICE)),
     agentName: z.string().trim().max(50).nullish(),
@@ -148,6 +170,8 @@ export const savedListingBody = z
     imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES),
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
     ...bodyPoint,
+    houseType,
+    agentDetail,
   })
   .meta({ id: 'HouseSavedBody', description: '저장 (tmpYn false): 모든 필수 항목 검사' });
 
@@ -170,6 +194,17 @@ const tagList = z.preprocess(
     return cleaned.length === 0 ? undefined : cleaned;
   },
   z.array(z.enum(RecommendedTags)).max(20).optional(),
+);
+
+/** `houseType` as the newest web client asks it (`houseType=LAND`); several kinds repeated or comma-separated. */
+const houseTypeList = z.preprocess(
+  (value) => {
+    if (absentQueryValue(value) === undefined) return undefined;
+    const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] => (typeof v === 'string' ? v.split(',') : [v]));
+    const cleaned = parts.map((p) => (typeof p === 'string' ? p.trim() : p)).filter((p) => absentQueryValue(p) !== undefined);
+    return cleaned.length === 0 ? undefined : [...new Set(cleaned)];
+  },
+  z.array(z.enum(HouseTypes)).max(HouseTypes.length).optional(),
 );
 
 const QUERY_DECIMAL = /^-?\d{1,4}(\.\d{1,12})?$/;
@@ -198,9 +233,10 @@ const queryPrice = (description: string) =>
 
 /**
  * The filters the public list and the place queries share (domain/queries.ts `ListingFilterQuery`). The house
- * type of issue 33 joins as one more entry here.
+ * type (issue 33) is one of them.
  */
 const listingFilterShape = {
+  houseType: houseTypeList.meta({ description: '매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값' }),
   rentalType: queryEnum(RentalTypes),
   recommendedTag: tagList.meta({ description: '반복하거나 쉼표로 여러 값' }),
   dealState: queryEnum(PublicDealStates),
@@ -312,9 +348,12 @@ const rentalType = z.string().meta({ description: 'SALE, JEONSE, MONTHLYRENT (�
 const recommendedTag = z.array(z.string()).meta({ description: `추천 태그: ${RecommendedTags.join(', ')}` });
 const recommendedTagName = z.array(z.enum(Object.values(RecommendedTagNames) as [string, ...string[]]));
 
+const houseTypeAnswer = z.enum(HouseTypes).optional().meta({ description: 'LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음' });
+
 export const houseListItemSchema = z
   .object({
     houseId: z.number().int(),
+    houseType: houseTypeAnswer,
     rentalType,
     city: z.string(),
     price: z.number(),
@@ -337,6 +376,7 @@ export const houseListPageableSchema = pageSchema(houseListItemSchema, { totals:
 export const houseDetailSchema = z
   .object({
     houseId: z.number().int(),
+    houseType: houseTypeAnswer,
     rentalType,
     city: z.string(),
     detail: z.string(),
@@ -349,6 +389,7 @@ export const houseDetailSchema = z
     price: z.number(),
     monthlyPrice: z.number(),
     agentName: z.string().nullable(),
+    agentDetail: z.string().optional().meta({ description: '중개사 상세 설명 (일반 텍스트); 없으면 없음' }),
     title: z.string(),
     code: z.string(),
     imageUrls: z.array(z.string()),
@@ -402,6 +443,7 @@ export const nearbyHousesSchema = z.array(houseNearItemSchema).max(4).meta({ id:
 export const houseAgentItemSchema = z
   .object({
     houseId: z.number().int(),
+    houseType: houseTypeAnswer,
     rentalType,
     city: z.string(),
     title: z.string(),

@@ -77,7 +77,14 @@ async function measure(agent: request.Agent, label: string, someHouse: number, r
     `${'scenario'.padEnd(26)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'cpu ms/req'.padStart(11)} ${'store cpu'.padStart(10)} ${'answer'.padStart(8)}`,
   );
   for (const [name, url] of scenarios(someHouse)) {
-    for (let i = 0; i < 3; i++) await agent.get(url);
+    const warm = await agent.get(url);
+    // The services give the store about 5 s (503 C0000 after it): a query that a scanning store cannot answer in
+    // time is reported as such, and the next scenario is measured.
+    if (warm.status !== 200) {
+      console.log(`${name.padEnd(26)} HTTP ${warm.status} ${String((warm.body as { code?: string }).code)} (the store did not answer in time)`);
+      continue;
+    }
+    for (let i = 0; i < 2; i++) await agent.get(url);
     const timings: number[] = [];
     let size = 0;
     const cpuBefore = process.cpuUsage();

@@ -4,19 +4,25 @@ import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
 import { cityCondition } from './regions';
 import { authorsOf, LIST_ITEM_FIELDS, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem, type ListedHouse } from './render';
-import type { HouseType, PublicDealStates, RecommendedTag, RentalType } from './vocabulary';
+import type { HouseType } from './vocabulary';
+import { PublicDealStates, RentalTypes, type RecommendedTag } from './vocabulary';
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
 
 /**
- * The filters the public list and the place queries share (issue 39; the house type of issue 33 among them). A new
- * equality filter is one field here, its name in `EQUALITY_FILTERS` and its query parameter in routes/schemas.ts
- * `listingFilterShape`.
+ * Filters that match one stored field by equality, each with the values it accepts: the query parameter
+ * (routes/schemas.ts `listingFilterShape`), its type in `ListingFilterQuery` and the condition all derive from
+ * this table, so a new one is one line here (plus its Korean label in `fieldLabels`).
  */
-export interface ListingFilterQuery {
-  rentalType?: RentalType;
+export const EQUALITY_FILTERS = { rentalType: RentalTypes, dealState: PublicDealStates } as const satisfies Partial<
+  Record<keyof HouseDoc, readonly [string, ...string[]]>
+>;
+export type EqualityFilter = keyof typeof EQUALITY_FILTERS;
+type EqualityFilters = { [K in EqualityFilter]?: (typeof EQUALITY_FILTERS)[K][number] };
+
+/** The filters the public list and the place queries share (issue 39). */
+export interface ListingFilterQuery extends EqualityFilters {
   recommendedTag?: RecommendedTag[];
-  dealState?: (typeof PublicDealStates)[number];
   /** Price range, both ends included (the listing's `price`). */
   minPrice?: number;
   maxPrice?: number;
@@ -24,13 +30,10 @@ export interface ListingFilterQuery {
   houseType?: HouseType[];
 }
 
-/** Filters that match one stored field by equality. */
-const EQUALITY_FILTERS = ['rentalType', 'dealState'] as const satisfies ReadonlyArray<keyof ListingFilterQuery & keyof HouseDoc>;
-
 /** Public listings (`listed`) matching the shared filters. */
 export function listingFilter(query: ListingFilterQuery): FilterQuery<HouseDoc> {
   const filter: FilterQuery<HouseDoc> = { listed: true };
-  for (const field of EQUALITY_FILTERS) if (query[field]) filter[field] = query[field];
+  for (const field of Object.keys(EQUALITY_FILTERS) as EqualityFilter[]) if (query[field]) filter[field] = query[field];
   if (query.recommendedTag && query.recommendedTag.length > 0) filter.recommendedTag = { $in: query.recommendedTag };
   if (query.houseType && query.houseType.length > 0) filter.houseType = { $in: query.houseType };
   if (query.minPrice !== undefined || query.maxPrice !== undefined) {

@@ -19,12 +19,12 @@ import { z } from 'zod';
 import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
 import { ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
 import type { ListingBody } from '../domain/listing-input';
-import type { OwnListPage } from '../domain/queries';
+import { EQUALITY_FILTERS, type EqualityFilter, type OwnListPage } from '../domain/queries';
 import type { HouseCluster, HouseMapItem, HouseNearItem, RegionCount } from '../domain/place-queries';
 import { KOREA } from '../domain/places';
 import { ProvinceNames } from '../domain/regions';
 import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
-import { DealStateNames, HouseTypes, PublicDealStates, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
+import { DealStateNames, HouseTypes, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 import { DealStates, ReportTypes } from '../models';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
@@ -231,15 +231,19 @@ const queryPrice = (description: string) =>
     )
     .meta({ type: 'integer', minimum: 0, maximum: MAX_PRICE, description });
 
-/**
- * The filters the public list and the place queries share (domain/queries.ts `ListingFilterQuery`). The house
- * type (issue 33) is one of them.
- */
+/** One enum parameter per equality filter of domain/queries.ts `EQUALITY_FILTERS`. */
+const equalityFilterShape = Object.fromEntries(
+  Object.entries(EQUALITY_FILTERS).map(([field, values]) => [field, queryEnum(values as readonly [string, ...string[]])]),
+) as unknown as {
+  [K in EqualityFilter]: ReturnType<typeof queryEnum<(typeof EQUALITY_FILTERS)[K]>>;
+};
+
+/** The filters the public list and the place queries share (domain/queries.ts `ListingFilterQuery`). */
 const listingFilterShape = {
+  ...equalityFilterShape,
+  // Several kinds at once (the newest web client's tabs), so not an equality filter.
   houseType: houseTypeList.meta({ description: '매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값' }),
-  rentalType: queryEnum(RentalTypes),
   recommendedTag: tagList.meta({ description: '반복하거나 쉼표로 여러 값' }),
-  dealState: queryEnum(PublicDealStates),
   minPrice: queryPrice('가격 하한 (포함)'),
   maxPrice: queryPrice('가격 상한 (포함)'),
 };

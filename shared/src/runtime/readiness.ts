@@ -72,7 +72,10 @@ function readinessHandler(service: string, deps: ReadinessDependencies): Request
  * The operator's endpoints every service process answers beside its API: `/ready` and, unless disabled,
  * `/metrics`. Wraps the service app so they need neither the API's middleware nor its dependencies.
  */
-export function withOperatorEndpoints(app: Express, options: { service: string; readiness: ReadinessDependencies; metrics: MetricsSettings }): Express {
+export function withOperatorEndpoints(
+  app: Express,
+  options: { service: string; readiness: ReadinessDependencies; metrics: MetricsSettings; internal?: RequestHandler },
+): Express {
   const outer = express();
   outer.disable('x-powered-by');
   const draining = options.readiness.draining;
@@ -86,6 +89,7 @@ export function withOperatorEndpoints(app: Express, options: { service: string; 
   }
   outer.get('/ready', readinessHandler(options.service, options.readiness));
   if (options.metrics.METRICS_ENABLED) outer.get('/metrics', metricsHandler({ token: options.metrics.METRICS_TOKEN }));
+  if (options.internal) outer.use(options.internal);
   outer.use(app);
   return outer;
 }

@@ -372,11 +372,14 @@ interface Measured {
 
 type PasswordChecks = Record<'memory' | 'bcrypt', number>;
 
+/** The bearer the services' /metrics answer in the bench's systems (nobody without one). */
+const BENCH_METRICS_TOKEN = 'bench-site-metrics-token';
+
 /** Accounts' `binzip_password_checks_total` so far, or undefined for a build without it. */
 async function passwordChecksOf(target: Target): Promise<PasswordChecks | undefined> {
   const accounts = target.system.services.accounts?.[0];
   if (!accounts) return undefined;
-  const text = await fetch(`${accounts.url}/metrics`)
+  const text = await fetch(`${accounts.url}/metrics`, { headers: { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` } })
     .then((res) => (res.ok ? res.text() : ''))
     .catch(() => '');
   const read = (by: string) => new RegExp(`^binzip_password_checks_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)?.[1];
@@ -533,6 +536,8 @@ async function main(): Promise<void> {
           CEILING_CODE_SENDS_PER_ADDRESS: '0',
           // The per-member write ceiling too: 30 members write the whole mix.
           CEILING_MEMBER_WRITES: '0',
+          // Accounts' /metrics (its password checks) answers only this bearer.
+          METRICS_TOKEN: BENCH_METRICS_TOKEN,
           ...EXTRA_ENV,
         },
       });

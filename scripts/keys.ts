@@ -1,10 +1,11 @@
 /**
  * Access-token keys as `.env` lines (docker compose, or any deployment):
- *   npm run keys                                      a fresh ES256 pair (JWT_PUBLIC_KEY is one PEM)
+ *   npm run keys                                      a fresh ES256 pair (JWT_PUBLIC_KEY is one PEM) and REVOCATION_FEED_TOKEN
  *   npm run keys -- --keep="$JWT_PUBLIC_KEY"          a fresh pair; JWT_PUBLIC_KEY is a JWKS of the kept keys and the new one
  *   npm run keys -- --from="$JWT_PUBLIC_KEY" --drop <kid>   only JWT_PUBLIC_KEY, without that key
  * The rotation runbook using them is in docs/operations.md ("Key rotation").
  */
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { generateDevKeyPair, signingKeyId, verificationKeys, type JsonWebKeySet } from '../shared/src';
 
@@ -35,4 +36,6 @@ if (values.from !== undefined) {
     console.log(jwksLine(set));
   }
   console.log(`JWT_PRIVATE_KEY="${oneLine(privateKey)}"`);
+  // The first key pair of a deployment also gets the revocation feed's shared secret (docker-compose.yml).
+  if (values.keep === undefined) console.log(`REVOCATION_FEED_TOKEN=${randomBytes(24).toString('base64url')}`);
 }

@@ -229,10 +229,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     // No load balancer to drain from here (the launcher stops its processes with SIGTERM); tests that show the
     // drain set it.
     SHUTDOWN_DRAIN_MS: '0',
+    // The revocation feed's shared secret (accounts answers its bearer), new for every system started here.
+    REVOCATION_FEED_TOKEN: randomBytes(24).toString('base64url'),
     ...options.env,
   };
   try {
-    for (const service of services) {
+    // Accounts first: the others read its revocation feed (ACCOUNTS_URLS).
+    for (const service of [...services.filter((s) => s === 'accounts'), ...services.filter((s) => s !== 'accounts')]) {
       const count = options.instances?.[service] ?? 1;
       for (let i = 0; i < count; i++) {
         const fixed = options.ports?.[service];
@@ -241,6 +244,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           ...common,
           MONGODB_DB: `${options.dbPrefix ?? ''}${service}`,
           ...(service === 'accounts' ? { JWT_PRIVATE_KEY: options.privateKey } : {}),
+          ...(byService.accounts && common.ACCOUNTS_URLS === undefined ? { ACCOUNTS_URLS: byService.accounts.map((h) => h.url).join(',') } : {}),
         };
         const handle = await startProcess({
           name: count > 1 ? `${service}-${i + 1}` : service,

@@ -11,6 +11,7 @@ import {
   signingKeyId,
   verificationKeys,
   verifyAccessJwt,
+  withLowS,
 } from '../src';
 
 const claims = { userId: 7, userName: 'tester', authority: 'USER' as const, userType: 'NONE' as const };
@@ -66,7 +67,7 @@ describe('access-token key rotation', () => {
   });
 
   it('accepts tokens signed before key ids existed (no kid) by trying each key of the set', () => {
-    const legacy = jwt.sign({ ...claims, typ: 'access' }, oldKeys.privateKey, { algorithm: 'ES256', subject: '7', expiresIn: 60 });
+    const legacy = withLowS(jwt.sign({ ...claims, typ: 'access' }, oldKeys.privateKey, { algorithm: 'ES256', subject: '7', expiresIn: 60 }));
     expect(headerOf(legacy).kid).toBeUndefined();
     expect(verifyAccessJwt(legacy, jwksOf(newKeys.publicKey, oldKeys.publicKey))).toMatchObject({ userId: 7 });
     expect(codeOf(() => verifyAccessJwt(legacy, jwksOf(newKeys.publicKey)))).toBe('J0001');
@@ -84,7 +85,7 @@ describe('access-token key rotation', () => {
 
   it('honours a kid the JWKS entry declares itself', () => {
     const declared = JSON.stringify({ keys: [{ ...createPublicKey(newKeys.publicKey).export({ format: 'jwk' }), kid: '2026-11' }] });
-    const token = jwt.sign({ ...claims, typ: 'access' }, newKeys.privateKey, { algorithm: 'ES256', subject: '7', expiresIn: 60, keyid: '2026-11' });
+    const token = withLowS(jwt.sign({ ...claims, typ: 'access' }, newKeys.privateKey, { algorithm: 'ES256', subject: '7', expiresIn: 60, keyid: '2026-11' }));
     expect(verifyAccessJwt(token, declared)).toMatchObject({ userId: 7 });
     expect(verificationKeys(declared).jwks.keys.map((key) => key.kid)).toEqual(['2026-11']);
   });

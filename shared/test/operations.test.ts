@@ -85,13 +85,15 @@ function thingsApp() {
     withOperatorEndpoints(app, { service: 'things', readiness: { connection, nats: bus.connection }, metrics });
 }
 
+const SCRAPE_TOKEN = 'scrape-token-0123456789';
+
 describe('/metrics', () => {
   test('request durations are labelled by route template and status, never by the raw path', async () => {
-    const app = thingsApp()({ METRICS_ENABLED: true });
+    const app = thingsApp()({ METRICS_ENABLED: true, METRICS_TOKEN: SCRAPE_TOKEN });
     await request(app).get('/api/v1/things/7431').expect(200);
     await request(app).get('/api/v1/things/404').expect(404);
     await request(app).get('/nowhere/8812').expect(404);
-    const res = await request(app).get('/metrics').expect(200);
+    const res = await request(app).get('/metrics').set('Authorization', `Bearer ${SCRAPE_TOKEN}`).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/things\/:thingId",status_code="200"\} 1/);
     // An error thrown in the route (the router's baseUrl is gone by then) still has its template.
@@ -102,6 +104,16 @@ describe('/metrics', () => {
     // runtime metrics
     expect(res.text).toMatch(/^nodejs_heap_size_used_bytes /m);
     expect(res.text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  test('without METRICS_TOKEN a service answers /metrics to nobody (403 C0003), as the gateway does', async () => {
+    const open = thingsApp()({ METRICS_ENABLED: true });
+    for (const authorization of [undefined, 'Bearer ', `Bearer ${SCRAPE_TOKEN}`]) {
+      const call = request(open).get('/metrics');
+      const res = authorization === undefined ? await call : await call.set('Authorization', authorization);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 403, code: 'C0003' });
+      expect(res.text).not.toMatch(/nodejs_heap_size_used_bytes|http_request_duration_seconds/);
+    }
   });
 
   test('with METRICS_TOKEN only the bearer of that token reads them; disabled, there is no /metrics', async () => {

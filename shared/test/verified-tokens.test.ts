@@ -87,3 +87,45 @@ describe('verifyAccessJwt', () => {
     expect(verify).toHaveBeenCalledTimes(3);
   });
 });
+
+describe('ES256 signatures: only the low-S form is accepted (issue 34)', () => {
+  const ORDER = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
+  /** The same token with its signature's S in the given half: (r, s) and (r, n - s) both verify as ECDSA. */
+  const withS = (token: string, half: 'low' | 'high'): string => {
+    const [header, payload, signature] = token.split('.');
+    const raw = Buffer.from(signature, 'base64url');
+    const s = BigInt(`0x${raw.subarray(32).toString('hex')}`);
+    const other = ORDER - s;
+    const pick = half === 'high' ? (s > other ? s : other) : s < other ? s : other;
+    const sBytes = Buffer.from(pick.toString(16).padStart(64, '0'), 'hex');
+    return `${header}.${payload}.${Buffer.concat([raw.subarray(0, 32), sBytes]).toString('base64url')}`;
+  };
+
+  it('refuses the high-S twin of a valid token with J0001, in the verifier and in the memory of headers', () => {
+    for (let i = 0; i < 8; i++) {
+      const token = signAccessToken({ ...claims, userId: 910 + i }, keys.privateKey);
+      const high = withS(token, 'high');
+      const low = withS(token, 'low');
+      expect(high).not.toBe(low);
+      expect(verifyAccessJwt(low, keys.publicKey).userId).toBe(910 + i);
+      expect(codeOf(() => verifyAccessJwt(high, keys.publicKey))).toBe('J0001');
+      const tokens = new VerifiedTokens(keys.publicKey);
+      expect(tokens.check(bearer(low))?.userId).toBe(910 + i);
+      expect(codeOf(() => tokens.check(bearer(high)))).toBe('J0001');
+      expect(codeOf(() => new VerifiedTokens(keys.publicKey).check(bearer(high)))).toBe('J0001');
+    }
+  });
+
+  it('signs every token in the low-S form (OpenSSL picks either at random)', () => {
+    for (let i = 0; i < 40; i++) {
+      const token = signAccessToken({ ...claims, userId: 920 + i }, keys.privateKey);
+      expect(withS(token, 'low')).toBe(token);
+    }
+  });
+
+  it('lets reissue read a high-S token signed before the rule (acceptHighS), and nothing else', () => {
+    const high = withS(signAccessToken(claims, keys.privateKey, -10), 'high');
+    expect(verifyAccessJwt(high, keys.publicKey, { ignoreExpiration: true, acceptHighS: true })).toEqual(claims);
+    expect(codeOf(() => verifyAccessJwt(high, keys.publicKey, { ignoreExpiration: true }))).toBe('J0001');
+  });
+});

@@ -35,6 +35,18 @@ export function expectGatewayReachesServices(environments: Record<ProcessName, E
   }
 }
 
+/** Every service reads accounts' revocation feed where accounts listens, with the token accounts answers (issue 34). */
+export function expectRevocationFeedReachable(environments: Record<ProcessName, Environment>): void {
+  const token = environments.accounts.REVOCATION_FEED_TOKEN;
+  expect(token?.length ?? 0).toBeGreaterThanOrEqual(16);
+  for (const service of Object.keys(SERVICE_PORTS) as Array<Exclude<ProcessName, 'gateway'>>) {
+    expect({ service, token: environments[service].REVOCATION_FEED_TOKEN }).toEqual({ service, token });
+    if (service === 'accounts') continue;
+    const urls = environments[service].ACCOUNTS_URLS.split(',').map((url) => new URL(url.trim()));
+    for (const url of urls) expect(`${service} ${url.hostname}:${url.port}`).toBe(`${service} accounts:${environments.accounts.PORT}`);
+  }
+}
+
 describeWithTools('docker compose with .env.example', ['docker-compose'], () => {
   const services = renderCompose();
   const environments = composeEnvironments(services);
@@ -47,6 +59,7 @@ describeWithTools('docker compose with .env.example', ['docker-compose'], () => 
   it('has every service listen on all interfaces and the gateway reach each one where it listens', () => {
     for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
     expectGatewayReachesServices(environments, (service) => service);
+    expectRevocationFeedReachable(environments);
   });
 
   it('waits for the drain and the ordered stop before killing a process', () => {
@@ -97,6 +110,7 @@ function operatorSecrets(): KubeObject[] {
   return [
     secret('binzip-jwt', { JWT_PUBLIC_KEY: keys.publicKey, JWT_PRIVATE_KEY: keys.privateKey }),
     secret('binzip-metrics', { METRICS_TOKEN: 'a-scrape-token-of-the-operators' }),
+    secret('binzip-revocation-feed', { REVOCATION_FEED_TOKEN: 'a-feed-token-of-the-operators' }),
     secret('binzip-mongodb-admin-binzip', {
       'connectionString.standard':
         'mongodb://binzip:secret@binzip-mongodb-0.binzip-mongodb-svc.binzip.svc.cluster.local:27017/admin?replicaSet=binzip-mongodb&ssl=false',
@@ -117,6 +131,7 @@ describeWithTools('Kubernetes overlays', ['kubectl'], () => {
     it('has the gateway reach each service at its Service name and the port the service listens on', () => {
       for (const process of PROCESSES) expect(`${process} ${environments[process].HOST}`).toBe(`${process} 0.0.0.0`);
       expectGatewayReachesServices(environments, (service) => service);
+      expectRevocationFeedReachable(environments);
       for (const service of objects.filter((object) => object.kind === 'Service')) {
         const name = service.metadata.name as ProcessName;
         expect([name, (service.spec as { ports: Array<{ port: number }> }).ports[0].port]).toEqual([name, Number(environments[name].PORT)]);

@@ -3,17 +3,30 @@
  * only metrics the processes export, so a renamed metric cannot silently turn an alert into one that never fires.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { createLogger, generateDevKeyPair } from '@binzip/shared';
 import { configSchema } from '../../services/gateway/src/config';
 import { buildGateway } from '../../services/gateway/src/gateway';
-import { describeWithTools, REPO_ROOT } from '../support/deploy';
+import { describeWithTools, OVERLAYS, processDeployments, renderOverlay, REPO_ROOT } from '../support/deploy';
 
 const OBSERVABILITY = path.join(REPO_ROOT, 'deploy', 'observability');
 const RULES = path.join(OBSERVABILITY, 'alerts.yml');
+const SCRAPE = path.join(OBSERVABILITY, 'prometheus-scrape.yml');
+
+interface ScrapeConfig {
+  rule_files: string[];
+  scrape_configs: Array<{
+    job_name: string;
+    kubernetes_sd_configs?: unknown[];
+    static_configs?: unknown[];
+    authorization?: { type: string; credentials_file: string };
+  }>;
+}
+const scrapeConfig = (): ScrapeConfig => parseYaml(readFileSync(SCRAPE, 'utf8')) as ScrapeConfig;
 
 /** Series Prometheus records itself for every scrape target. */
 const PROMETHEUS_OWN = new Set(['up']);
@@ -115,5 +128,51 @@ describeWithTools('promtool', ['promtool'], () => {
   it('fires the alerts on the series that should raise them, and only those (alerts.test.yml)', () => {
     const output = execFileSync('promtool', ['test', 'rules', path.join(OBSERVABILITY, 'alerts.test.yml')], { encoding: 'utf8' });
     expect(output).toMatch(/SUCCESS/);
+  });
+});
+
+describeWithTools('the scrape configuration', ['promtool'], () => {
+  it('is a valid Prometheus configuration that sends a bearer token (promtool; discovery swapped for a static target)', () => {
+    // Debian's promtool is built without Kubernetes discovery, and checks that the token file exists: the same
+    // configuration with a static target and a token file where the Secret would be mounted.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'binzip-scrape-'));
+    try {
+      const config = scrapeConfig();
+      writeFileSync(path.join(dir, 'METRICS_TOKEN'), 'a-scrape-token-of-the-operators');
+      writeFileSync(path.join(dir, 'alerts.yml'), readFileSync(RULES, 'utf8'));
+      for (const job of config.scrape_configs) {
+        expect(job.authorization).toEqual({ type: 'Bearer', credentials_file: expect.stringMatching(/\/METRICS_TOKEN$/) });
+        delete job.kubernetes_sd_configs;
+        job.static_configs = [{ targets: ['gateway:8080'] }];
+        job.authorization = { type: 'Bearer', credentials_file: path.join(dir, 'METRICS_TOKEN') };
+      }
+      writeFileSync(path.join(dir, 'prometheus.yml'), JSON.stringify(config));
+      const output = execFileSync('promtool', ['check', 'config', path.join(dir, 'prometheus.yml')], { encoding: 'utf8' });
+      expect(output).toMatch(/SUCCESS/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describeWithTools('the scrape configuration and the Deployments', ['kubectl'], () => {
+  it.each(OVERLAYS)('overlay %s: every scraped process reads METRICS_TOKEN from the Secret key the scrape job sends', (overlay) => {
+    const [job] = scrapeConfig().scrape_configs;
+    // /etc/prometheus/secrets/<Secret>/<key>: where the Prometheus operator mounts a Secret's keys.
+    const [secret, key] = job.authorization!.credentials_file.split('/').slice(-2);
+    const deployments = processDeployments(renderOverlay(overlay));
+    expect(deployments.size).toBe(6);
+    for (const [process, deployment] of deployments) {
+      const template = deployment.spec.template as {
+        metadata?: { annotations?: Record<string, string> };
+        spec: { containers: Array<{ name: string; env?: unknown[] }> };
+      };
+      expect({ process, scraped: template.metadata?.annotations?.['prometheus.io/scrape'] }).toEqual({ process, scraped: 'true' });
+      const container = template.spec.containers.find((candidate) => candidate.name === process);
+      expect({ process, token: container?.env?.find((variable) => (variable as { name: string }).name === 'METRICS_TOKEN') }).toEqual({
+        process,
+        token: { name: 'METRICS_TOKEN', valueFrom: { secretKeyRef: { name: secret, key, optional: true } } },
+      });
+    }
   });
 });

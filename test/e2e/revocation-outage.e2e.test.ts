@@ -3,7 +3,9 @@
  * completed withdrawal made during an outage of this file's own NATS server are refused by accounts at once, and
  * by community (another process, which learns of revocations only through `sessions.revoked`) once NATS is back,
  * because the revocation went into accounts' outbox with its write instead of straight to the broker. The
- * machine's shared NATS is never stopped. Needs `npx tsc -b`.
+ * revocation feed, which enforces them within 10 s during the outage (revocation-feed.e2e.test.ts), is off here
+ * (no REVOCATION_FEED_TOKEN), so this shows the broker's path alone. The machine's shared NATS is never stopped.
+ * Needs `npx tsc -b`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -37,7 +39,14 @@ beforeAll(async () => {
   e2e = await startE2eSystem('revocationoutage', {
     services: ['accounts', 'community'],
     natsUrl: nats.uri,
-    env: { LOG_LEVEL: 'error', BCRYPT_COST: '4', OUTAGE_EXIT_MS: '5000', OUTBOX_INTERVAL_MS: '500', ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]) },
+    env: {
+      LOG_LEVEL: 'error',
+      BCRYPT_COST: '4',
+      OUTAGE_EXIT_MS: '5000',
+      OUTBOX_INTERVAL_MS: '500',
+      ADMIN_BOOTSTRAP: JSON.stringify([ADMIN]),
+      REVOCATION_FEED_TOKEN: '',
+    },
   });
 }, 120_000);
 

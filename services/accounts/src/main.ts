@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { readConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import { createSenders, SmtpMailSender } from './domain/senders';
+import { readRevocationFeed, revocationFeedEndpoint } from './domain/revocation-feed';
 import { bootstrapAdministrators } from './domain/sign-up';
 import { accountsConsumers, accountsOutbox } from './events';
 import { accountsModels, initModels } from './models';
@@ -39,8 +40,12 @@ runService({
     const closeMail = async () => {
       if (senders.mail instanceof SmtpMailSender) senders.mail.close();
     };
+    const feedContext = serviceContext(models, { logger });
     return {
       app,
+      // Its own instances read the collections themselves; the other services read them through the endpoint.
+      revocationFeed: (since) => readRevocationFeed(feedContext, since),
+      internal: revocationFeedEndpoint(feedContext, config.REVOCATION_FEED_TOKEN),
       outbox: accountsOutbox(models),
       consumers: accountsConsumers(serviceContext(models, { logger })),
       closers: [closeMail],

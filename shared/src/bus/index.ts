@@ -8,4 +8,5 @@ export { OutboxRelay, addOutbox, startOutboxRelay, type OutboxDeclaration, type 
 export * from './events';
 export * from './users';
 export * from './sessions';
+export * from './revocation-feed';
 export * from './dead-letters';

@@ -6,7 +6,8 @@ import { AppError } from '../core/errors';
 import { sessionsRevoked, type SessionsRevokedV1 } from './events';
 
 /** How long a revocation must be remembered: no access token of the session is valid for longer. */
-const REMEMBER_MS = ACCESS_TOKEN_TTL_SECONDS * 1000 + 60_000;
+export const REVOCATIONS_REMEMBERED_MS = ACCESS_TOKEN_TTL_SECONDS * 1000 + 60_000;
+const REMEMBER_MS = REVOCATIONS_REMEMBERED_MS;
 
 /**
  * The revoked session ids this process knows, each until every access token of it has expired. One per
@@ -16,8 +17,10 @@ const REMEMBER_MS = ACCESS_TOKEN_TTL_SECONDS * 1000 + 60_000;
 class RevokedSessions {
   private readonly until = new Map<string, number>();
 
+  /** Remembered from now (the revocation feed repeats recent ones: an entry is only ever extended). */
   add(sessionIds: readonly string[], nowMs = Date.now()): void {
-    for (const id of sessionIds) this.until.set(id, nowMs + REMEMBER_MS);
+    const until = nowMs + REMEMBER_MS;
+    for (const id of sessionIds) if ((this.until.get(id) ?? 0) < until) this.until.set(id, until);
     this.prune(nowMs);
   }
 
@@ -26,7 +29,7 @@ class RevokedSessions {
     return until !== undefined && until > nowMs;
   }
 
-  /** Entries are added in time order, so the expired ones are at the front of the map. */
+  /** Entries are added in about time order, so the expired ones are at the front of the map (a late one only waits). */
   private prune(nowMs: number): void {
     for (const [id, until] of this.until) {
       if (until > nowMs) break;

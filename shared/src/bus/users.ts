@@ -39,7 +39,10 @@ export function projectedUserModel(connection: Connection): Model<ProjectedUser>
 }
 
 /** Applies a snapshot unless a newer one is already stored (redelivery and reordering are harmless). */
-export async function applyUserSnapshot(model: Model<ProjectedUser>, snapshot: UserSnapshotV1): Promise<void> {
+export async function applyUserSnapshot(
+  model: Model<ProjectedUser>,
+  snapshot: Pick<UserSnapshotV1, 'id' | 'userName' | 'nick_name' | 'userType' | 'authority' | 'status' | 'version'>,
+): Promise<void> {
   const fields = {
     userName: snapshot.userName,
     nickName: snapshot.nick_name,

@@ -55,20 +55,56 @@ export function generateDevKeyPair(): { publicKey: string; privateKey: string } 
 
 export function signAccessToken(claims: AuthClaims, privateKey: string, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): string {
   const sid = claims.sessionId === undefined ? {} : { sid: claims.sessionId };
-  return jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, signingKey(privateKey), {
-    algorithm: JWT_ALGORITHM,
-    keyid: signingKeyId(privateKey),
-    subject: String(claims.userId),
-    expiresIn: ttlSeconds,
-  });
+  return withLowS(
+    jwt.sign({ userName: claims.userName, authority: claims.authority, userType: claims.userType, typ: 'access', ...sid }, signingKey(privateKey), {
+      algorithm: JWT_ALGORITHM,
+      keyid: signingKeyId(privateKey),
+      subject: String(claims.userId),
+      expiresIn: ttlSeconds,
+    }),
+  );
+}
+
+/** The order of P-256's group, and half of it: an ES256 signature (r, s) is accepted only with s <= n/2. */
+const P256_ORDER = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
+const P256_HALF_ORDER = P256_ORDER >> 1n;
+const ES256_PART_BYTES = 32;
+
+/** The JOSE signature (r || s, 32 bytes each) of a compact JWS, or undefined when it is not one. */
+function es256Signature(token: string): { r: Buffer; s: bigint } | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const raw = Buffer.from(parts[2], 'base64url');
+  if (raw.length !== 2 * ES256_PART_BYTES) return undefined;
+  return { r: raw.subarray(0, ES256_PART_BYTES), s: BigInt(`0x${raw.subarray(ES256_PART_BYTES).toString('hex')}`) };
 }
 
 /**
- * Verifies a bare JWT against `publicKey` (a PEM or a JWKS document, see jwks.ts); `ignoreExpiration` serves the
- * reissue flow, which accepts an expired access token. Every call verifies the signature; `VerifiedTokens` is the
+ * ECDSA signatures are malleable: (r, n - s) verifies wherever (r, s) does, so anyone holding a token can make a
+ * second, different text of it (another cache key, another "unique" token) without the key. Only the low-S form
+ * is accepted (s <= n/2, as Bitcoin's and Ethereum's rules do); OpenSSL signs either form at random, so
+ * `signAccessToken` turns a high S into n - s before handing the token out.
+ */
+export function hasHighS(token: string): boolean {
+  const signature = es256Signature(token);
+  return signature !== undefined && signature.s > P256_HALF_ORDER;
+}
+
+/** The low-S form of a token's signature (the token itself when it has it): what `signAccessToken` hands out. */
+export function withLowS(token: string): string {
+  const signature = es256Signature(token);
+  if (signature === undefined || signature.s <= P256_HALF_ORDER) return token;
+  const low = Buffer.from((P256_ORDER - signature.s).toString(16).padStart(2 * ES256_PART_BYTES, '0'), 'hex');
+  const [header, payload] = token.split('.');
+  return `${header}.${payload}.${Buffer.concat([signature.r, low]).toString('base64url')}`;
+}
+
+/**
+ * Verifies a bare JWT against `publicKey` (a PEM or a JWKS document, see jwks.ts); `ignoreExpiration` and
+ * `acceptHighS` serve the reissue flow, which accepts an expired access token. A high-S signature is J0001. Every call verifies the signature; `VerifiedTokens` is the
  * memory in front of it for `Authorization` headers.
  */
-export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean } = {}): AuthClaims {
+export function verifyAccessJwt(token: string, publicKey: string, options: { ignoreExpiration?: boolean; acceptHighS?: boolean } = {}): AuthClaims {
   let decoded: unknown;
   try {
     decoded = verifyWithKeySet(token, publicKey, { algorithms: [JWT_ALGORITHM], ignoreExpiration: options.ignoreExpiration ?? false });
@@ -79,6 +115,10 @@ export function verifyAccessJwt(token: string, publicKey: string, options: { ign
   }
   const payload = accessPayload.safeParse(decoded);
   if (!payload.success) throw new AppError('J0004');
+  // A high-S signature is the malleable twin of a valid one: refused as a bad signature. Only reissue, for which
+  // the token is a proof of whose refresh cookie it is and never a key, accepts one (tokens signed before the
+  // low-S rule: about half of them, for their last 30 minutes).
+  if (options.acceptHighS !== true && hasHighS(token)) throw new AppError('J0001');
   const { sub, userName, authority, userType, sid } = payload.data;
   return { userId: Number(sub), userName, authority, userType, ...(sid === undefined ? {} : { sessionId: sid }) };
 }

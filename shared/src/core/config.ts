@@ -97,7 +97,28 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     ...ceilingConfigShape,
     /** How long MongoDB or NATS may stay unreachable (at start-up or later) before the process exits non-zero. */
     OUTAGE_EXIT_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),
+    ...revocationFeedConfigShape,
   };
 }
+
+/**
+ * The revocation feed (shared/src/bus/revocation-feed.ts): where a service reads accounts' endings of sessions and
+ * changed users when NATS cannot tell it, and the shared secret of that read. Accounts answers only the bearer of
+ * `REVOCATION_FEED_TOKEN`; a service without `ACCOUNTS_URLS` or the token hears of revocations through NATS only.
+ */
+export const revocationFeedConfigShape = {
+  /** accounts' addresses as the services reach them (comma-separated, like the gateway's). */
+  ACCOUNTS_URLS: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() !== '' ? value : undefined),
+    z
+      .string()
+      .transform((text) => text.split(',').map((url) => url.trim()))
+      .pipe(z.array(z.url({ protocol: /^https?$/ })).min(1))
+      .optional(),
+  ),
+  REVOCATION_FEED_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(16).optional()),
+  /** How often each process reads the feed (the bound of a revocation during a broker outage is this plus 5 s). */
+  REVOCATION_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+};
 
 export const portSchema = port;

@@ -12,8 +12,11 @@ import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, ty
 export type TraceCarrier = Record<string, string>;
 
 const TRACER_NAME = '@binzip/shared';
-/** Paths probed every few seconds by orchestrators and scrapers: tracing them would only bury real traces. */
-const UNTRACED_PATHS = /^\/(health|ready|metrics)(\?|$)/;
+/**
+ * Paths probed every few seconds by orchestrators and scrapers, and the revocation feed every process reads every
+ * few seconds: tracing them would only bury real traces.
+ */
+const UNTRACED_PATHS = /^\/(health|ready|metrics|internal\/revocations)(\?|$)/;
 
 export interface Tracing {
   enabled: boolean;

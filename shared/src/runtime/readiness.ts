@@ -69,10 +69,25 @@ function readinessHandler(service: string, deps: ReadinessDependencies): Request
 }
 
 /**
+ * A service's `/metrics` answers only the bearer of `METRICS_TOKEN` (401 otherwise), and nobody without one
+ * (403 C0003), as the gateway's does (issue 34): the series name routes, traffic and the runtime, and a service's
+ * port is reachable by every pod the network lets in.
+ */
+function serviceMetrics(token: string | undefined): RequestHandler {
+  if (token !== undefined) return metricsHandler({ token });
+  return (_req, res) => {
+    res.status(403).json(errorEnvelope('C0003', ErrorCodes.C0003.message));
+  };
+}
+
+/**
  * The operator's endpoints every service process answers beside its API: `/ready` and, unless disabled,
  * `/metrics`. Wraps the service app so they need neither the API's middleware nor its dependencies.
  */
-export function withOperatorEndpoints(app: Express, options: { service: string; readiness: ReadinessDependencies; metrics: MetricsSettings }): Express {
+export function withOperatorEndpoints(
+  app: Express,
+  options: { service: string; readiness: ReadinessDependencies; metrics: MetricsSettings; internal?: RequestHandler },
+): Express {
   const outer = express();
   outer.disable('x-powered-by');
   const draining = options.readiness.draining;
@@ -85,7 +100,8 @@ export function withOperatorEndpoints(app: Express, options: { service: string; 
     });
   }
   outer.get('/ready', readinessHandler(options.service, options.readiness));
-  if (options.metrics.METRICS_ENABLED) outer.get('/metrics', metricsHandler({ token: options.metrics.METRICS_TOKEN }));
+  if (options.metrics.METRICS_ENABLED) outer.get('/metrics', serviceMetrics(options.metrics.METRICS_TOKEN));
+  if (options.internal) outer.use(options.internal);
   outer.use(app);
   return outer;
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
 import { EventBus } from '../bus/connection';
 import { startConsumers } from '../bus/consume';
@@ -14,6 +14,7 @@ import { connectMongo } from '../store/mongo';
 import type { MetricsSettings } from '../core/metrics';
 import { withOperatorEndpoints } from './readiness';
 import { followSessionRevocations } from '../bus/sessions';
+import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, type RevocationFeedReader } from '../bus/revocation-feed';
 import { startTracing } from '../core/tracing';
 import { projectedUserModel, rememberNickNames, userProjection } from '../bus/users';
 import { announcedKeys, cacheChangedSubject, type ResponseCache } from '../bus/response-cache';
@@ -69,6 +70,10 @@ export interface BaseServiceConfig {
   OUTAGE_EXIT_MS?: number;
   /** On SIGTERM: not ready at once, serving on for this long, then closing (default 10 s). */
   SHUTDOWN_DRAIN_MS?: number;
+  /** The revocation feed: accounts' addresses, the shared secret of the read, how often (see revocation-feed.ts). */
+  ACCOUNTS_URLS?: string[];
+  REVOCATION_FEED_TOKEN?: string;
+  REVOCATION_POLL_MS?: number;
 }
 
 export interface ServiceRuntime<C extends BaseServiceConfig> {
@@ -97,6 +102,13 @@ export interface ServiceParts {
    * subscriptions end with the shutdown (before NATS closes).
    */
   responseCache?: ResponseCache;
+  /**
+   * Where this process reads the revocation feed itself (accounts: its own collections); the others read it from
+   * accounts over HTTP (`ACCOUNTS_URLS`, `REVOCATION_FEED_TOKEN`).
+   */
+  revocationFeed?: RevocationFeedReader;
+  /** Internal endpoints mounted beside `/ready` and `/metrics`, outside the API and its middleware (accounts' feed). */
+  internal?: RequestHandler;
 }
 
 export interface ServiceDefinition<C extends BaseServiceConfig> {
@@ -125,6 +137,30 @@ export function rememberProjectedNickNames(bus: EventBus, connection: Connection
     },
   });
   return () => subscription.unsubscribe();
+}
+
+/**
+ * The second path of revocations (issue 34): accounts reads its own collections, every other service accounts'
+ * feed over HTTP when it is configured; without it, revocations and suspensions made while NATS is away wait for
+ * the broker, which is said once at start.
+ */
+function startRevocationFeed(
+  config: BaseServiceConfig,
+  logger: Logger,
+  connection: Connection,
+  projection: boolean,
+  own: RevocationFeedReader | undefined,
+): RevocationFeedFollower | undefined {
+  const read =
+    own ??
+    (config.ACCOUNTS_URLS && config.REVOCATION_FEED_TOKEN
+      ? httpRevocationFeed({ urls: config.ACCOUNTS_URLS, token: config.REVOCATION_FEED_TOKEN })
+      : undefined);
+  if (!read) {
+    logger.warn('no revocation feed (ACCOUNTS_URLS, REVOCATION_FEED_TOKEN): revocations made while NATS is away wait for it');
+    return undefined;
+  }
+  return followRevocationFeed({ read, users: projection ? projectedUserModel(connection) : undefined, intervalMs: config.REVOCATION_POLL_MS, logger });
 }
 
 /**
@@ -179,7 +215,10 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
       consumers: declared = [],
       closers = [],
       responseCache,
+      revocationFeed,
+      internal,
     } = await definition.start({ config, logger: log, connection, bus, eventsPending });
+    const feed = startRevocationFeed(config, log, connection, definition.userProjection, revocationFeed);
     const stopNickNames = definition.userProjection ? rememberProjectedNickNames(bus, connection, definition.name, responseCache) : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
     const consumers = await startConsumers(bus, declared);
@@ -188,6 +227,7 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
       service: definition.name,
       readiness: { connection, nats: bus.connection, draining: () => draining },
       metrics: config,
+      internal,
     });
     const server = await listen(operated, config.PORT, config.HOST);
     log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
@@ -213,6 +253,7 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
         async () => stopNickNames(),
         () => users.stop(),
         () => revocations.stop(),
+        async () => feed?.stop(),
         () => bus.close(),
         () => connection.close(),
         () => tracing.stop(),

@@ -130,7 +130,7 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
   const bare = accessToken.startsWith(BEARER_PREFIX) ? accessToken.slice(BEARER_PREFIX.length).trim() : accessToken.trim();
   let claims: AuthClaims;
   try {
-    claims = verifyAccessJwt(bare, ctx.keys.publicKey, { ignoreExpiration: true });
+    claims = verifyAccessJwt(bare, ctx.keys.publicKey, { ignoreExpiration: true, acceptHighS: true });
   } catch {
     throw new AppError('J0004');
   }

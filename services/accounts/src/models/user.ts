@@ -111,5 +111,7 @@ userSchema.index({ status: 1, userType: 1 });
 userSchema.index({ status: 1, age: 1 });
 userSchema.index({ status: 1, joinPaths: 1 });
 userSchema.index({ userType: 1, createdAt: -1, _id: -1 });
+// The revocation feed: the users changed since a moment (domain/revocation-feed.ts).
+userSchema.index({ updatedAt: 1 });
 
 export const userModel = (connection: Connection): Model<UserDoc> => registerModel(connection, 'User', userSchema);

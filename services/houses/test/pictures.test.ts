@@ -93,3 +93,32 @@ test('a file name no picture can have answers 404 C0001 like a missing picture; 
     'J0004',
   );
 });
+
+/** A multipart body that ends inside its file part: no closing boundary, as a dropped or crafted upload ends. */
+function truncatedUpload(token: string, bytes: Buffer) {
+  const boundary = 'binzipTruncated';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
+  return request(h.app)
+    .post('/api/v1/houses/images')
+    .set('Authorization', token)
+    .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+    .send(Buffer.concat([Buffer.from(head), bytes]));
+}
+
+test('a body that ends inside the file part is 400 C0002 in Korean, and the service goes on answering', async () => {
+  const admin = await addAdmin(h.connection, 'truncating-admin');
+  const photo = await photoWithGps(64, 48);
+  const uncaught: unknown[] = [];
+  const record = (err: unknown) => uncaught.push(err);
+  process.on('uncaughtException', record);
+  try {
+    const res = await truncatedUpload(admin.token, photo.subarray(0, photo.length >> 1));
+    expectError(res, 400, 'C0002', '이미지 파일이 끝까지 전송되지 않았습니다. 다시 올려 주세요.');
+    // The error busboy gives the file stream would have been thrown by now (it is emitted on the next tick).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    process.off('uncaughtException', record);
+  }
+  expect(uncaught).toEqual([]);
+  expect((await upload(admin.token, photo)).status).toBe(200);
+});

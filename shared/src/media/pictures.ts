@@ -54,6 +54,7 @@ export const UploadRefusals = {
   tooLarge: (maxBytes: number) =>
     new AppError('C0002', `이미지 파일은 ${Math.floor(maxBytes / (1024 * 1024))}MB 이하여야 합니다.`, GatewayFaults.tooLarge.status),
   interrupted: () => new AppError('C0002', '이미지 업로드가 중단되었습니다.'),
+  truncated: () => new AppError('C0002', '이미지 파일이 끝까지 전송되지 않았습니다. 다시 올려 주세요.'),
 } as const;
 
 /**
@@ -83,6 +84,9 @@ function receiveOneFile(req: http.IncomingMessage, maxBytes: number): Promise<Bu
     };
     parser.on('file', (_field, stream) => {
       files++;
+      // busboy destroys the file stream with an error when the body ends inside the file (no closing boundary)
+      // or the parser fails: every stream here has an error listener, or one member's upload would end the process.
+      stream.on('error', () => fail(UploadRefusals.truncated()));
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
         chunks.push(chunk);

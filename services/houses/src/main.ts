@@ -20,7 +20,7 @@ runService({
     const ctx = serviceContext(models, { logger });
     await sanitizeStoredListings(ctx);
     // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
-    const responseCache = new ResponseCache();
+    const responseCache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxMemberBytes: config.RESPONSE_CACHE_MAX_MEMBER_BYTES });
     responseCache.listen(bus, 'houses', []);
     const stopSweeper = startPictureSweeper({
       connection,

@@ -225,6 +225,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const common: NodeJS.ProcessEnv = {
     // The address clients reach the site at (the upload answers name pictures under it).
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    // glibc's allocator as the Dockerfile sets it (memory freed by libvips goes back to the system).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072',
     MONGODB_URI: options.mongoUri,
     NATS_URL: options.natsUrl,
     NATS_PREFIX: options.natsPrefix ?? '',

@@ -53,6 +53,10 @@ ENV NODE_ENV=production SERVICE=${SERVICE} HOST=0.0.0.0 PORT=8080
 # from ~140 to ~220 MiB with no gain in throughput (README, "Gateway figures"). 16 MiB semi-spaces, Node 20's
 # size, keep every process's memory predictable; override NODE_OPTIONS to change it.
 ENV NODE_OPTIONS=--max-semi-space-size=16
+# glibc keeps what libvips' threads freed in per-thread arenas and trims only above 32 MiB: after two 50-megapixel
+# uploads community kept ~180 MiB more than it needed. Two arenas and a 128 KiB trim threshold give it back
+# (docs/benchmarks.md, "Attacks on the services"); nothing else in the processes notices.
+ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=runtime-deps /app /app
 USER node

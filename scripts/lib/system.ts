@@ -221,7 +221,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const services = options.services ?? SERVICES;
   const started: ProcessHandle[] = [];
   const byService: Partial<Record<ServiceName, ProcessHandle[]>> = {};
+  const gatewayPort = options.ports?.gateway ?? (await freePort());
   const common: NodeJS.ProcessEnv = {
+    // The address clients reach the site at (the upload answers name pictures under it).
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    // glibc's allocator as the Dockerfile sets it (memory freed by libvips goes back to the system).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072',
     MONGODB_URI: options.mongoUri,
     NATS_URL: options.natsUrl,
     NATS_PREFIX: options.natsPrefix ?? '',
@@ -267,7 +273,6 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       // A service not started still gets an address, so its routes answer 503 rather than 404.
       upstreams[`${service.toUpperCase()}_URLS`] = handles ? handles.map((h) => h.url).join(',') : `http://127.0.0.1:${DEFAULT_PORTS[service]}`;
     }
-    const gatewayPort = options.ports?.gateway ?? (await freePort());
     const gateway = await startProcess({
       name: 'gateway',
       service: 'gateway',

@@ -197,10 +197,61 @@ describe('keys: a write forgets only the answers that depend on what it changed'
     await dataOf(app, '/items/2');
     const index = (cache as unknown as { dependents: Map<string, Set<string>> }).dependents;
     expect([...index.keys()].sort()).toEqual(['item:2', 'item:3']);
-    expect([...(index.get('item:2') ?? [])]).toEqual(['boards /items/2']);
+    expect([...(index.get('item:2') ?? [])]).toEqual(['boards item {"params":{"itemId":2}}']);
     cache.forget(['item:2', 'item:3']);
     expect(cache.size).toBe(0);
     expect(index.size).toBe(0);
+  });
+});
+
+describe('what one anonymous client can make the cache hold (issue 34 item 4)', () => {
+  it('one answer per declared input: parameters the operation ignores, or the same input spelled otherwise, make no new one', async () => {
+    const cache = new ResponseCache({ now: () => 0 });
+    const app = appWith(cache);
+    values.clear();
+    for (let i = 0; i < 100; i++) await dataOf(app, `/items/1?utm=${i}&i${i}=x`);
+    await dataOf(app, '/items/01');
+    await dataOf(app, '/all?page=3');
+    expect(cache.size).toBe(2);
+    // Input that does not parse is answered by the operation (400) and never kept.
+    expect((await request(app).get('/items/x')).status).toBe(400);
+    expect(cache.size).toBe(2);
+  });
+
+  it('keeps its bytes within the budget, the least recently used answer going first; an answer over the budget is not kept', async () => {
+    let now = 0;
+    const cache = new ResponseCache({ now: () => now, maxBytes: 2_000 });
+    const app = appWith(cache);
+    values.clear();
+    for (let id = 1; id <= 4; id++) await dataOf(app, `/items/${id}`);
+    const each = cache.bytes / cache.size;
+    expect(each).toBeGreaterThan(256);
+    for (let id = 1; id <= 50; id++) {
+      await dataOf(app, '/items/1');
+      await dataOf(app, `/items/${id + 10}`);
+      expect(cache.bytes).toBeLessThanOrEqual(2_000);
+    }
+    // /items/1, read between every other, stayed.
+    values.set(1, 5);
+    expect(await dataOf(app, '/items/1')).toBe(0);
+    values.set(1, 'x'.repeat(3_000) as unknown as number);
+    now = 10_000;
+    const large = await request(app).get('/items/1');
+    expect(large.status).toBe(200);
+    expect(cache.bytes).toBeLessThanOrEqual(2_000);
+  });
+
+  it('drops expired answers without being asked for them again, on a timer that keeps no process alive', async () => {
+    let now = 0;
+    const cache = new ResponseCache({ now: () => now, sweepEveryMs: 10 });
+    const app = appWith(cache);
+    values.clear();
+    for (let id = 1; id <= 5; id++) await dataOf(app, `/items/${id}`);
+    expect(cache.size).toBe(5);
+    now = 10_000;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect({ size: cache.size, bytes: cache.bytes }).toEqual({ size: 0, bytes: 0 });
+    cache.stop();
   });
 });
 

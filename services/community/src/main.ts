@@ -26,7 +26,7 @@ runService({
       referenced: (deletedSince) => referencedPictures(ctx, deletedSince),
     });
     // Comments change their board's count and details (nicknames: the user projection announces its changes itself).
-    const responseCache = new ResponseCache();
+    const responseCache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxMemberBytes: config.RESPONSE_CACHE_MAX_MEMBER_BYTES });
     responseCache.listen(bus, 'community', [commentCreatedEvents]);
     return {
       app: buildApp({

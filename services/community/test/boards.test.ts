@@ -118,6 +118,17 @@ describe('boards: write, read, update, delete', () => {
     ['javascript: image url', { imageUrls: ['javascript:alert(1)'] }, '이미지 주소 값이 올바르지 않습니다.'],
     ['data: image url', { imageUrls: ['https://img.example.com/a.png', 'data:text/html,<script>alert(1)</script>'] }, '이미지 주소 값이 올바르지 않습니다.'],
     ['relative image url', { imageUrls: ['a.png'] }, '이미지 주소 값이 올바르지 않습니다.'],
+    [
+      'image url with quotes (an attribute breaking out)',
+      { imageUrls: ['https://img.example.com/a.png"onerror="alert(1)'] },
+      '이미지 주소 값이 올바르지 않습니다.',
+    ],
+    ['image url with angle brackets', { imageUrls: ['https://img.example.com/<script>alert(1)</script>.png'] }, '이미지 주소 값이 올바르지 않습니다.'],
+    [
+      'image url with a single quote or space',
+      { imageUrls: ["https://img.example.com/a.png'onerror='x", 'https://img.example.com/a b.png'] },
+      '이미지 주소 값이 올바르지 않습니다.',
+    ],
     ['too many images', { imageUrls: Array.from({ length: 21 }, (_, i) => `u${i}`) }, '이미지 주소 값이 올바르지 않습니다.'],
     ['fixed as text', { fixed: 'yes' }, '고정 여부 값이 올바르지 않습니다.'],
     ['unknown field', { authorId: 5 }, 'authorId 필드는 허용되지 않습니다.'],

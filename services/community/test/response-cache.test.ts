@@ -2,7 +2,7 @@ import { cacheChangedSubject, communityCommentCreated, RESPONSE_CACHE_TTL_MS, Re
 import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
 import request from 'supertest';
-import { eventually } from '../../../test/support';
+import { eventually, testEnv } from '../../../test/support';
 import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/app';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
@@ -445,5 +445,54 @@ describe('across instances, through NATS', () => {
     bus.connection.publish(bus.subject(communityCommentCreated.subject), '{"boardId":"not a number"}');
     await delivered();
     for (const app of [first, second]) expect((await detail(app, b)).title).toBe(`${t} B 고침`);
+  });
+});
+
+describe('what an outsider can make the cache hold (issue 34 item 4)', () => {
+  it('keys on the parameters the operation reads: `?utm=<i>` and another order or spelling of its query make no new answer', async () => {
+    const t = token();
+    const boardId = await postBoard(h.app, author, { title: `${t} 큰 글`, code: `<p>${'가'.repeat(40_000)}</p>` });
+    const [cache] = caches;
+    // What earlier tests kept has expired (beforeEach).
+    cache.sweep();
+    const before = cache.size;
+    for (let i = 0; i < 50; i++) expect((await detail(first, boardId)).title).toBe(`${t} 큰 글`);
+    for (let i = 0; i < 50; i++) expect((await get<BoardDetail>(first, `/api/v1/boards/${boardId}?utm=${i}&x${i}=1`)).title).toBe(`${t} 큰 글`);
+    expect(cache.size - before).toBe(1);
+    // The same list asked for with its query in another order, with a default spelled out, and with noise.
+    await list(first, `prefix=DEFAULT&search=${t}`);
+    await list(first, `search=${t}&prefix=DEFAULT&utm=1`);
+    await list(first, `search=${t}&prefix=DEFAULT&page=0`);
+    expect(cache.size - before).toBe(2);
+  });
+
+  it('holds no more than its byte budget, the least recently used going first, and drops expired answers unasked', async () => {
+    const t = token();
+    const boards = [];
+    for (let i = 0; i < 5; i++) boards.push(await postBoard(h.app, author, { title: `${t} ${i}`, code: `<p>${'나'.repeat(20_000)}</p>` }));
+    // Each detail is about 60 kB (20,000 three-byte characters): a budget of 200 kB holds three.
+    const cache = new ResponseCache({ now: () => h.clock.now().getTime(), maxBytes: 200_000, sweepEveryMs: 20 });
+    cache.listen(bus, 'community', [commentCreatedEvents]);
+    caches.push(cache);
+    const app = buildApp({ connection: h.connection, logger: h.ctx.logger, publicKey: testEnv().publicKey, now: h.clock.now, responseCache: cache });
+    try {
+      for (const boardId of boards.slice(0, 3)) await detail(app, boardId);
+      expect(cache.size).toBe(3);
+      await detail(app, boards[0]);
+      for (const boardId of boards.slice(3)) await detail(app, boardId);
+      // Two more came in: the two not asked for again went.
+      expect(cache.bytes).toBeLessThanOrEqual(200_000);
+      expect(cache.size).toBeLessThanOrEqual(3);
+      // The one asked for again stayed; the ones not asked for since went first.
+      await retitle(boards[0], `${t} 0 고침`);
+      await retitle(boards[1], `${t} 1 고침`);
+      expect((await detail(app, boards[0])).title).toBe(`${t} 0`);
+      expect((await detail(app, boards[1])).title).toBe(`${t} 1 고침`);
+      h.clock.advance(RESPONSE_CACHE_TTL_MS.boards);
+      await eventually(() => (cache.size === 0 ? true : undefined), 2_000);
+      expect(cache.bytes).toBe(0);
+    } finally {
+      cache.stop();
+    }
   });
 });

@@ -26,7 +26,7 @@ runService({
     const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS) : undefined;
     if (geocoder) logger.info('geocoder', { geocoder: geocoder.name });
     // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
-    const responseCache = new ResponseCache();
+    const responseCache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxMemberBytes: config.RESPONSE_CACHE_MAX_MEMBER_BYTES });
     responseCache.listen(bus, 'houses', []);
     const stopSweeper = startPictureSweeper({
       connection,

@@ -41,6 +41,8 @@ test.each([
   ['huge image url', JSON.stringify(validListing({ imageUrls: ['x'.repeat(5_000)] }))],
   ['javascript: image url', JSON.stringify(validListing({ imageUrls: ['javascript:alert(document.cookie)'] }))],
   ['data: image url', JSON.stringify(validListing({ imageUrls: ['data:text/html;base64,PHNjcmlwdD4='] }))],
+  ['image url breaking out of an attribute', JSON.stringify(validListing({ imageUrls: ['https://img.example.com/a.jpg"onerror="alert(1)'] }))],
+  ['draft with an image url holding angle brackets', JSON.stringify({ tmpYn: true, imageUrls: ['https://img.example.com/<svg onload=alert(1)>.jpg'] })],
   ['draft with a javascript: image url', JSON.stringify({ tmpYn: true, imageUrls: ['JavaScript:alert(1)'] })],
   ['NaN-like price', JSON.stringify(validListing({ price: '1e999' }))],
   ['1e999 price', JSON.stringify(validListing()).replace('"price":12000', '"price":1e999')],

@@ -1,9 +1,12 @@
 import { defaultMediaSettings, sweepUnusedPictures } from '@binzip/shared/media';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@binzip/shared';
 import request from 'supertest';
-import { expectError } from '../../../test/support';
+import { expectError, testEnv } from '../../../test/support';
 import { photoWithGps } from '../../../test/support/pictures';
 import { addAdmin, addMember, startServiceHarness } from '../../../test/support/service';
-import type { AppDeps } from '../src/app';
+import { buildApp, type AppDeps } from '../src/app';
 import { referencedPictures } from '../src/domain/pictures';
 import { housesService, validListing, type HousesHarness } from './helpers';
 
@@ -92,4 +95,107 @@ test('a file name no picture can have answers 404 C0001 like a missing picture; 
     401,
     'J0004',
   );
+});
+
+/** A multipart body that ends inside its file part: no closing boundary, as a dropped or crafted upload ends. */
+function truncatedUpload(token: string, bytes: Buffer) {
+  const boundary = 'binzipTruncated';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
+  return request(h.app)
+    .post('/api/v1/houses/images')
+    .set('Authorization', token)
+    .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+    .send(Buffer.concat([Buffer.from(head), bytes]));
+}
+
+test('a body that ends inside the file part is 400 C0002 in Korean, and the service goes on answering', async () => {
+  const admin = await addAdmin(h.connection, 'truncating-admin');
+  const photo = await photoWithGps(64, 48);
+  const uncaught: unknown[] = [];
+  const record = (err: unknown) => uncaught.push(err);
+  process.on('uncaughtException', record);
+  try {
+    const res = await truncatedUpload(admin.token, photo.subarray(0, photo.length >> 1));
+    expectError(res, 400, 'C0002', '이미지 파일이 끝까지 전송되지 않았습니다. 다시 올려 주세요.');
+    // The error busboy gives the file stream would have been thrown by now (it is emitted on the next tick).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    process.off('uncaughtException', record);
+  }
+  expect(uncaught).toEqual([]);
+  expect((await upload(admin.token, photo)).status).toBe(200);
+});
+
+test("an upload's answer names the picture under the configured address, never under the Host the client sent", async () => {
+  const admin = await addAdmin(h.connection, 'host-admin');
+  const res = await upload(admin.token, await photoWithGps(32, 24, { noise: true, seed: 34 }))
+    .set('Host', 'evil.example')
+    .set('X-Forwarded-Host', 'evil.example')
+    .set('X-Forwarded-Proto', 'https');
+  expect(res.status).toBe(200);
+  const { imageUrl, thumbnailUrl } = res.body.data as { imageUrl: string; thumbnailUrl: string };
+  expect(imageUrl).toMatch(/^http:\/\/localhost:8080\/api\/v1\/houses\/images\/[0-9a-f]{32}\.webp$/);
+  expect(thumbnailUrl).toBe(imageUrl.replace(/\.webp$/, '.thumb.webp'));
+});
+
+describe('what uploads may hold of the process (issue 34 item 6)', () => {
+  /** Another instance of the service on the harness's store, with its own pictures bounds. */
+  const instance = (media: Parameters<typeof defaultMediaSettings>[0]) =>
+    buildApp({
+      connection: h.connection,
+      logger: createLogger('housespictures-bounds', 'silent'),
+      publicKey: testEnv().publicKey,
+      now: h.clock.now,
+      media: defaultMediaSettings({ CEILING_PICTURE_UPLOADS: 0, ...media }),
+    });
+
+  test('past the uploads one process may hold, the next is refused before its body is read: 429 C0004 with Retry-After', async () => {
+    const admin = await addAdmin(h.connection, 'bounds-admin');
+    const server = http.createServer(instance({ MEDIA_MAX_PENDING_UPLOADS: 1 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // One upload whose body is still arriving holds the only place.
+    const held = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/houses/images',
+      headers: {
+        authorization: admin.token,
+        'content-type': 'multipart/form-data; boundary=held',
+        'content-length': 1_000_000,
+      },
+    });
+    held.on('error', () => undefined);
+    held.write('--held\r\nContent-Disposition: form-data; name="image"; filename="a.jpg"\r\n\r\n');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const refused = await request(server)
+        .post('/api/v1/houses/images')
+        .set('Authorization', admin.token)
+        .attach('image', await photoWithGps(32, 24), 'a.jpg');
+      expectError(refused, 429, 'C0004');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      held.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('an upload that cannot be decoded within its wait is refused (429 C0004, Retry-After), never left to time out', async () => {
+    const admin = await addAdmin(h.connection, 'bounds-admin-2');
+    const app = instance({ MEDIA_MAX_PENDING_UPLOADS: 6, MEDIA_CONCURRENT_ENCODES: 1, MEDIA_ENCODE_WAIT_MS: 100 });
+    const photos = await Promise.all([1, 2, 3].map((seed) => photoWithGps(2_400, 1_800, { noise: true, seed: 340 + seed })));
+    const answers = await Promise.all(
+      photos.map((photo) => request(app).post('/api/v1/houses/images').set('Authorization', admin.token).attach('image', photo, 'a.jpg')),
+    );
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    for (const res of answers.filter((answer) => answer.status === 429)) {
+      expectError(res, 429, 'C0004');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+  });
 });

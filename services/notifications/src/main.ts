@@ -12,7 +12,7 @@ runService({
     const models = notificationsModels(connection);
     await initModels(models);
     // Members' inboxes; the consumers forget the ones they store notices in (nicknames: the user projection).
-    const responseCache = new ResponseCache();
+    const responseCache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxMemberBytes: config.RESPONSE_CACHE_MAX_MEMBER_BYTES });
     responseCache.listen(bus, 'notifications', []);
     return {
       app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, ceilings: config, responseCache }),

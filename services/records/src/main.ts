@@ -11,7 +11,7 @@ runService({
   start: async ({ config, logger, connection, bus, eventsPending }) => {
     const models = recordsModels(connection);
     await initModels(models);
-    const responseCache = new ResponseCache();
+    const responseCache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxMemberBytes: config.RESPONSE_CACHE_MAX_MEMBER_BYTES });
     responseCache.listen(bus, 'records', [recordCommentCreated.filter]);
     const app = buildApp({
       responseCache,

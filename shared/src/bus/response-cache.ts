@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
-import type { CacheKeys, CacheScope, RouteCache } from '../core/cache-policy';
+import type { CacheKeyOf, CacheKeys, CacheScope, RouteCache } from '../core/cache-policy';
 import type { EventBus } from './connection';
 
 /**
@@ -23,8 +23,11 @@ export interface CacheEventSubject {
 }
 
 interface Entry {
-  body: string;
+  /** The answer's bytes (off V8's heap, counted exactly against the byte budget). */
+  body: Buffer;
   etag: string;
+  /** What the entry costs the budget: its body, key and tag. */
+  bytes: number;
   expiresAt: number;
   /** What the answer depends on; `undefined`: everything (any change forgets it). */
   keys: CacheKeys | undefined;
@@ -40,14 +43,32 @@ export interface ResponseCacheOptions {
    * public pages out; the oldest go first.
    */
   maxMemberEntries?: number;
+  /**
+   * Bytes of anonymous answers kept at most (bodies, keys and tags counted), the least recently used going first:
+   * with the count bound, what bounds the memory anyone can fill with answers.
+   */
+  maxBytes?: number;
+  /** An answer costing more than this (or than a budget) is served but not kept. */
+  maxAnswerBytes?: number;
+  /** The same for members' own answers, apart. */
+  maxMemberBytes?: number;
+  /** How often expired answers are dropped without being asked for again (a timer that keeps no process alive). */
+  sweepEveryMs?: number;
   /** false: every route answers itself (the services' domain tests, which change data behind the API). */
   enabled?: boolean;
 }
 
+/** Defaults of the byte budgets: with the counts, they keep a service well under its manifest's memory (docs/benchmarks.md). */
+export const RESPONSE_CACHE_MAX_BYTES = 32 * 1_048_576;
+export const RESPONSE_CACHE_MAX_MEMBER_BYTES = 16 * 1_048_576;
+export const RESPONSE_CACHE_MAX_ANSWER_BYTES = 2 * 1_048_576;
+/** Bytes an entry costs beyond its body, key and tag (the entry object, its place in the maps). */
+const ENTRY_OVERHEAD_BYTES = 256;
+
 /** Keys whose last change is remembered (for answers being computed); beyond it the history starts anew. */
 const CHANGE_HISTORY = 10_000;
 
-const weakEtag = (body: string): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Keys from an announcement's payload; `undefined` (everything) for anything but `{"keys":[strings]}`. */
 export function announcedKeys(msg: Msg): CacheKeys | undefined {
@@ -103,10 +124,14 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  * - Every answer of a cached route carries an `ETag`; Express answers a matching `If-None-Match` with 304.
  */
 export class ResponseCache implements RouteCache {
-  /** Anonymous answers by `<tag> <url>`, oldest first. */
+  /** Anonymous answers by `<tag> <request key>`, least recently used first. */
   private readonly entries = new Map<string, Entry>();
-  /** Members' answers by `member:<userId> <tag> <url>`, oldest first. */
+  /** Members' answers by `member:<userId> <tag> <request key>`, least recently used first. */
   private readonly memberEntries = new Map<string, Entry>();
+  /** Bytes each shelf holds (`Entry.bytes` summed). */
+  private readonly shelfBytes = new Map<Map<string, Entry>, number>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly sweepEveryMs: number;
   /** Called whenever everything is forgotten (`alsoForget`). */
   private readonly forgetEverythingToo: Array<() => void> = [];
   /** Dependency key -> the entries depending on it. */
@@ -126,6 +151,9 @@ export class ResponseCache implements RouteCache {
   private readonly now: () => number;
   private readonly maxEntries: number;
   private readonly maxMemberEntries: number;
+  private readonly maxBytes: number;
+  private readonly maxMemberBytes: number;
+  private readonly maxAnswerBytes: number;
   readonly enabled: boolean;
   private subscriptions: Subscription[] = [];
   private connection: NatsConnection | undefined;
@@ -137,45 +165,56 @@ export class ResponseCache implements RouteCache {
     this.now = options.now ?? Date.now;
     this.maxEntries = options.maxEntries ?? 5_000;
     this.maxMemberEntries = options.maxMemberEntries ?? 5_000;
+    this.maxBytes = options.maxBytes ?? RESPONSE_CACHE_MAX_BYTES;
+    this.maxMemberBytes = options.maxMemberBytes ?? RESPONSE_CACHE_MAX_MEMBER_BYTES;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? RESPONSE_CACHE_MAX_ANSWER_BYTES;
+    this.sweepEveryMs = options.sweepEveryMs ?? 5_000;
     this.enabled = options.enabled ?? true;
   }
 
   /**
    * Middleware for one GET route: answers from memory when fresh, else lets the route answer and keeps it. A
-   * 'member' route must come after the guard that verified the caller (`req.auth`).
+   * 'member' route must come after the guard that verified the caller (`req.auth`). `keyOf` tells requests apart
+   * (`mountOperations` gives the operation's declared input); without it, the URL as sent does.
    */
-  route(tag: string, ttlMs: number, scope: CacheScope = 'public'): RequestHandler {
+  route(tag: string, ttlMs: number, scope: CacheScope = 'public', keyOf: CacheKeyOf = (req) => req.originalUrl): RequestHandler {
     return (req, res, next) => {
       if (!this.enabled || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
       const member = scope === 'member' ? req.auth?.userId : undefined;
-      // What may be kept: a public route's anonymous answers, a member route's answers to a verified member.
-      const keepable = scope === 'member' ? member !== undefined : req.headers.authorization === undefined;
-      const shared = scope === 'public' && keepable;
-      const key = member === undefined ? `${tag} ${req.originalUrl}` : `member:${member} ${tag} ${req.originalUrl}`;
+      const requestKey = keyOf(req);
+      // What may be kept: a public route's anonymous answers, a member route's answers to a verified member; and
+      // only for a request the route can tell (input that does not parse is answered, 400, and never kept).
+      const keepable = (scope === 'member' ? member !== undefined : req.headers.authorization === undefined) && requestKey !== undefined;
+      const shared = scope === 'public' && req.headers.authorization === undefined;
+      const key = member === undefined ? `${tag} ${requestKey}` : `member:${member} ${tag} ${requestKey}`;
       const compute = (settle?: (entry: Entry | undefined) => void) => {
         this.misses++;
         const began = this.changes;
         res.json = (body: unknown) => {
-          const text = JSON.stringify(body);
-          const etag = weakEtag(text);
+          const bytes = Buffer.from(JSON.stringify(body));
+          const etag = weakEtag(bytes);
           let stored: Entry | undefined;
           if (res.statusCode === 200 && keepable) {
             const keys = this.declaredKeys(res);
             if (keys !== null && this.unchangedSince(began, keys)) {
-              stored = { body: text, etag, expiresAt: this.now() + ttlMs, keys };
+              stored = { body: bytes, etag, bytes: bytes.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES, expiresAt: this.now() + ttlMs, keys };
               this.store(key, stored);
             }
           }
           settle?.(stored);
-          this.reply(res, etag, text, shared);
+          this.reply(res, etag, bytes, shared);
           return res;
         };
         next();
       };
       if (!keepable) return compute();
-      const entry = this.shelfOf(key).get(key);
+      const shelf = this.shelfOf(key);
+      const entry = shelf.get(key);
       if (entry && entry.expiresAt > this.now()) {
         this.hits++;
+        // Used: it goes last in the eviction order.
+        shelf.delete(key);
+        shelf.set(key, entry);
         this.reply(res, entry.etag, entry.body, shared);
         return;
       }
@@ -223,6 +262,7 @@ export class ResponseCache implements RouteCache {
       for (const forgetToo of this.forgetEverythingToo) forgetToo();
       this.entries.clear();
       this.memberEntries.clear();
+      this.shelfBytes.clear();
       this.dependents.clear();
       this.undeclared.clear();
       // Every answer begun before now is refused anyway: the history of keys is not needed any more.
@@ -284,11 +324,30 @@ export class ResponseCache implements RouteCache {
   stop(): void {
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
     this.connection = undefined;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
   }
 
   /** Answers kept, anonymous and members' together. */
   get size(): number {
     return this.entries.size + this.memberEntries.size;
+  }
+
+  /** Bytes the kept answers cost the budgets, anonymous and members' together. */
+  get bytes(): number {
+    let total = 0;
+    for (const bytes of this.shelfBytes.values()) total += bytes;
+    return total;
+  }
+
+  /** Drops every expired answer (the sweep timer calls it; an answer is also dropped when asked for after expiry). */
+  sweep(): void {
+    const now = this.now();
+    for (const shelf of [this.entries, this.memberEntries]) for (const [key, entry] of shelf) if (entry.expiresAt <= now) this.remove(key);
+    if (this.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   /**
@@ -328,7 +387,10 @@ export class ResponseCache implements RouteCache {
   private store(key: string, entry: Entry): void {
     this.remove(key);
     const shelf = this.shelfOf(key);
+    const [maxEntries, maxBytes] = shelf === this.entries ? [this.maxEntries, this.maxBytes] : [this.maxMemberEntries, this.maxMemberBytes];
+    if (entry.bytes > Math.min(maxBytes, this.maxAnswerBytes)) return;
     shelf.set(key, entry);
+    this.shelfBytes.set(shelf, (this.shelfBytes.get(shelf) ?? 0) + entry.bytes);
     if (entry.keys === undefined) this.undeclared.add(key);
     else
       for (const dependency of entry.keys) {
@@ -336,9 +398,15 @@ export class ResponseCache implements RouteCache {
         if (!dependents) this.dependents.set(dependency, (dependents = new Set()));
         dependents.add(key);
       }
-    if (shelf.size > (shelf === this.entries ? this.maxEntries : this.maxMemberEntries)) {
+    // The least recently used go first, until both the count and the bytes fit.
+    while (shelf.size > maxEntries || (this.shelfBytes.get(shelf) ?? 0) > maxBytes) {
       const oldest = shelf.keys().next().value;
-      if (oldest !== undefined) this.remove(oldest);
+      if (oldest === undefined) break;
+      this.remove(oldest);
+    }
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(), this.sweepEveryMs);
+      this.sweeper.unref();
     }
   }
 
@@ -348,6 +416,7 @@ export class ResponseCache implements RouteCache {
     const entry = shelf.get(key);
     if (!entry) return;
     shelf.delete(key);
+    this.shelfBytes.set(shelf, (this.shelfBytes.get(shelf) ?? 0) - entry.bytes);
     if (entry.keys === undefined) {
       this.undeclared.delete(key);
       return;
@@ -361,11 +430,12 @@ export class ResponseCache implements RouteCache {
   }
 
   /** Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). */
-  private reply(res: Response, etag: string, body: string, shared: boolean): void {
+  private reply(res: Response, etag: string, body: Buffer, shared: boolean): void {
     res.setHeader('ETag', etag);
     // Revalidate every time (the ETag makes that cheap); a member's answer stays in his own client.
     res.setHeader('Cache-Control', shared ? 'public, no-cache' : 'private, no-cache');
-    res.type('application/json');
+    // The same header Express gives a JSON text (a Buffer would get no charset).
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   }
 }

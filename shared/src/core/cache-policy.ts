@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /** How long a public answer is served from memory, per route (README, "Response cache"). */
 export const RESPONSE_CACHE_TTL_MS = {
@@ -36,11 +36,28 @@ export type CacheKeys = readonly string[];
  */
 export type CacheScope = 'public' | 'member';
 
+/** JSON with every object's members in name order: one text per value, whatever order the request named them in. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_name, member: unknown) =>
+    member !== null && typeof member === 'object' && !Array.isArray(member) && !(member instanceof Date)
+      ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : member,
+  );
+}
+
+/**
+ * Says which request a route's answer is for: the same text for requests the route answers alike. The operations
+ * key on what they declared (their parsed params and query, `canonicalJson`), so parameters a route ignores
+ * (`?utm=1`, `?utm=2`, ...) and the order or spelling of those it reads make one answer, not one per URL.
+ * `undefined`: the request cannot be told (its input does not parse): answered, never kept.
+ */
+export type CacheKeyOf = (req: Request) => string | undefined;
+
 /** A route's cache as the operations see it (`ResponseCache` in the bus layer is the one the services run). */
 export interface RouteCache {
   /** false: nothing is kept, so `mountOperations` does not evaluate the operations' key declarations. */
   readonly enabled: boolean;
-  route(tag: string, ttlMs: number, scope?: CacheScope): RequestHandler;
+  route(tag: string, ttlMs: number, scope?: CacheScope, keyOf?: CacheKeyOf): RequestHandler;
   /** The answer `res` is about to send depends on these keys only; asked only if the answer is to be kept. */
   answerDependsOn(res: Response, keys: () => CacheKeys): void;
   /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */

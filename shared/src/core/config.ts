@@ -98,6 +98,18 @@ export function serviceConfigShape(defaults: { port: number; db: string }) {
     /** How long MongoDB or NATS may stay unreachable (at start-up or later) before the process exits non-zero. */
     OUTAGE_EXIT_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),
     ...revocationFeedConfigShape,
+    /** Bytes of anonymous answers the response cache keeps at most (services with one; docs/decisions-local.md). */
+    RESPONSE_CACHE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1_048_576),
+    /** Bytes of members' own answers it keeps at most, apart. */
+    RESPONSE_CACHE_MAX_MEMBER_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(16 * 1_048_576),
   };
 }
 

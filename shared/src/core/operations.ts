@@ -13,7 +13,7 @@ import {
   type OperationAccess,
   type OperationSpec,
 } from './openapi';
-import { RESPONSE_CACHE_TTL_MS, type CacheKeys, type RouteCache } from './cache-policy';
+import { canonicalJson, RESPONSE_CACHE_TTL_MS, type CacheKeys, type RouteCache } from './cache-policy';
 import { FIELD_LABELS_KEY, parseWith, type FieldLabels } from './validation';
 
 /**
@@ -142,11 +142,6 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
     const middleware: RequestHandler[] = [...ACCESS_GUARDS[operation.access]];
     if (operation.deprecation) middleware.push(announceDeprecation(operation.deprecation));
     if (operation.ceiling) middleware.push(ceilingNamed(operation.ceiling, operation.operationId, options));
-    if (operation.cached && options.responseCache) {
-      const scope = operation.cachedPerMember ? 'member' : 'public';
-      middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached], scope));
-    }
-    if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
     // The service's field names with the operation's own on top, merged once per app rather than per request.
     let merged: { service?: FieldLabels; labels: FieldLabels } | undefined;
     const labelsFor = (req: Request): FieldLabels => {
@@ -157,12 +152,47 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
       merged = { service, labels };
       return labels;
     };
+    // The parsed params and query, once per request (the cache's key and the handler read the same).
+    const parsedInput = new WeakMap<Request, { params: unknown; query: unknown } | { refused: unknown }>();
+    const inputOf = (req: Request): { params: unknown; query: unknown } => {
+      let input = parsedInput.get(req);
+      if (!input) {
+        const labels = labelsFor(req);
+        try {
+          input = {
+            params: operation.params ? parseWith(operation.params, req.params ?? {}, labels) : undefined,
+            query: operation.query ? parseWith(operation.query, req.query ?? {}, labels) : undefined,
+          };
+        } catch (refused) {
+          input = { refused };
+        }
+        parsedInput.set(req, input);
+      }
+      if ('refused' in input) throw input.refused;
+      return input;
+    };
+    if (operation.cached && options.responseCache) {
+      const scope = operation.cachedPerMember ? 'member' : 'public';
+      // Answers are told apart by what the operation reads (its parsed params and query, in one canonical text):
+      // parameters it ignores (`?utm=...`) or another spelling of the same input never make another answer.
+      const keyOf = (req: Request): string | undefined => {
+        try {
+          const { params, query } = inputOf(req);
+          return `${operation.operationId} ${canonicalJson({ params, query })}`;
+        } catch {
+          return undefined;
+        }
+      };
+      middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached], scope, keyOf));
+    }
+    if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
     const handler: RequestHandler = async (req, res) => {
       const labels = labelsFor(req);
+      const { params, query } = inputOf(req);
       const call = {
         caller: req.auth,
-        params: operation.params ? parseWith(operation.params, req.params ?? {}, labels) : undefined,
-        query: operation.query ? parseWith(operation.query, req.query ?? {}, labels) : undefined,
+        params,
+        query,
         // A multipart body is a stream the handler reads itself (uploads); only JSON bodies are parsed here.
         body: operation.body && operation.bodyContentType !== 'multipart/form-data' ? parseWith(operation.body, req.body ?? {}, labels) : undefined,
         req,

@@ -231,12 +231,23 @@ const isHttpUrl = (text: string): boolean => {
   }
 };
 
+/** What would end or break out of the attribute (or CSS `url()`) a client writes an address into, unescaped. */
+const OUT_OF_ATTRIBUTE = /["'<>`\\\s]/;
+
 /**
  * An absolute `http:`/`https:` URL (a picture's address in `imageUrls`): `javascript:`, `data:` and relative
- * text are C0002, so no stored address can run script in a client that puts it in `src` or `href`.
+ * text are C0002, so no stored address can run script in a client that puts it in `src` or `href`; so are quotes,
+ * angle brackets, backticks, backslashes and white space, which a URL carries percent-encoded (`%22`, `%3C`, `%20`)
+ * and which would let an address written into an attribute unescaped leave it (`"onerror="...`).
  */
 export const httpUrl = (maxLength: number) =>
-  z.string().trim().min(1).max(maxLength).refine(isHttpUrl).meta({ format: 'uri', description: 'http 또는 https 주소' });
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(maxLength)
+    .refine((text) => isHttpUrl(text) && !OUT_OF_ATTRIBUTE.test(text))
+    .meta({ format: 'uri', description: 'http 또는 https 주소' });
 
 /** An optional text query parameter; blank or `null` counts as absent; control characters are C0002. */
 export function queryText(maxLength = 200) {

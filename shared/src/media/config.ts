@@ -23,8 +23,18 @@ export const mediaConfigShape = {
   /** Object key prefix inside the bucket, so two services may share one bucket (default `<service>/images/`). */
   MEDIA_S3_PREFIX: optionalText,
   /**
+   * The site's address as its clients reach the gateway (scheme, host, port; no path): an upload's answer names
+   * the picture under it, never under the request's `Host` (which the client chooses).
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\/[^/?#]+\/*$/, 'an origin: http(s)://host[:port]')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .default('http://localhost:8080'),
+  /**
    * Where picture URLs point: absent, the service's own `/api/v1/<houses|boards>/images/` through the gateway
-   * (on the origin the request came in on); set (e.g. a CDN in front of the bucket, ending with the prefix), that.
+   * (under `PUBLIC_BASE_URL`); set (e.g. a CDN in front of the bucket, ending with the prefix), that.
    */
   MEDIA_PUBLIC_BASE_URL: z
     .string()
@@ -43,8 +53,17 @@ export const mediaConfigShape = {
   /** Long side of the stored picture and of its thumbnail, in pixels (never enlarged). */
   MEDIA_MAX_SIDE: z.coerce.number().int().min(64).max(8192).default(2560),
   MEDIA_THUMBNAIL_SIDE: z.coerce.number().int().min(32).max(2048).default(480),
-  /** Uploads decoded at once per process (bounds memory); more wait their turn. */
+  /** Uploads decoded at once per process (bounds memory); more wait their turn, each at most `MEDIA_ENCODE_WAIT_MS`. */
   MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(2),
+  /** The longest an upload waits for its turn to be decoded before it is refused (429 C0004 with Retry-After). */
+  MEDIA_ENCODE_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /**
+   * Uploads one process holds at once, from their first byte to the answer (each up to `MEDIA_MAX_UPLOAD_BYTES`
+   * in memory); more are refused before their body is read (429 C0004 with Retry-After).
+   */
+  MEDIA_MAX_PENDING_UPLOADS: z.coerce.number().int().min(1).max(256).default(4),
+  /** libvips worker threads per picture (`sharp.concurrency`). */
+  MEDIA_VIPS_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Pictures one member may upload to one service per window (administrators are not counted; 0 turns it off). */
   CEILING_PICTURE_UPLOADS: z.coerce.number().int().min(0).max(1_000_000).default(60),
   CEILING_PICTURE_UPLOADS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3_600),

@@ -72,19 +72,87 @@ export async function encodePicture(input: Buffer, limits: EncodeLimits): Promis
   return { hash, full, thumbnail };
 }
 
-/** At most `limit` encodes at once (each holds a decoded picture); the rest wait in arrival order. */
-export function encodeSlots(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+/** Why an encode did not start: too long a wait (`busy`) or nobody left to answer (`gone`). */
+export class EncodeNotStarted extends Error {
+  constructor(readonly reason: 'busy' | 'gone') {
+    super(`encode not started: ${reason}`);
+  }
+}
+
+export interface EncodeSlotOptions {
+  /** Encodes that may run at once (each holds a decoded picture). */
+  limit: number;
+  /** The longest an upload waits for a slot before it is refused (`EncodeNotStarted('busy')`). */
+  maxWaitMs: number;
+}
+
+/**
+ * At most `limit` encodes at once; the rest wait in arrival order, each at most `maxWaitMs`, and a waiter whose
+ * `signal` aborts (its client went away) leaves the queue: no picture is encoded for nobody, and no upload waits
+ * past the time its client (or the gateway) waits for the answer.
+ */
+export function encodeSlots(options: EncodeSlotOptions): <T>(work: () => Promise<T>, signal?: AbortSignal) => Promise<T> {
   let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (work) => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
+  const waiting: Array<{ start: () => void }> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next.start();
+    else running--;
+  };
+  const slot = (signal?: AbortSignal): Promise<void> => {
+    if (signal?.aborted) return Promise.reject(new EncodeNotStarted('gone'));
+    if (running < options.limit) {
+      running++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const leave = (reason: 'busy' | 'gone') => {
+        const at = waiting.indexOf(waiter);
+        if (at >= 0) waiting.splice(at, 1);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', gone);
+        reject(new EncodeNotStarted(reason));
+      };
+      const gone = () => leave('gone');
+      const waiter = {
+        start: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', gone);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => leave('busy'), options.maxWaitMs);
+      signal?.addEventListener('abort', gone, { once: true });
+      waiting.push(waiter);
+    });
+  };
+  return async (work, signal) => {
+    await slot(signal);
     try {
       return await work();
     } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
+      release();
     }
+  };
+}
+
+/**
+ * At most `limit` uploads in a process at once, from the first byte read to the answer (each holds its file, up
+ * to 10 MB, while it is read, waits and is encoded): past it an upload is refused before its body is read.
+ */
+export function uploadAdmission(limit: number): { enter(): boolean; leave(): void; readonly inside: number } {
+  let inside = 0;
+  return {
+    enter: () => {
+      if (inside >= limit) return false;
+      inside++;
+      return true;
+    },
+    leave: () => {
+      inside = Math.max(0, inside - 1);
+    },
+    get inside() {
+      return inside;
+    },
   };
 }

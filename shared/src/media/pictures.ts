@@ -5,11 +5,12 @@ import type { Request, Response } from 'express';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isAdmin, type AuthClaims } from '../core/auth';
 import { Ceiling } from '../store/ceilings';
-import { AppError, GatewayFaults } from '../core/errors';
+import { AppError, GatewayFaults, TooManyRequestsError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { registerModel } from '../store/mongo';
 import type { MediaSettings } from './config';
-import { encodePicture, encodeSlots } from './encode';
+import sharp from 'sharp';
+import { encodePicture, EncodeNotStarted, encodeSlots, uploadAdmission } from './encode';
 import { IMMUTABLE_CACHE_CONTROL, pictureStoreFor, type PictureStore } from './store';
 
 /** What an upload answers: `imageUrl` goes into `imageUrls`; lists show `thumbnailUrl`. */
@@ -54,6 +55,7 @@ export const UploadRefusals = {
   tooLarge: (maxBytes: number) =>
     new AppError('C0002', `이미지 파일은 ${Math.floor(maxBytes / (1024 * 1024))}MB 이하여야 합니다.`, GatewayFaults.tooLarge.status),
   interrupted: () => new AppError('C0002', '이미지 업로드가 중단되었습니다.'),
+  truncated: () => new AppError('C0002', '이미지 파일이 끝까지 전송되지 않았습니다. 다시 올려 주세요.'),
 } as const;
 
 /**
@@ -83,6 +85,9 @@ function receiveOneFile(req: http.IncomingMessage, maxBytes: number): Promise<Bu
     };
     parser.on('file', (_field, stream) => {
       files++;
+      // busboy destroys the file stream with an error when the body ends inside the file (no closing boundary)
+      // or the parser fails: every stream here has an error listener, or one member's upload would end the process.
+      stream.on('error', () => fail(UploadRefusals.truncated()));
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
         chunks.push(chunk);
@@ -133,7 +138,12 @@ export function createPictures(deps: PicturesDeps): Pictures {
   const { settings } = deps;
   const store = pictureStoreFor(settings, deps.connection, deps.service);
   const records = pictureModel(deps.connection);
-  const slot = encodeSlots(settings.MEDIA_CONCURRENT_ENCODES);
+  // libvips' own threads per picture: each holds its buffers (and, with glibc, its malloc arena, kept after the
+  // upload): a container's core or two gain nothing from more, and its memory would follow the thread count.
+  sharp.concurrency(settings.MEDIA_VIPS_THREADS);
+  const slot = encodeSlots({ limit: settings.MEDIA_CONCURRENT_ENCODES, maxWaitMs: settings.MEDIA_ENCODE_WAIT_MS });
+  const admission = uploadAdmission(settings.MEDIA_MAX_PENDING_UPLOADS);
+  const retryAfterSeconds = Math.max(1, Math.ceil(settings.MEDIA_ENCODE_WAIT_MS / 1_000));
   const limits = { maxInputPixels: settings.MEDIA_MAX_INPUT_PIXELS, maxSide: settings.MEDIA_MAX_SIDE, thumbnailSide: settings.MEDIA_THUMBNAIL_SIDE };
 
   // Counted before the body is read: a member past the ceiling costs no decoding.
@@ -143,12 +153,42 @@ export function createPictures(deps: PicturesDeps): Pictures {
     windowSeconds: settings.CEILING_PICTURE_UPLOADS_WINDOW_SECONDS,
   });
 
-  const baseUrl = (req: Request) => settings.MEDIA_PUBLIC_BASE_URL ?? `${req.protocol}://${req.host}${deps.mountPath}`;
+  // From configuration only: a URL built from the request's `Host` would name whatever host the client sent.
+  const baseUrl = settings.MEDIA_PUBLIC_BASE_URL ?? `${settings.PUBLIC_BASE_URL}${deps.mountPath}`;
 
   const upload = async (caller: AuthClaims, req: Request): Promise<UploadedPicture> => {
     if (!isAdmin(caller)) await uploads.take(String(caller.userId));
-    const input = await receiveOneFile(req, settings.MEDIA_MAX_UPLOAD_BYTES);
-    const picture = await slot(() => encodePicture(input, limits));
+    // Every upload in the process holds its file from the first byte to the answer: past the bound the answer
+    // comes before the body is read (429 C0004 with Retry-After), never a queue that grows with the requests.
+    if (!admission.enter()) throw new TooManyRequestsError(retryAfterSeconds);
+    try {
+      return await receiveAndStore(caller, req);
+    } finally {
+      admission.leave();
+    }
+  };
+
+  const receiveAndStore = async (caller: AuthClaims, req: Request): Promise<UploadedPicture> => {
+    // The client gone (its connection closed before the answer): its picture is not encoded.
+    const clientGone = new AbortController();
+    const res = req.res;
+    const onClose = () => {
+      if (!res?.writableFinished) clientGone.abort();
+    };
+    res?.once('close', onClose);
+    let picture: Awaited<ReturnType<typeof encodePicture>>;
+    try {
+      const input = await receiveOneFile(req, settings.MEDIA_MAX_UPLOAD_BYTES);
+      picture = await slot(() => encodePicture(input, limits), clientGone.signal);
+    } catch (err) {
+      if (err instanceof EncodeNotStarted) {
+        if (err.reason === 'busy') throw new TooManyRequestsError(retryAfterSeconds);
+        throw UploadRefusals.interrupted();
+      }
+      throw err;
+    } finally {
+      res?.off('close', onClose);
+    }
     const { hash } = picture;
     // The same picture uploaded again (by anyone) is the same file: stored once, same URL.
     if (!(await store.has(fullKey(hash)))) {
@@ -157,9 +197,13 @@ export function createPictures(deps: PicturesDeps): Pictures {
     }
     // A new upload of a known picture restarts its unused period (it is about to be used again).
     await records.updateOne({ _id: hash }, { $set: { createdAt: deps.now() }, $setOnInsert: { ownerId: caller.userId } }, { upsert: true }).exec();
-    const base = baseUrl(req);
     deps.logger.info('picture stored', { hash, bytes: picture.full.data.length, width: picture.full.width, height: picture.full.height });
-    return { imageUrl: `${base}/${fullKey(hash)}`, thumbnailUrl: `${base}/${thumbnailKey(hash)}`, width: picture.full.width, height: picture.full.height };
+    return {
+      imageUrl: `${baseUrl}/${fullKey(hash)}`,
+      thumbnailUrl: `${baseUrl}/${thumbnailKey(hash)}`,
+      width: picture.full.width,
+      height: picture.full.height,
+    };
   };
 
   const serve = async (file: string, req: Request, res: Response): Promise<void> => {

@@ -32,7 +32,7 @@ export function gridFsPictureStore(connection: Connection): PictureStore {
     put: (key, data, contentType) =>
       new Promise((resolve, reject) => {
         const upload = files().openUploadStream(key, { metadata: { contentType } });
-        upload.once('error', reject);
+        upload.on('error', reject);
         upload.once('finish', () => resolve());
         upload.end(data);
       }),

@@ -106,6 +106,31 @@ describe('alert rules and dashboard', () => {
   });
 });
 
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+
+describe('runbooks', () => {
+  it('every alert has a runbook_url naming a section of docs/operations.md that exists', () => {
+    const rules = parseYaml(readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; annotations?: Record<string, string> }> }> };
+    const operations = readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+    const anchors = new Set([...operations.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1])));
+    const alerts = rules.groups.flatMap((group) => group.rules).filter((rule) => rule.alert);
+    expect(alerts.length).toBeGreaterThanOrEqual(10);
+    const broken = alerts
+      .map((rule) => ({ alert: rule.alert, url: rule.annotations?.runbook_url ?? '' }))
+      .filter(({ url }) => {
+        const [file, anchor] = url.split('#');
+        return file !== 'docs/operations.md' || !anchor || !anchors.has(anchor);
+      });
+    expect(broken).toEqual([]);
+  });
+});
+
 describeWithTools('promtool', ['promtool'], () => {
   it('accepts the alert rules', () => {
     const output = execFileSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });

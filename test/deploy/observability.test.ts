@@ -131,6 +131,31 @@ describe('runbooks', () => {
   });
 });
 
+describe('dashboard variables', () => {
+  it('offers namespace and component, and every series a panel reads is narrowed by them', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(OBSERVABILITY, 'grafana-dashboard.json'), 'utf8')) as {
+      templating: { list: Array<{ name: string; type: string; includeAll?: boolean }> };
+      panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const variables = dashboard.templating.list.filter((variable) => variable.type === 'query');
+    expect(variables.map((variable) => [variable.name, variable.includeAll])).toEqual([
+      ['namespace', true],
+      ['component', true],
+    ]);
+    const unscoped = dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).flatMap(({ expr }) =>
+        [...expr.matchAll(/\b((?:binzip|http_request|process|nodejs)_\w+)(\{[^}]*\})?/g)]
+          .filter(([, name, selector = '']) => {
+            const needs = ['namespace=~"$namespace"', ...(name.startsWith('binzip_gateway_') ? [] : ['component=~"$component"'])];
+            return !needs.every((matcher) => selector.includes(matcher));
+          })
+          .map(([series]) => `${panel.title}: ${series}`),
+      ),
+    );
+    expect(unscoped).toEqual([]);
+  });
+});
+
 describeWithTools('promtool', ['promtool'], () => {
   it('accepts the alert rules', () => {
     const output = execFileSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });

@@ -8,17 +8,24 @@ import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src/core/auth';
 import { startMongo } from './lib/mongo';
 import { ensureNats } from './lib/nats';
+import { devMongoPort, preflight } from './lib/preflight';
 import { DEFAULT_PORTS, REPO_ROOT, SERVICES, devDataDir, devNatsPrefix, loadOrCreateDevKeys, startSystem, type RunningSystem } from './lib/system';
 
 async function main(): Promise<void> {
   const dataDir = devDataDir();
   const log = (line: string) => console.log(`[start] ${line}`);
 
+  // Again here (npm start checked before building): something may have taken a port meanwhile.
+  const checked = await preflight();
+  if (checked.problems.length > 0) {
+    for (const problem of checked.problems) console.error(`[start] ${problem}`);
+    process.exit(1);
+  }
+  for (const note of checked.notes) log(note);
   log(`data folder: ${dataDir}`);
-  const mongo = await startMongo({ persistent: true, dataDir, port: Number(process.env.DEV_MONGO_PORT ?? 27017), log });
-  log(`MongoDB: ${mongo.uri}`);
+  const givenStore = Boolean(process.env.MONGODB_URI?.trim());
+  const mongo = await startMongo({ persistent: true, dataDir, port: devMongoPort(), log });
   const nats = await ensureNats({ dataDir });
-  log(`NATS: ${nats.uri}`);
   const keys = loadOrCreateDevKeys(dataDir, generateDevKeyPair);
   const natsPrefix = devNatsPrefix(dataDir, { create: true });
   log(`NATS subject prefix: ${natsPrefix || '(none)'}`);
@@ -66,8 +73,12 @@ async function main(): Promise<void> {
   for (const [name, handles] of Object.entries(system.services)) {
     for (const handle of handles ?? []) log(`${handle.name}: ${handle.url} (${name})`);
   }
-  log(`gateway listening on ${system.url}  (GET ${system.url}/ready)`);
   log(`SMS and e-mail codes (local senders) are written to ${path.join(dataDir, 'outbox', 'messages.jsonl')}`);
+  log(`NATS: ${{ given: 'given by NATS_URL', found: 'found running', started: 'started nats-server' }[nats.how]} at ${nats.uri}`);
+  log(`store: ${givenStore ? 'given by MONGODB_URI' : `started at ${mongo.uri} (data in ${path.join(dataDir, 'mongo')})`}`);
+  log(`gateway:       ${system.url}  (GET ${system.url}/ready)`);
+  log(`API reference: ${system.url}/docs`);
+  log(`admin console: ${system.url}/admin  (first administrator: npm run admin:create, README)`);
   log('press Ctrl-C to stop');
 }
 

@@ -44,13 +44,13 @@ export function javaTool(name: string): JavaTool {
  */
 export async function buildToolJar(tool: JavaTool, opts: { log?: (line: string) => void } = {}): Promise<string> {
   const log = opts.log ?? noop;
-  if (isJarFresh(tool)) return tool.jar;
+  if (jarIsFresh(tool)) return tool.jar;
 
   await fs.promises.mkdir(tool.target, { recursive: true });
   const release = await acquireLock(tool.buildLock, log);
   try {
     // Someone else may have built it while we were waiting for the lock.
-    if (isJarFresh(tool)) return tool.jar;
+    if (jarIsFresh(tool)) return tool.jar;
     log(`[${tool.name}] building ${path.relative(REPO_ROOT, tool.jar)} with Maven ...`);
     const started = Date.now();
     const baseArgs = ['-q', '-B', '-f', tool.pom, '-DskipTests', 'package'];
@@ -61,7 +61,11 @@ export async function buildToolJar(tool: JavaTool, opts: { log?: (line: string) 
       res = await run('mvn', baseArgs, tool.dir);
     }
     if (res.code !== 0 || !fs.existsSync(tool.jar)) {
-      throw new Error(`${tool.name}: Maven build failed (exit ${res.code}). Command: mvn ${baseArgs.join(' ')}\n` + tail(res.output, 80));
+      // One line for the person starting the system; Maven's own output goes to a file beside the jar.
+      const logFile = path.join(tool.target, 'maven-build.log');
+      await fs.promises.writeFile(logFile, `mvn ${baseArgs.join(' ')}\n${tail(res.output, 400)}\n`);
+      const hint = res.code === -1 ? 'is Maven installed? `apt-get install -y maven`' : 'offline? the first build downloads from Maven Central';
+      throw new Error(`${tool.name}: the Maven build failed (exit ${res.code}; ${hint}); Maven's output: ${path.relative(process.cwd(), logFile)}`);
     }
     // Make sure the jar counts as fresh even if the build was a no-op for the packaging plugin.
     const now = new Date();
@@ -116,7 +120,8 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-function isJarFresh(tool: JavaTool): boolean {
+/** The tool's jar is there and newer than its pom and sources (no Maven needed). */
+export function jarIsFresh(tool: JavaTool): boolean {
   let jarTime: number;
   try {
     jarTime = fs.statSync(tool.jar).mtimeMs;

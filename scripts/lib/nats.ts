@@ -68,9 +68,13 @@ export async function startNatsServer(options: {
   };
 }
 
-/** `NATS_URL` when given; else a server already on 127.0.0.1:4222; else one started for this run. */
-export async function ensureNats(options: { dataDir: string }): Promise<RunningStore> {
-  if (process.env.NATS_URL) return { uri: process.env.NATS_URL, stop: async () => undefined };
-  if (await portOpen('127.0.0.1', 4222)) return { uri: 'nats://127.0.0.1:4222', stop: async () => undefined };
-  return startNatsServer({ storeDir: path.join(options.dataDir, 'nats'), port: 4222 });
+/**
+ * `NATS_URL` when given; else a server already on 127.0.0.1:4222 (`DEV_NATS_PORT`); else one started for this
+ * run. `how` says which, for `npm start`'s summary.
+ */
+export async function ensureNats(options: { dataDir: string }): Promise<RunningStore & { how: 'given' | 'found' | 'started' }> {
+  const port = Number(process.env.DEV_NATS_PORT ?? 4222);
+  if (process.env.NATS_URL) return { uri: process.env.NATS_URL, stop: async () => undefined, how: 'given' };
+  if (await portOpen('127.0.0.1', port)) return { uri: `nats://127.0.0.1:${port}`, stop: async () => undefined, how: 'found' };
+  return { ...(await startNatsServer({ storeDir: path.join(options.dataDir, 'nats'), port })), how: 'started' };
 }

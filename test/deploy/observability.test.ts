@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { createLogger, generateDevKeyPair } from '@binzip/shared';
 import { configSchema } from '../../services/gateway/src/config';
 import { buildGateway } from '../../services/gateway/src/gateway';
@@ -115,6 +115,118 @@ describe('alert rules and dashboard', () => {
       'binzip_dependency_up',
     ]) {
       expect(all).toContain(metric);
+    }
+  });
+});
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+
+describe('runbooks', () => {
+  it('every alert has a runbook_url naming a section of docs/operations.md that exists', () => {
+    const rules = parseYaml(readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; annotations?: Record<string, string> }> }> };
+    const operations = readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+    const anchors = new Set([...operations.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1])));
+    const alerts = rules.groups.flatMap((group) => group.rules).filter((rule) => rule.alert);
+    expect(alerts.length).toBeGreaterThanOrEqual(10);
+    const broken = alerts
+      .map((rule) => ({ alert: rule.alert, url: rule.annotations?.runbook_url ?? '' }))
+      .filter(({ url }) => {
+        const [file, anchor] = url.split('#');
+        return file !== 'docs/operations.md' || !anchor || !anchors.has(anchor);
+      });
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('dashboard variables', () => {
+  it('offers namespace and component, and every series a panel reads is narrowed by them', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(OBSERVABILITY, 'grafana-dashboard.json'), 'utf8')) as {
+      templating: { list: Array<{ name: string; type: string; includeAll?: boolean }> };
+      panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const variables = dashboard.templating.list.filter((variable) => variable.type === 'query');
+    expect(variables.map((variable) => [variable.name, variable.includeAll])).toEqual([
+      ['namespace', true],
+      ['component', true],
+    ]);
+    const unscoped = dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).flatMap(({ expr }) =>
+        [...expr.matchAll(/\b((?:binzip|http_request|process|nodejs)_\w+)(\{[^}]*\})?/g)]
+          .filter(([, name, selector = '']) => {
+            const needs = ['namespace=~"$namespace"', ...(name.startsWith('binzip_gateway_') ? [] : ['component=~"$component"'])];
+            return !needs.every((matcher) => selector.includes(matcher));
+          })
+          .map(([series]) => `${panel.title}: ${series}`),
+      ),
+    );
+    expect(unscoped).toEqual([]);
+  });
+});
+
+describe('scrape configurations', () => {
+  interface PodTemplate {
+    kind: string;
+    spec?: {
+      template?: {
+        metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+        spec: { containers: Array<{ ports?: Array<{ name: string; containerPort: number }> }> };
+      };
+    };
+  }
+  const base = path.join(REPO_ROOT, 'deploy', 'kubernetes', 'base');
+  const deployments = ['gateway', 'accounts', 'community', 'houses', 'records', 'notifications'].map((name) => {
+    const docs = parseAllDocuments(readFileSync(path.join(base, `${name}.yaml`), 'utf8')).map((doc) => doc.toJSON() as PodTemplate);
+    return { name, template: docs.find((doc) => doc.kind === 'Deployment')!.spec!.template! };
+  });
+  /** The Kubernetes discovery meta label of a pod label, as Prometheus names it. */
+  const metaOf = (label: string) => `__meta_kubernetes_pod_label_${label.replace(/[^a-zA-Z0-9]/g, '_')}`;
+
+  it('the plain configuration keeps every binzip pod, at its annotated port, labelled with component and namespace', () => {
+    const config = parseYaml(readFileSync(path.join(OBSERVABILITY, 'prometheus.yml'), 'utf8')) as {
+      rule_files: string[];
+      scrape_configs: Array<{ relabel_configs: Array<{ source_labels: string[]; target_label?: string; regex?: string; action?: string }> }>;
+    };
+    expect(config.rule_files).toEqual(['alerts.yml']);
+    const relabels = config.scrape_configs[0].relabel_configs;
+    const target = (label: string) => relabels.find((r) => r.target_label === label)?.source_labels;
+    expect(target('component')).toEqual([metaOf('app.kubernetes.io/component')]);
+    expect(target('namespace')).toEqual(['__meta_kubernetes_namespace']);
+    const keep = relabels.filter((r) => r.action === 'keep');
+    for (const { name, template } of deployments) {
+      expect({ name, component: template.metadata.labels['app.kubernetes.io/component'] }).toEqual({ name, component: name });
+      for (const rule of keep) {
+        const [source] = rule.source_labels;
+        const value = source.startsWith('__meta_kubernetes_pod_annotation_')
+          ? template.metadata.annotations?.['prometheus.io/scrape']
+          : template.metadata.labels[Object.keys(template.metadata.labels).find((label) => metaOf(label) === source) ?? ''];
+        expect({ name, source, kept: new RegExp(`^(?:${rule.regex})$`).test(value ?? '') }).toEqual({ name, source, kept: true });
+      }
+      const port = Number(template.metadata.annotations?.['prometheus.io/port']);
+      expect(template.spec.containers[0].ports).toContainEqual({ name: 'http', containerPort: port });
+    }
+  });
+
+  it("the operator's PodMonitor selects the same pods by their http port and sets component", () => {
+    const monitor = parseYaml(readFileSync(path.join(OBSERVABILITY, 'podmonitor.yaml'), 'utf8')) as {
+      kind: string;
+      spec: {
+        selector: { matchLabels: Record<string, string> };
+        podMetricsEndpoints: Array<{ port: string; path: string; relabelings: Array<{ sourceLabels: string[]; targetLabel: string }> }>;
+      };
+    };
+    expect(monitor.kind).toBe('PodMonitor');
+    const [endpoint] = monitor.spec.podMetricsEndpoints;
+    expect(endpoint).toMatchObject({ port: 'http', path: '/metrics' });
+    expect(endpoint.relabelings).toContainEqual({ sourceLabels: [metaOf('app.kubernetes.io/component')], targetLabel: 'component' });
+    for (const { template } of deployments) {
+      for (const [label, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(template.metadata.labels[label]).toBe(value);
+      expect(template.spec.containers[0].ports?.some((port) => port.name === 'http')).toBe(true);
     }
   });
 });

@@ -77,7 +77,92 @@ describe('gateway API document', () => {
       await request(app).get(file).expect(200);
     }
     const init = await request(app).get('/docs/swagger-initializer.js').expect(200);
-    expect(init.text).toContain("url: '/openapi.json'");
+    expect(init.text).toContain('urls: [{"url":"/docs/openapi/all.json","name":"all"}]');
+  });
+
+  it('sends the document compressed with an ETag, 304 for a current copy, also after the document was merged again', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    let clock = 0;
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url] }), logger, now: () => clock }));
+    try {
+      const plain = await request(app).get('/openapi.json').set('accept-encoding', 'identity').expect(200);
+      const gzip = await request(app).get('/openapi.json').set('accept-encoding', 'gzip').expect(200);
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(gzip.body).toEqual(plain.body);
+      const etag = String(plain.headers.etag);
+      expect(etag).toMatch(/^"[\w-]{20,}"$/);
+      expect(plain.headers['cache-control']).toBe('no-cache');
+      await request(app).get('/openapi.json').set('if-none-match', etag).expect(304);
+      // The Swagger UI bundle too.
+      const bundle = await request(app).get('/docs/swagger-ui-bundle.js').set('accept-encoding', 'gzip').expect(200);
+      expect(bundle.headers['content-encoding']).toBe('gzip');
+      expect(bundle.headers.etag).toBeDefined();
+      clock += 61_000;
+      // Merged again from the same services: the same document, so the client's copy is still current.
+      await request(app).get('/openapi.json').set('if-none-match', etag).expect(304);
+      expect(notifications.hits()).toBe(2);
+    } finally {
+      await notifications.close();
+    }
+  });
+
+  it('offers one definition per service to Swagger UI, shared answers referenced once and nothing lost', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const other = await documentServer(otherDocument);
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url], other: [other.url] }), logger }));
+    try {
+      const init = await request(app).get('/docs/swagger-initializer.js').expect(200);
+      expect(init.text).toContain(
+        'urls: [{"url":"/docs/openapi/notifications.json","name":"notifications"},{"url":"/docs/openapi/other.json","name":"other"},{"url":"/docs/openapi/all.json","name":"all"}]',
+      );
+      const whole = (await request(app).get('/openapi.json').expect(200)).body as ApiDocument;
+      const view = (await request(app).get('/docs/openapi/notifications.json').expect(200)).body as ApiDocument;
+      expect(Object.keys(view.paths ?? {}).sort()).toEqual(
+        Object.keys(whole.paths ?? {})
+          .filter((p) => p.startsWith('/api/v1/notifications'))
+          .sort(),
+      );
+      const shared = (view.components?.responses ?? {}) as Record<string, unknown>;
+      expect(Object.keys(shared).length).toBeGreaterThan(0);
+      // Every reference, followed, gives back the whole document's answer of that operation.
+      for (const [template, item] of Object.entries(view.paths ?? {})) {
+        for (const [method, operation] of Object.entries(item as Record<string, { responses: Record<string, { $ref?: string }> }>)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            const resolved = response.$ref ? shared[response.$ref.replace('#/components/responses/', '')] : response;
+            expect(resolved).toEqual(
+              (whole.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)[template][method].responses[status],
+            );
+          }
+        }
+      }
+      const all = (await request(app).get('/docs/openapi/all.json').expect(200)).body as ApiDocument;
+      expect(Object.keys(all.paths ?? {})).toEqual(Object.keys(whole.paths ?? {}));
+      expect(JSON.stringify(all).length).toBeLessThan(JSON.stringify(whole).length);
+      const unknown = await request(app).get('/docs/openapi/nothing.json').expect(404);
+      expect(unknown.body.code).toBe('C0001');
+    } finally {
+      await Promise.all([notifications.close(), other.close()]);
+    }
+  });
+
+  it("shows the gateway's 502 and a service's 500 as the envelopes really sent", async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url] }), logger }));
+    try {
+      const whole = (await request(app).get('/openapi.json').expect(200)).body as {
+        paths: Record<
+          string,
+          Record<string, { responses: Record<string, { content: { 'application/json': { examples?: Record<string, { value: unknown }> } } }> }>
+        >;
+      };
+      const operation = whole.paths['/api/v1/notifications'].get;
+      const example = (status: string) => Object.values(operation.responses[status].content['application/json'].examples ?? {}).map((e) => e.value);
+      expect(example('502')).toEqual([{ code: 'C0000', message: '서비스를 일시적으로 사용할 수 없습니다.' }]);
+      expect(example('500')).toEqual([{ code: 'C0000', message: '예기치 못한 오류가 발생했습니다.' }]);
+    } finally {
+      await notifications.close();
+    }
   });
 
   it("sends the access_token pasted into Authorize exactly as sign-in returns it ('Bearer …') with one Bearer", async () => {

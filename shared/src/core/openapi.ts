@@ -350,18 +350,35 @@ export function mergeApiDocuments(
   } as ApiDocument;
 }
 
-const GATEWAY_FAULT_RESPONSES: Array<[number, { code: string; message: string }]> = [
+// The gateway's 502 (an upstream that broke the HTTP protocol) carries the 503's message, as the proxy sends it;
+// its description keeps naming the cause.
+const BAD_GATEWAY = { code: 'C0000', message: GatewayFaults.unavailable.message, description: '잘못된 업스트림 응답' };
+
+const GATEWAY_FAULT_RESPONSES: Array<[number, { code: string; message: string; description?: string }]> = [
   [GatewayFaults.tooLarge.status, GatewayFaults.tooLarge],
-  [502, { code: 'C0000', message: '잘못된 업스트림 응답' }],
+  [502, BAD_GATEWAY],
   [GatewayFaults.unavailable.status, GatewayFaults.unavailable],
   [GatewayFaults.timeout.status, GatewayFaults.timeout],
 ];
 
 /** What the gateway answers about a body itself: sent too slowly (408), or one address sending too many at once (429). */
-const GATEWAY_BODY_FAULT_RESPONSES: Array<[number, { code: string; message: string }]> = [
+const GATEWAY_BODY_FAULT_RESPONSES: Array<[number, { code: string; message: string; description?: string }]> = [
   [GatewayFaults.bodyTimeout.status, GatewayFaults.bodyTimeout],
   [ErrorCodes.C0004.status, { code: 'C0004', message: ErrorCodes.C0004.message }],
 ];
+
+function envelopeExample(code: string, message: string): JsonObject {
+  return { [code]: { summary: `${code}: ${message}`, value: { code, message } } };
+}
+
+/**
+ * A 500 is never recorded (no correct request provokes one, contracts/examples/exemptions.yaml): its example is
+ * the envelope every service's error handler sends, instead of a sample Swagger UI would make up (`"string"`).
+ */
+function withInternalErrorExample(responses: JsonObject): void {
+  const media = ((responses['500'] as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined)?.['application/json'];
+  if (media && media.example === undefined && media.examples === undefined) media.examples = envelopeExample('C0000', ErrorCodes.C0000.message);
+}
 
 function withGatewayFaults(item: JsonObject): JsonObject {
   const result: JsonObject = {};
@@ -371,7 +388,7 @@ function withGatewayFaults(item: JsonObject): JsonObject {
     const faults = op.requestBody ? [...GATEWAY_FAULT_RESPONSES, ...GATEWAY_BODY_FAULT_RESPONSES] : GATEWAY_FAULT_RESPONSES;
     for (const [status, fault] of faults) {
       responses[String(status)] ??= {
-        description: `gateway: ${fault.message}`,
+        description: `gateway: ${fault.description ?? fault.message}`,
         content: {
           'application/json': {
             schema: {
@@ -379,10 +396,13 @@ function withGatewayFaults(item: JsonObject): JsonObject {
               properties: { code: { type: 'string', enum: [fault.code] }, message: { type: 'string' } },
               required: ['code', 'message'],
             },
+            // The envelope the gateway really sends (a recorded example, where there is one, replaces it).
+            examples: envelopeExample(fault.code, fault.message),
           },
         },
       };
     }
+    withInternalErrorExample(responses);
     result[method] = { ...op, responses };
   }
   return result;

@@ -101,6 +101,12 @@ export function drainUnread(req: http.IncomingMessage, maxBytes: number, deadlin
   if (req.complete || req.destroyed) return;
   req.unpipe();
   const socket = req.socket;
+  // An answer that closes the connection (`Connection: close`, the client's or the gateway's) has just had Node end
+  // the socket and plan to destroy it once the answer is flushed (`destroySoon`): the input still arriving would
+  // reset the connection under the client, who is still sending and has not read the answer. The gateway's side
+  // stays ended; the destruction waits for the drain below.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the very function destroySoon passed to once(), only removed
+  if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
   let drained = 0;
   const close = guarded(
     () => socket.destroy(),

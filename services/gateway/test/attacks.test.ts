@@ -225,7 +225,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
   });
 
-  it('item 2: a full queue for every instance is 503 C0000 with Retry-After at once; the requests held are answered', async () => {
+  it('queue bound: a full queue for every instance is 503 C0000 with Retry-After at once; the requests held are answered', async () => {
     gateway = await startGateway(upstreams, { UPSTREAM_MAX_SOCKETS: '4', UPSTREAM_MAX_QUEUED: '4', UPSTREAM_TIMEOUT_MS: '20000' });
     const community = upstreams.COMMUNITY;
     community.hold = true;
@@ -257,7 +257,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect(gateway.alive()).toBe(true);
   });
 
-  it('item 3: a body sent after Expect: 100-continue reaches the service, without the Expect header', async () => {
+  it('item 2: a body sent after Expect: 100-continue reaches the service, without the Expect header', async () => {
     gateway = await startGateway(upstreams);
     const answer = await send(gateway.url, { path: '/api/v1/comments', body: '{"content":"계속"}', expect: true, timeoutMs: 5_000 });
     expect(answer.continued).toBe(true);
@@ -277,7 +277,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect(upstreams.HOUSES.seen.at(-1)).toEqual({ url: '/api/v1/houses/images', expect: undefined, length: 2 * 1_048_576 });
   });
 
-  it('item 3: 300 tiny requests with Expect: 100-continue are all forwarded and hold no connection to the service', async () => {
+  it('item 2: 300 tiny requests with Expect: 100-continue are all forwarded and hold no connection to the service', async () => {
     gateway = await startGateway(upstreams);
     const answers = await Promise.all(
       // From 20 addresses: one address may send only BODY_READS_PER_ADDRESS (32) bodies at once.
@@ -294,7 +294,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  it('item 4: an anonymous upload is refused with J0000 before its body is read (no 100, nothing forwarded)', async () => {
+  it('item 5: an anonymous upload is refused with J0000 before its body is read (no 100, nothing forwarded)', async () => {
     gateway = await startGateway(upstreams);
     const houses = upstreams.HOUSES;
     const before = houses.started;
@@ -331,7 +331,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect(houses.started).toBe(before);
   });
 
-  it("item 4: a member's upload is streamed: the service has its first bytes before the client sent its last", async () => {
+  it("item 5: a member's upload is streamed: the service has its first bytes before the client sent its last", async () => {
     gateway = await startGateway(upstreams);
     const houses = upstreams.HOUSES;
     const bytesBefore = houses.bytes;
@@ -361,7 +361,7 @@ describe('the gateway under attack (issue 34)', () => {
     expect(JSON.parse(answer.body)).toEqual({ code: 'SUCCESS', message: '성공', data: { length: total } });
   });
 
-  it('item 4: the bodies held at the gateway are bounded in total (BODY_BUFFER_BYTES): past it, 503 with Retry-After', async () => {
+  it('item 5: the bodies held at the gateway are bounded in total (BODY_BUFFER_BYTES): past it, 503 with Retry-After', async () => {
     gateway = await startGateway(upstreams, { BODY_BUFFER_BYTES: '300000' });
     const before = upstreams.COMMUNITY.started;
     // Two clients from two addresses each declare 500 KB and send 200 KB of it: the second finds no room.

@@ -157,7 +157,6 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     }
     const { target } = choice;
     tried.add(target);
-    const release = hold(target);
     const { protocol, hostname, port } = parsedTarget(target);
     const headers: http.OutgoingHttpHeaders = { ...req.headers };
     if (Buffer.isBuffer(body)) {
@@ -168,7 +167,8 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
 
     // Exactly one outcome per attempt for the client: the upstream's answer, or the gateway's own envelope.
     let settled = false;
-    let timedOut = false;
+    // The upstream's answer is being passed on, until its last byte.
+    let passing = false;
     let timer: NodeJS.Timeout | undefined;
     const onError = (err: unknown) => {
       logger.error('forwarding fault', { service, requestId, error: err instanceof Error ? err.stack : String(err) });
@@ -182,13 +182,12 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     const on = <A extends unknown[]>(listener: (...args: A) => void) => guarded(onError, listener);
 
     const proxyReq = http.request({ agent, protocol, hostname, port, method: req.method, path: req.url, headers, setHost: false });
-    // Released when the upstream request is over (a destroyed one still waiting leaves the agent's queue only then).
-    proxyReq.once('close', on(release));
+    // Counted until the upstream request is over (a destroyed one still waiting leaves the agent's queue only then).
+    proxyReq.once('close', on(hold(target)));
 
     const answerTimeout = () => {
       if (settled) return;
       settled = true;
-      timedOut = true;
       logger.warn('upstream timeout', { service, target, requestId });
       upstreamFaults.inc({ service, kind: 'timeout' });
       proxyReq.destroy();
@@ -209,6 +208,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
           return;
         }
         settled = true;
+        passing = true;
         // The upstream's connection management is not the client's: keep-alive with the client is decided here,
         // and so is the framing (Node frames what it sends: chunked for HTTP/1.1, to the close for HTTP/1.0).
         stripHopByHop(proxyRes.headers);
@@ -222,6 +222,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
         proxyRes.once(
           'end',
           on(() => {
+            passing = false;
             // The upstream answered before reading the whole body (a 400 or 401 at once): that upstream request
             // can never complete, so it goes, and the rest of the client's body is drained by the edge (`edge.ts`).
             if (!req.complete) {
@@ -239,8 +240,9 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       on((err: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         if (settled) {
-          // Cut mid-answer: the client cannot be told more than that.
-          if (!timedOut && !res.writableFinished) res.destroy();
+          // Cut in the middle of the upstream's answer: the client cannot be told more than that. (After the
+          // gateway's own answer, or once the upstream's has ended, the fault is nobody's business.)
+          if (passing) res.destroy();
           return;
         }
         settled = true;

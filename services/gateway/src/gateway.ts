@@ -150,39 +150,48 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       prepareForwarding(req, trust);
       proxies[service](req, res, body);
     };
-    const proceed = (err?: unknown) => {
-      if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
-      if (!hasBody(req)) {
-        send(undefined);
-        return;
-      }
-      const address = ipKeyGenerator(clientAddress(req, trust));
-      if (upload) {
-        // Streamed to the service as it arrives (never held whole here), counted among the address's bodies.
-        const done = bodies.hold(address);
-        if (done === undefined) {
-          refuseBody(req, res, tooManyBodies);
+    // Called by a flood ceiling too, asynchronously: whatever it throws is this request's answer, never the process's.
+    const proceed = guarded(
+      (fault) => answerError(fault, res, logger),
+      (err?: unknown) => {
+        if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
+        if (!hasBody(req)) {
+          send(undefined);
           return;
         }
-        send({
-          limit: config.UPLOAD_BODY_LIMIT_BYTES,
-          deadlineMs: config.UPLOAD_BODY_TIMEOUT_MS,
-          start: () => sendContinue(req, res),
-          refuse: (fault) => refuseBody(req, res, fault),
-          done,
-        });
-        return;
-      }
-      const limits = { bytes: bodyLimit, deadlineMs: config.BODY_TIMEOUT_MS };
-      void bodies
-        .read(req, res, address, limits, () => sendContinue(req, res))
-        .then((outcome) => {
-          if ('body' in outcome) send(outcome.body);
-          else if ('fault' in outcome) refuseBody(req, res, outcome.fault);
-          // A client that went away has nobody to answer.
-        })
-        .catch((err: unknown) => answerError(err, res, logger));
-    };
+        const address = ipKeyGenerator(clientAddress(req, trust));
+        if (upload) {
+          // Streamed to the service as it arrives (never held whole here), counted among the address's bodies.
+          const done = bodies.hold(address);
+          if (done === undefined) {
+            refuseBody(req, res, tooManyBodies);
+            return;
+          }
+          try {
+            send({
+              limit: config.UPLOAD_BODY_LIMIT_BYTES,
+              deadlineMs: config.UPLOAD_BODY_TIMEOUT_MS,
+              start: () => sendContinue(req, res),
+              refuse: (fault) => refuseBody(req, res, fault),
+              done,
+            });
+          } catch (err) {
+            done();
+            throw err;
+          }
+          return;
+        }
+        const limits = { bytes: bodyLimit, deadlineMs: config.BODY_TIMEOUT_MS };
+        void bodies
+          .read(req, res, address, limits, () => sendContinue(req, res))
+          .then((outcome) => {
+            if ('body' in outcome) send(outcome.body);
+            else if ('fault' in outcome) refuseBody(req, res, outcome.fault);
+            // A client that went away has nobody to answer.
+          })
+          .catch((err: unknown) => answerError(err, res, logger));
+      },
+    );
     const ceiling = req.method === 'POST' ? ceilings.get(lower) : undefined;
     if (ceiling) ceiling(req, res, proceed);
     else proceed();

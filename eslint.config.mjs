@@ -38,6 +38,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  {
+    // Issue 34: a listener (or timer callback) that throws throws into its emitter, where nothing catches it and the
+    // process's fatal handler ends the gateway for one request. Every one is wrapped in `guarded` (src/guard.ts).
+    files: ['services/gateway/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(on|once|addListener|prependListener|prependOnceListener)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
+          message: 'wrap an emitter listener in guarded(onError, listener) (src/guard.ts): a throw inside must never reach the emitter',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^(setTimeout|setInterval|setImmediate)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
+          message: 'wrap a timer callback in guarded(onError, callback) (src/guard.ts): a throw inside is uncaught and ends the process',
+        },
+      ],
+    },
+  },
   // The shared library's layers import only downward (core <- store <- bus <- runtime <- media), and the gateway,
   // which holds no store, imports only the core: docs/conventions.md, "shared/".
   ...sharedLayerRules(),

@@ -70,6 +70,13 @@ export const configSchema = z.object({
    * keep-alive timeout, so the gateway never writes a request onto a connection the service is closing.
    */
   UPSTREAM_IDLE_SOCKET_MS: positiveInt.max(64_000).default(60_000),
+  /**
+   * Connections the gateway opens to one service instance at once, and requests that may wait for one of them
+   * beyond that; a request finding every instance of its service at both gets 503 C0000 with `Retry-After: 1` at
+   * once, rather than joining an unbounded queue (issue 34). The wait counts against `UPSTREAM_TIMEOUT_MS`.
+   */
+  UPSTREAM_MAX_SOCKETS: positiveInt.default(256),
+  UPSTREAM_MAX_QUEUED: z.coerce.number().int().min(0).default(256),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**
@@ -81,11 +88,24 @@ export const configSchema = z.object({
   BODY_TIMEOUT_MS: positiveInt.default(15_000),
   /** The same deadline on the two picture upload paths (10 MB on 1 Mbit/s is about 85 s). */
   UPLOAD_BODY_TIMEOUT_MS: positiveInt.default(120_000),
+  /**
+   * What all request bodies the gateway holds (read whole before forwarding) may weigh together; a body is given
+   * its declared length (a chunked one the limit) before it is read, until its answer is over, and one that finds
+   * no room is refused at once with 503 C0000 and `Retry-After: 1`. Uploads are streamed, not held, and do not count.
+   */
+  BODY_BUFFER_BYTES: positiveInt.default(64 * 1_048_576),
+  /**
+   * After an answer given before a body was read (401, 413, 429), so much of the rest is read and dropped within
+   * `BODY_TIMEOUT_MS`, so the client can read that answer (a socket closed on unread input resets it); past either,
+   * the connection is closed gently.
+   */
+  DRAIN_BODY_LIMIT_BYTES: positiveInt.default(16 * 1_048_576),
   /** Request bodies one client address may be sending at once; more are refused at once (429 C0004). */
   BODY_READS_PER_ADDRESS: positiveInt.default(32),
   /**
    * Largest body forwarded on the two picture upload paths (POST /api/v1/houses/images, /api/v1/boards/images):
-   * the services' 10 MiB file limit plus room for the multipart framing. Streamed, never held here.
+   * the services' 10 MiB file limit plus room for the multipart framing. Only a request with a verified token is
+   * read (J0000 otherwise, before a byte of the body), and streamed to the service as it arrives, never held here.
    */
   UPLOAD_BODY_LIMIT_BYTES: positiveInt.default(10 * 1_048_576 + 65_536),
   /** Allowed origins (credentials allowed): exact origins, or `scheme://host:*` for any port. */

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
 import { errorEnvelope, ErrorCodes } from '@binzip/shared/core';
+import { guarded } from './guard';
 
 /**
  * What every answer of the gateway carries and how the gateway answers by itself (decisions.md, "Content and
@@ -89,20 +90,95 @@ export function answerBadExpectation(_req: http.IncomingMessage, res: http.Serve
 }
 
 /**
- * Called once the answer is sent: after an answer made before the request body was read to its end (a 401 or
- * 429 here, an upstream's early 400), the rest of the body is read and discarded so the keep-alive connection
- * can carry the next request — at most `maxBytes` of it, beyond which the connection is closed rather than
- * drained.
+ * Called once the answer is sent: after an answer made before the request body was read to its end (a 401, 413 or
+ * 429 here, an upstream's early 400), the rest of the body is read and discarded so the client can read the answer
+ * and the keep-alive connection can carry the next request. At most `maxBytes` of it and for at most `deadlineMs`:
+ * past either, the connection is closed, gently (issue 34 item 7): the gateway's side is ended after the answer and
+ * what the client still sends is read and dropped a moment longer, since closing a socket with unread input resets
+ * it, and a reset can take the answer the client has not read yet with it.
  */
-export function drainUnread(req: http.IncomingMessage, maxBytes: number): void {
+export function drainUnread(req: http.IncomingMessage, maxBytes: number, deadlineMs: number): void {
   if (req.complete || req.destroyed) return;
   req.unpipe();
+  const socket = req.socket;
+  // An answer that closes the connection (`Connection: close`, the client's or the gateway's) has just had Node end
+  // the socket and plan to destroy it once the answer is flushed (`destroySoon`): the input still arriving would
+  // reset the connection under the client, who is still sending and has not read the answer. The gateway's side
+  // stays ended; the destruction waits for the drain below.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the very function destroySoon passed to once(), only removed
+  if (socket.writableEnded) socket.removeListener('finish', socket.destroy);
   let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > maxBytes) req.socket.destroy();
-  });
+  const close = guarded(
+    () => socket.destroy(),
+    () => {
+      clearTimeout(deadline);
+      req.removeListener('data', count);
+      lingerClose(socket);
+    },
+  );
+  const count = guarded(
+    () => socket.destroy(),
+    (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > maxBytes) close();
+    },
+  );
+  const deadline = setTimeout(close, deadlineMs);
+  deadline.unref();
+  req.once(
+    'end',
+    guarded(
+      () => undefined,
+      () => clearTimeout(deadline),
+    ),
+  );
+  req.on('data', count);
   req.resume();
+}
+
+/** How long a closing connection's late input is still read and dropped. */
+const LINGER_MS = 2_000;
+
+/** Ends the gateway's side of a connection, reads and drops what still comes for `LINGER_MS`, then lets it go. */
+export function lingerClose(socket: Duplex): void {
+  if (socket.destroyed) return;
+  const destroy = guarded(
+    () => undefined,
+    () => socket.destroy(),
+  );
+  const timer = setTimeout(destroy, LINGER_MS);
+  timer.unref();
+  socket.once(
+    'close',
+    guarded(
+      () => undefined,
+      () => clearTimeout(timer),
+    ),
+  );
+  // Node's HTTP server keeps reading the connection (its parser drops the rest of the body): only our side ends.
+  socket.end();
+}
+
+const AWAITING_CONTINUE = Symbol('awaiting 100-continue');
+type MaybeAwaiting = http.IncomingMessage & { [AWAITING_CONTINUE]?: { keepAlive: boolean } };
+
+/**
+ * `Expect: 100-continue` (Node's `checkContinue`): the gateway sends the 100 itself, and only once it will read the
+ * body (the token verified, the body within its limits and its budget); an answer given before that closes the
+ * connection, since the client, told nothing, will not send the body the connection would otherwise wait for.
+ */
+export function awaitContinue(req: http.IncomingMessage, res: http.ServerResponse): void {
+  (req as MaybeAwaiting)[AWAITING_CONTINUE] = { keepAlive: res.shouldKeepAlive };
+  res.shouldKeepAlive = false;
+}
+
+/** Sends the 100 of a request that asked for it (once), right before its body is read. */
+export function sendContinue(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const awaiting = (req as MaybeAwaiting)[AWAITING_CONTINUE];
+  if (awaiting === undefined || res.headersSent) return;
+  (req as MaybeAwaiting)[AWAITING_CONTINUE] = undefined;
+  res.shouldKeepAlive = awaiting.keepAlive;
+  res.writeContinue();
 }
 
 /**

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Duplex } from 'node:stream';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, VerifiedTokens, type Logger } from '@binzip/shared/core';
@@ -10,20 +11,23 @@ import {
   answerBadExpectation,
   answerClientError,
   answerConnect,
+  awaitContinue,
   headerFault,
   corsPolicy,
   drainUnread,
   invalidRequest,
+  sendContinue,
   sendEnvelope,
   type Fault,
   type Middleware,
 } from './edge';
-import { BodyReader, hasBody } from './proxy/bodies';
+import { guarded } from './guard';
+import { BodyReader, hasBody, tooManyBodies } from './proxy/bodies';
 import { canonicalTarget } from './proxy/paths';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './proxy/trust';
 import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './proxy/upstreams';
 import { observeProxied } from './metrics';
-import { createServiceProxies, stripHopByHop } from './proxy/forward';
+import { createServiceProxies, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -74,6 +78,9 @@ function prepareForwarding(req: http.IncomingMessage, trust: TrustFunction): voi
   const chain = forwardedChain(req, trust);
   const { proto, host } = forwardedProtoAndHost(req, trust);
   stripHopByHop(req.headers);
+  // An expectation is the gateway's to meet (it has sent the 100 itself, or the client sent the body anyway): the
+  // body goes on as an ordinary one.
+  delete req.headers.expect;
   req.headers['x-forwarded-for'] = chain.join(', ');
   req.headers['x-forwarded-proto'] = proto;
   if (host) req.headers['x-forwarded-host'] = host;
@@ -105,9 +112,11 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     pools,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
+    maxSockets: config.UPSTREAM_MAX_SOCKETS,
+    maxQueued: config.UPSTREAM_MAX_QUEUED,
     logger,
   });
-  const bodies = new BodyReader(config.BODY_READS_PER_ADDRESS);
+  const bodies = new BodyReader(config.BODY_READS_PER_ADDRESS, config.BODY_BUFFER_BYTES);
   const sendCodeCeiling = () => floodCeiling(config.RATE_LIMIT_SEND_CODE_WINDOW_MS, config.RATE_LIMIT_SEND_CODE_MAX, trust);
   // Keyed on the canonical, lower-cased path: no spelling of these paths escapes its ceiling.
   const ceilings = new Map<string, Middleware>([
@@ -124,33 +133,65 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const bodyLimitOf = (method: string | undefined, path: string): number => (isUpload(method, path) ? config.UPLOAD_BODY_LIMIT_BYTES : bodyLimit);
 
   const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
+    const upload = isUpload(req.method, path);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > bodyLimitOf(req.method, path)) {
-      sendEnvelope(res, GatewayFaults.tooLarge, true);
+      // Answered at once, the body unread: the edge drops what the client still sends (within its bound), so the
+      // client reads this answer rather than a reset.
+      sendEnvelope(res, GatewayFaults.tooLarge);
       return;
     }
     const lower = path.toLowerCase();
-    if (lower !== TOKEN_CHECK_EXEMPT) tokens.check(req.headers.authorization);
-    const send = (body: Buffer | undefined) => {
+    const caller = lower === TOKEN_CHECK_EXEMPT ? null : tokens.check(req.headers.authorization);
+    // A picture upload is a member's (the services answer J0000 without a token): refused here, before a byte of
+    // its body is read, so no anonymous client has the gateway hold or stream 10 MB (issue 34 item 5).
+    if (upload && caller === null) throw new AppError('J0000');
+    const send = (body: UpstreamBody) => {
       prepareForwarding(req, trust);
       proxies[service](req, res, body);
     };
-    const proceed = (err?: unknown) => {
-      if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
-      if (!hasBody(req)) {
-        send(undefined);
-        return;
-      }
-      const upload = isUpload(req.method, path);
-      const limits = upload
-        ? { bytes: config.UPLOAD_BODY_LIMIT_BYTES, deadlineMs: config.UPLOAD_BODY_TIMEOUT_MS }
-        : { bytes: bodyLimit, deadlineMs: config.BODY_TIMEOUT_MS };
-      void bodies.read(req, ipKeyGenerator(clientAddress(req, trust)), limits).then((outcome) => {
-        if ('body' in outcome) send(outcome.body);
-        else if ('fault' in outcome) refuseBody(req, res, outcome.fault);
-        // A client that went away has nobody to answer.
-      });
-    };
+    // Called by a flood ceiling too, asynchronously: whatever it throws is this request's answer, never the process's.
+    const proceed = guarded(
+      (fault) => answerError(fault, res, logger),
+      (err?: unknown) => {
+        if (err) throw err instanceof Error ? err : new Error('flood ceiling failed', { cause: err });
+        if (!hasBody(req)) {
+          send(undefined);
+          return;
+        }
+        const address = ipKeyGenerator(clientAddress(req, trust));
+        if (upload) {
+          // Streamed to the service as it arrives (never held whole here), counted among the address's bodies.
+          const done = bodies.hold(address);
+          if (done === undefined) {
+            refuseBody(req, res, tooManyBodies);
+            return;
+          }
+          try {
+            send({
+              limit: config.UPLOAD_BODY_LIMIT_BYTES,
+              deadlineMs: config.UPLOAD_BODY_TIMEOUT_MS,
+              start: () => sendContinue(req, res),
+              refuse: (fault) => refuseBody(req, res, fault),
+              done,
+            });
+          } catch (err) {
+            done();
+            throw err;
+          }
+          return;
+        }
+        const limits = { bytes: bodyLimit, deadlineMs: config.BODY_TIMEOUT_MS };
+        void bodies
+          .read(req, res, address, limits, () => sendContinue(req, res))
+          .then((outcome) => {
+            if ('body' in outcome) send(outcome.body);
+            else if ('fault' in outcome) refuseBody(req, res, outcome.fault);
+            // A client that went away has nobody to answer.
+          })
+          .catch((err: unknown) => answerError(err, res, logger));
+      },
+    );
     const ceiling = req.method === 'POST' ? ceilings.get(lower) : undefined;
     if (ceiling) ceiling(req, res, proceed);
     else proceed();
@@ -168,15 +209,21 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     const target = req.url?.startsWith('/') ? canonicalTarget(req.url) : undefined;
     const service = target?.route?.service;
     // One listener per request does the after-answer work: drain an unread body, count, log.
-    res.once('finish', () => {
-      drainUnread(req, bodyLimit);
-      if (service === undefined) return;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      observeProxied(service, req.method, res.statusCode, seconds);
-      if (logRequests) {
-        logger.http('request', { method: req.method, path: target?.path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, service, requestId });
-      }
-    });
+    res.once(
+      'finish',
+      guarded(
+        (err) => logger.error('after-answer fault', { requestId, error: err instanceof Error ? err.stack : String(err) }),
+        () => {
+          drainUnread(req, config.DRAIN_BODY_LIMIT_BYTES, config.BODY_TIMEOUT_MS);
+          if (service === undefined) return;
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          observeProxied(service, req.method, res.statusCode, seconds);
+          if (logRequests) {
+            logger.http('request', { method: req.method, path: target?.path, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, service, requestId });
+          }
+        },
+      ),
+    );
     try {
       const refused = headerFault(req);
       if (refused) {
@@ -207,13 +254,24 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 }
 
 /**
- * A body the gateway will not wait for (too slow, too many from one address, too large while streaming): the
- * answer closes the connection, and the socket goes once it is written, rather than reading on what a slow
- * client keeps trickling.
+ * A body the gateway will not wait for (too slow, too many from one address, no room in the budget): the answer
+ * closes the connection, and the socket goes once it is written, rather than reading on what a slow client keeps
+ * trickling. One too large while arriving is answered like one declared too large: the rest is dropped within
+ * the edge's bound, so the client reads the 413.
  */
 function refuseBody(req: http.IncomingMessage, res: http.ServerResponse, fault: Fault): void {
-  res.once('finish', () => req.socket.destroy());
-  if (fault.code === 'C0004') res.setHeader('retry-after', '1');
+  if (fault === GatewayFaults.tooLarge) {
+    sendEnvelope(res, fault);
+    return;
+  }
+  res.once(
+    'finish',
+    guarded(
+      () => undefined,
+      () => req.socket.destroy(),
+    ),
+  );
+  if (fault.status === 429 || fault.status === 503) res.setHeader('retry-after', RETRY_AFTER_SECONDS);
   sendEnvelope(res, fault, true);
 }
 
@@ -228,11 +286,24 @@ function answerError(err: unknown, res: http.ServerResponse, logger: Logger): vo
 
 /** The gateway's http.Server: the front door plus envelopes for what Node's parser refuses by itself. */
 export function createGatewayServer(gateway: Gateway): http.Server {
-  const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, gateway.handle);
+  // Nothing a listener throws reaches the server's emitter (and from there the process's fatal handler): the one
+  // connection or answer concerned is cut instead.
+  const cut = (_err: unknown, ...args: unknown[]) => {
+    for (const arg of args) if (arg instanceof Duplex || arg instanceof http.ServerResponse) arg.destroy();
+  };
+  const server = http.createServer({ requireHostHeader: false, maxHeaderSize: MAX_HEADER_BYTES }, guarded(cut, gateway.handle));
   server.maxHeadersCount = MAX_HEADER_COUNT + 1;
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  server.on('checkExpectation', answerBadExpectation);
+  server.on('clientError', guarded(cut, answerClientError));
+  server.on('connect', guarded(cut, answerConnect));
+  server.on('checkExpectation', guarded(cut, answerBadExpectation));
+  // `Expect: 100-continue`: the 100 is sent only once the body will be read (see `awaitContinue`).
+  server.on(
+    'checkContinue',
+    guarded(cut, (req: http.IncomingMessage, res: http.ServerResponse) => {
+      awaitContinue(req, res);
+      gateway.handle(req, res);
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return server;
@@ -255,9 +326,17 @@ export async function listenGateway(gateway: Gateway, port: number, host: string
  * gets its share) and probes every instance's `/health` (so dead ones are skipped).
  */
 export function startUpstreamUpkeep(pools: Pools, intervalMs: number, resolve: Resolver = systemResolver): () => void {
-  const timer = setInterval(() => {
-    void refreshPools(pools, resolve).then(() => probePools(pools, Math.min(intervalMs, 2_000)));
-  }, intervalMs);
+  const timer = setInterval(
+    guarded(
+      () => undefined,
+      () => {
+        void refreshPools(pools, resolve)
+          .then(() => probePools(pools, Math.min(intervalMs, 2_000)))
+          .catch(() => undefined);
+      },
+    ),
+    intervalMs,
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -15,10 +15,10 @@ export const proxiedRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Upstream faults: `refused` (503 after every instance was tried), `timeout` (504), `error` (502). */
+/** Upstream faults: `refused` (503 after every instance was tried), `overloaded` (503, every instance's queue full), `timeout` (504), `error` (502). */
 export const upstreamFaults = new Counter({
   name: 'binzip_gateway_upstream_faults_total',
-  help: 'Proxied requests the gateway answered itself because the upstream failed, by service and kind (refused 503, timeout 504, error 502)',
+  help: 'Proxied requests the gateway answered itself because the upstream failed, by service and kind (refused 503, overloaded 503 with every queue full, timeout 504, error 502)',
   labelNames: ['service', 'kind'] as const,
   registers: [metricsRegistry],
 });

@@ -258,11 +258,16 @@ describe('gateway', () => {
   it('allows the larger upload limit on the two picture upload paths only', async () => {
     const app = gateway({ BODY_LIMIT_BYTES: '100', UPLOAD_BODY_LIMIT_BYTES: '1000' });
     const body = 'x'.repeat(500);
+    const token = `Bearer ${signAccessToken(claims, keys.privateKey)}`;
     for (const path of ['/api/v1/boards/images', '/api/v1/houses/images', '/API/v1/Boards/images']) {
-      const res = await request(app).post(path).set('content-type', 'application/octet-stream').send(body);
+      const res = await request(app).post(path).set('authorization', token).set('content-type', 'application/octet-stream').send(body);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
     }
-    const overUpload = await request(app).post('/api/v1/boards/images').set('content-type', 'application/octet-stream').send('x'.repeat(1500));
+    const overUpload = await request(app)
+      .post('/api/v1/boards/images')
+      .set('authorization', token)
+      .set('content-type', 'application/octet-stream')
+      .send('x'.repeat(1500));
     expect(overUpload.status).toBe(413);
     // Elsewhere, and on the upload paths with another method, the 1 MB (here 100 B) limit stays.
     for (const [method, path] of [
@@ -317,7 +322,11 @@ describe('gateway', () => {
 
     it('streams a chunked upload under the upload limit and cuts one over it', async () => {
       await serve({ BODY_LIMIT_BYTES: '100', UPLOAD_BODY_LIMIT_BYTES: '1000' });
-      const headers = { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' };
+      const headers = {
+        'content-type': 'application/octet-stream',
+        'transfer-encoding': 'chunked',
+        authorization: `Bearer ${signAccessToken(claims, keys.privateKey)}`,
+      };
       const under = await send(url, { method: 'POST', path: '/api/v1/houses/images', headers, body: 'y'.repeat(900) });
       expect(under.status).toBe(200);
       const over = await send(url, { method: 'POST', path: '/api/v1/houses/images', headers, body: 'y'.repeat(1100) });

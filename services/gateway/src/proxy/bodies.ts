@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { ErrorCodes, GatewayFaults } from '@binzip/shared/core';
 import type { Fault } from '../edge';
+import { guarded } from '../guard';
 
 /** What reading a body came to: the whole body, an answer to give instead, or a client that went away. */
 export type BodyOutcome = { body: Buffer } | { fault: Fault } | { aborted: true };
@@ -21,21 +22,73 @@ export function hasBody(req: http.IncomingMessage): boolean {
  * client takes to send. Each body has a total deadline, not an idle one (nginx's `client_body_timeout` restarts at
  * every byte, which one byte every few seconds defeats), and one client address may send at most `perAddress`
  * bodies at once, so a single address cannot hold the gateway's memory or sockets either.
+ *
+ * What all bodies held here weigh together is bounded too (`budgetBytes`, issue 34 item 5): the bytes a body has
+ * arrived with count until its request's answer is over, and a body whose next bytes find no room is refused with
+ * 503 and Retry-After (what is counted is what is held: a declared length costs nothing until it arrives).
  */
 export class BodyReader {
   private readonly reading = new Map<string, number>();
+  private reserved = 0;
 
-  constructor(private readonly perAddress: number) {}
+  constructor(
+    private readonly perAddress: number,
+    private readonly budgetBytes: number,
+  ) {}
 
   /** Bodies being read now for an address (tests and metrics). */
   readingFor(address: string): number {
     return this.reading.get(address) ?? 0;
   }
 
-  read(req: http.IncomingMessage, address: string, limits: { bytes: number; deadlineMs: number }): Promise<BodyOutcome> {
+  /** Bytes of the budget given to bodies now. */
+  get reservedBytes(): number {
+    return this.reserved;
+  }
+
+  /**
+   * Counts one more body from an address (read here or streamed on); the function returned gives the place
+   * back, once. Undefined when the address already sends as many as it may.
+   */
+  hold(address: string): (() => void) | undefined {
     const held = this.reading.get(address) ?? 0;
-    if (held >= this.perAddress) return Promise.resolve({ fault: tooManyBodies });
+    if (held >= this.perAddress) return undefined;
     this.reading.set(address, held + 1);
+    let holding = true;
+    return () => {
+      if (!holding) return;
+      holding = false;
+      const left = (this.reading.get(address) ?? 1) - 1;
+      if (left > 0) this.reading.set(address, left);
+      else this.reading.delete(address);
+    };
+  }
+
+  /**
+   * Reads a body whole. `start` is called just before the first byte is waited for (the 100 of
+   * `Expect: 100-continue`); the bytes held count against the budget until `res` closes.
+   */
+  read(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    address: string,
+    limits: { bytes: number; deadlineMs: number },
+    start: () => void,
+  ): Promise<BodyOutcome> {
+    const release = this.hold(address);
+    if (release === undefined) return Promise.resolve({ fault: tooManyBodies });
+    // The bytes this body holds of the budget, given back when its answer is over (the body is forwarded by then).
+    let share = 0;
+    res.once(
+      'close',
+      guarded(
+        () => undefined,
+        () => {
+          this.reserved -= share;
+          share = 0;
+        },
+      ),
+    );
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -47,23 +100,38 @@ export class BodyReader {
         req.off('data', onData);
         req.off('end', onEnd);
         req.off('close', onClose);
-        const left = (this.reading.get(address) ?? 1) - 1;
-        if (left > 0) this.reading.set(address, left);
-        else this.reading.delete(address);
+        release();
         resolve(outcome);
       };
-      const onData = (chunk: Buffer) => {
+      const failed = () => finish({ fault: { status: 500, code: 'C0000', message: ErrorCodes.C0000.message } });
+      const onData = guarded(failed, (chunk: Buffer) => {
         size += chunk.length;
-        if (size > limits.bytes) finish({ fault: GatewayFaults.tooLarge });
-        else chunks.push(chunk);
-      };
-      const onEnd = () => finish({ body: Buffer.concat(chunks, size) });
+        if (size > limits.bytes) {
+          finish({ fault: GatewayFaults.tooLarge });
+          return;
+        }
+        if (this.reserved + chunk.length > this.budgetBytes) {
+          finish({ fault: bodiesBusy });
+          return;
+        }
+        this.reserved += chunk.length;
+        share += chunk.length;
+        chunks.push(chunk);
+      });
+      const onEnd = guarded(failed, () => finish({ body: Buffer.concat(chunks, size) }));
       // After `end` this is the normal close (already settled); before it, the client went away.
-      const onClose = () => finish({ aborted: true });
-      const deadline = setTimeout(() => finish({ fault: GatewayFaults.bodyTimeout }), limits.deadlineMs);
+      const onClose = guarded(failed, () => finish({ aborted: true }));
+      const deadline = setTimeout(
+        guarded(failed, () => finish({ fault: GatewayFaults.bodyTimeout })),
+        limits.deadlineMs,
+      );
       req.on('data', onData);
       req.once('end', onEnd);
       req.once('close', onClose);
+      guarded(failed, start)();
     });
   }
 }
+
+/** The bodies held at the gateway weigh as much as they may together: refused at once, retried a moment later. */
+export const bodiesBusy: Fault = GatewayFaults.unavailable;

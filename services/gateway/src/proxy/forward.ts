@@ -1,46 +1,24 @@
 import http from 'node:http';
-import type { Url } from 'node:url';
-import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { GatewayFaults, type Logger } from '@binzip/shared/core';
 import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
-import { sendEnvelope } from '../edge';
+import { sendEnvelope, type Fault } from '../edge';
+import { guarded } from '../guard';
 import { upstreamFaults, upstreamRetries } from '../metrics';
 
-/** Per-request proxy bookkeeping, kept off the request's own fields. */
-interface ProxyState {
-  tried: Set<string>;
-  target?: string;
-  timedOut: boolean;
-  retrying: boolean;
-  /** The request's body, read whole by the gateway before an upstream connection was taken for it. */
-  body?: Buffer;
-  /** The upstream's answer has been passed on in full: later faults of the upstream request are not the client's. */
-  answered: boolean;
-  proxyReq?: http.ClientRequest;
+/** Where a target URL sends a request (kept parsed: instances are few, re-resolved addresses included). */
+interface Target {
+  protocol: string;
+  hostname: string;
+  port: number;
 }
-
-/** Kept on the request under a symbol (a WeakMap entry per request costs the garbage collector more). */
-const STATE = Symbol('proxy state');
-type WithState = http.IncomingMessage & { [STATE]?: ProxyState };
-
-function stateOf(req: http.IncomingMessage): ProxyState {
-  const holder = req as WithState;
-  return (holder[STATE] ??= { tried: new Set(), timedOut: false, retrying: false, answered: false });
-}
-
-/**
- * Targets handed to http-proxy already parsed, in the legacy `url.parse` shape it reads: given a string, it
- * would run `url.parse` (deprecated, and a warning on Node 24) on it for every request. Built from the WHATWG
- * parser instead. Instances are few (re-resolved addresses included), so this never grows far.
- */
-const parsedTargets = new Map<string, Partial<Url>>();
-function parsedTarget(url: string): Partial<Url> {
+const parsedTargets = new Map<string, Target>();
+function parsedTarget(url: string): Target {
   let parsed = parsedTargets.get(url);
   if (parsed === undefined) {
-    const { protocol, hostname, port, host } = new URL(url);
+    const { protocol, hostname, port } = new URL(url);
     // http.request wants an IPv6 address without the brackets the URL form needs.
     const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-    parsed = { protocol, host, hostname: bare, port: port || (protocol === 'https:' ? '443' : '80'), path: '/', pathname: '/' };
+    parsed = { protocol, hostname: bare, port: Number(port || (protocol === 'https:' ? 443 : 80)) };
     if (parsedTargets.size >= 1_000) parsedTargets.clear();
     parsedTargets.set(url, parsed);
   }
@@ -69,30 +47,59 @@ export function stripHopByHop(headers: http.IncomingHttpHeaders): void {
 
 export interface ProxyOptions {
   pools: Pools;
+  /** The upstream must start answering within this time of the request being handed to it (its queue wait included), else 504. */
   timeoutMs: number;
   logger: Logger;
   /** A pooled upstream connection idle this long is closed (`UPSTREAM_IDLE_SOCKET_MS`). */
   idleSocketMs: number;
+  /** Connections to one instance at once (`UPSTREAM_MAX_SOCKETS`). */
+  maxSockets: number;
+  /** Requests that may wait for a connection to one instance beyond those (`UPSTREAM_MAX_QUEUED`); more get 503 with Retry-After. */
+  maxQueued: number;
 }
 
-/** Forwards a request whose body (if any) the gateway has already read whole (`bodies.ts`). */
-export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer | undefined) => void;
+/**
+ * A body streamed to the service as it arrives (the picture uploads, only once their token is verified): never
+ * held whole here. `refuse` answers for the gateway (413 past `limit`, 408 past `deadlineMs`); `done` is called
+ * once when the client's body has ended or been given up.
+ */
+export interface StreamedBody {
+  limit: number;
+  /** Called once an upstream request has been made for it, before its first byte is read (`Expect: 100-continue`'s 100). */
+  start: () => void;
+  deadlineMs: number;
+  refuse: (fault: Fault) => void;
+  done: () => void;
+}
+
+/** What goes upstream with a request: nothing, a body the gateway has read whole (`bodies.ts`), or a streamed one. */
+export type UpstreamBody = Buffer | StreamedBody | undefined;
+
+export type ProxyHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: UpstreamBody) => void;
+
+/** Every instance of a service has as many requests queued as it may: the client may retry a moment later. */
+export const RETRY_AFTER_SECONDS = '1';
 
 /**
- * One pre-built http-proxy-middleware instance per service, called straight from the gateway's http.Server
- * (no Express routing in front). Bodies arrive already read (never parsed or rewritten) and are sent in one go.
- * Faults become envelopes: refused -> 503 (after trying the other instances),
- * upstream silent past the timeout -> 504, anything else mid-flight -> 502.
+ * One forwarder per service, called straight from the gateway's http.Server (no Express routing in front): a
+ * plain `http.Request` per request on one keep-alive agent, so the gateway holds the upstream request from the
+ * start (its timeout, its clean-up when the client goes away, its body) instead of waiting for a library's event
+ * (issue 34: http-proxy's `proxyReq` event came after the headers were sent when the request had waited for a
+ * socket, and never came at all for `Expect: 100-continue`).
+ *
+ * Faults become envelopes: refused -> 503 (after trying the other instances, for a body held whole),
+ * every instance's queue full -> 503 with Retry-After, upstream silent past the timeout -> 504, anything else
+ * before the answer -> 502.
  */
 export function createServiceProxies(options: ProxyOptions): Record<ServiceName, ProxyHandler> {
   // One keep-alive agent for every upstream: sockets are pooled per instance address, so each replica keeps its own.
   // An idle pooled socket is closed here before the services' own 65 s keep-alive timeout closes it (the agent's
   // `timeout` applies to free sockets too), so a request is never written onto a socket the service is closing at
-  // that moment (a 502). In-flight requests are bounded by the shorter upstream timeout first.
+  // that moment (a 502). The agent's own wait queue has no bound: the forwarder keeps it to `maxQueued`.
   const agent = new http.Agent({
     keepAlive: true,
-    maxSockets: 256,
-    maxFreeSockets: 64,
+    maxSockets: options.maxSockets,
+    maxFreeSockets: Math.min(64, options.maxSockets),
     keepAliveMsecs: 1_000,
     scheduling: 'lifo',
     timeout: options.idleSocketMs,
@@ -100,102 +107,239 @@ export function createServiceProxies(options: ProxyOptions): Record<ServiceName,
   return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options)])) as Record<ServiceName, ProxyHandler>;
 }
 
+const isStreamed = (body: UpstreamBody): body is StreamedBody => body !== undefined && !Buffer.isBuffer(body);
+
 function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOptions): ProxyHandler {
   const { logger } = options;
   const pool = options.pools[service];
+  /** Requests handed to each instance and not yet over (on a connection or waiting for one in the agent). */
+  const inFlight = new Map<string, number>();
+  const capacity = options.maxSockets + options.maxQueued;
 
-  /** The router found no instance left to try. */
-  const noUpstream = (res: http.ServerResponse) => {
-    upstreamFaults.inc({ service, kind: 'refused' });
-    sendEnvelope(res, GatewayFaults.unavailable);
+  const hold = (target: string): (() => void) => {
+    inFlight.set(target, (inFlight.get(target) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (inFlight.get(target) ?? 1) - 1;
+      if (left > 0) inFlight.set(target, left);
+      else inFlight.delete(target);
+    };
   };
 
-  const faults: Plugin = (proxyServer) => {
-    proxyServer.on('proxyReq', (proxyReq, req, res) => {
-      const state = stateOf(req);
-      state.proxyReq = proxyReq;
-      proxyReq.setTimeout(options.timeoutMs, () => {
-        state.timedOut = true;
-        proxyReq.destroy(new Error('upstream timeout'));
-      });
-      // A client that goes away takes its upstream request with it, instead of holding it until the timeout.
-      res.on('close', () => {
-        if (!res.writableFinished) proxyReq.destroy();
-      });
-      // The client's stream has already ended (its body was read whole): the body is sent from here, with its
-      // length (a chunked body is sent with the length it turned out to have), on a first try and on a retry.
-      if (state.body !== undefined) {
-        proxyReq.removeHeader('transfer-encoding');
-        proxyReq.setHeader('content-length', state.body.length);
-        proxyReq.end(state.body);
-      } else if (state.retrying) proxyReq.end();
-    });
-    proxyServer.on('proxyRes', (proxyRes, req, res) => {
-      // The upstream's connection management is not the client's: keep-alive with the client is decided here.
-      stripHopByHop(proxyRes.headers);
-      proxyRes.headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
-      proxyRes.once('end', () => {
-        const state = stateOf(req);
-        state.answered = true;
-        // The upstream answered before reading the whole body (a 400 or 401 at once): that upstream request can
-        // never complete, so it goes, and the rest of the client's body is drained by the edge (see `edge.ts`).
-        if (!req.complete) {
-          req.unpipe();
-          state.proxyReq?.destroy();
-        }
-      });
-    });
-    proxyServer.on('error', (err: NodeJS.ErrnoException, req, res) => {
-      const response = res as http.ServerResponse;
-      const state = stateOf(req);
-      if (state.answered) return;
-      if (state.timedOut) {
-        logger.warn('upstream timeout', { service, target: state.target, requestId: req.headers['x-request-id'] });
-        upstreamFaults.inc({ service, kind: 'timeout' });
-        sendEnvelope(response, GatewayFaults.timeout);
-        return;
-      }
-      if (err.code === 'ECONNREFUSED' && state.target) {
-        pool.markDown(state.target);
-        logger.warn('upstream refused', { service, target: state.target, requestId: req.headers['x-request-id'] });
-        // Every body is held whole by now, so any request can be sent again to another instance.
-        const next = !response.headersSent ? pool.pick(state.tried) : undefined;
-        if (next) {
-          state.retrying = true;
-          upstreamRetries.inc({ service });
-          void middleware(req, response, () => noUpstream(response));
+  /** The next instance in turn with room, skipping those tried; `full` when every one left is at capacity. */
+  const choose = (tried: ReadonlySet<string>): { target: string } | { full: boolean } => {
+    const skipped = new Set(tried);
+    let full = false;
+    for (;;) {
+      const target = pool.pick(skipped);
+      if (target === undefined) return { full };
+      if ((inFlight.get(target) ?? 0) < capacity) return { target };
+      full = true;
+      skipped.add(target);
+    }
+  };
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: UpstreamBody, tried: Set<string>): void => {
+    const requestId = req.headers['x-request-id'];
+    const choice = choose(tried);
+    if ('full' in choice) {
+      if (choice.full) {
+        upstreamFaults.inc({ service, kind: 'overloaded' });
+        if (!res.headersSent) res.setHeader('retry-after', RETRY_AFTER_SECONDS);
+        logger.warn('upstream queue full', { service, requestId });
+      } else upstreamFaults.inc({ service, kind: 'refused' });
+      // A streamed body nobody will read is the edge's to discard (drainUnread), within its bound.
+      if (isStreamed(body)) body.done();
+      sendEnvelope(res, GatewayFaults.unavailable);
+      return;
+    }
+    const { target } = choice;
+    tried.add(target);
+    const { protocol, hostname, port } = parsedTarget(target);
+    const headers: http.OutgoingHttpHeaders = { ...req.headers };
+    if (Buffer.isBuffer(body)) {
+      // Sent with the length it turned out to have (a chunked body too), on a first try and on a retry.
+      delete headers['transfer-encoding'];
+      headers['content-length'] = body.length;
+    }
+
+    // Exactly one outcome per attempt for the client: the upstream's answer, or the gateway's own envelope.
+    let settled = false;
+    // The upstream's answer is being passed on, until its last byte.
+    let passing = false;
+    let timer: NodeJS.Timeout | undefined;
+    const onError = (err: unknown) => {
+      logger.error('forwarding fault', { service, requestId, error: err instanceof Error ? err.stack : String(err) });
+      settled = true;
+      clearTimeout(timer);
+      proxyReq.destroy();
+      if (isStreamed(body)) stopStreaming();
+      if (res.headersSent) res.destroy();
+      else sendEnvelope(res, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
+    };
+    const on = <A extends unknown[]>(listener: (...args: A) => void) => guarded(onError, listener);
+
+    const proxyReq = http.request({ agent, protocol, hostname, port, method: req.method, path: req.url, headers, setHost: false });
+    // Counted until the upstream request is over (a destroyed one still waiting leaves the agent's queue only then).
+    proxyReq.once('close', on(hold(target)));
+
+    const answerTimeout = () => {
+      if (settled) return;
+      settled = true;
+      logger.warn('upstream timeout', { service, target, requestId });
+      upstreamFaults.inc({ service, kind: 'timeout' });
+      proxyReq.destroy();
+      if (isStreamed(body)) stopStreaming();
+      sendEnvelope(res, GatewayFaults.timeout);
+    };
+    const armResponseTimer = () => {
+      clearTimeout(timer);
+      timer = setTimeout(on(answerTimeout), options.timeoutMs);
+    };
+
+    proxyReq.on(
+      'response',
+      on((proxyRes: http.IncomingMessage) => {
+        clearTimeout(timer);
+        if (settled) {
+          proxyRes.resume();
           return;
         }
-        upstreamFaults.inc({ service, kind: 'refused' });
-        sendEnvelope(response, GatewayFaults.unavailable);
+        settled = true;
+        passing = true;
+        // The upstream's connection management is not the client's: keep-alive with the client is decided here,
+        // and so is the framing (Node frames what it sends: chunked for HTTP/1.1, to the close for HTTP/1.0).
+        stripHopByHop(proxyRes.headers);
+        delete proxyRes.headers['transfer-encoding'];
+        proxyRes.headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
+        res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage, proxyRes.headers);
+        proxyRes.on(
+          'error',
+          on(() => res.destroy()),
+        );
+        proxyRes.once(
+          'end',
+          on(() => {
+            passing = false;
+            // The upstream answered before reading the whole body (a 400 or 401 at once): that upstream request
+            // can never complete, so it goes, and the rest of the client's body is drained by the edge (`edge.ts`).
+            if (!req.complete) {
+              if (isStreamed(body)) stopStreaming();
+              proxyReq.destroy();
+            }
+          }),
+        );
+        proxyRes.pipe(res);
+      }),
+    );
+
+    proxyReq.on(
+      'error',
+      on((err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (settled) {
+          // Cut in the middle of the upstream's answer: the client cannot be told more than that. (After the
+          // gateway's own answer, or once the upstream's has ended, the fault is nobody's business.)
+          if (passing) res.destroy();
+          return;
+        }
+        settled = true;
+        if (isStreamed(body)) stopStreaming();
+        if (err.code === 'ECONNREFUSED') {
+          pool.markDown(target);
+          logger.warn('upstream refused', { service, target, requestId });
+          // A body held whole (or none) can be sent again to another instance; a streamed one is partly gone.
+          if (!isStreamed(body) && !res.headersSent && pool.pick(tried) !== undefined) {
+            upstreamRetries.inc({ service });
+            forward(req, res, body, tried);
+            return;
+          }
+          upstreamFaults.inc({ service, kind: 'refused' });
+          sendEnvelope(res, GatewayFaults.unavailable);
+          return;
+        }
+        logger.warn('upstream fault', { service, target, error: err.message, code: err.code, requestId });
+        upstreamFaults.inc({ service, kind: 'error' });
+        sendEnvelope(res, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
+      }),
+    );
+
+    // A client that goes away takes its upstream request with it, instead of holding it until the timeout.
+    res.once(
+      'close',
+      on(() => {
+        clearTimeout(timer);
+        if (!res.writableFinished) {
+          settled = true;
+          proxyReq.destroy();
+        }
+      }),
+    );
+
+    // The body. Whole or none: sent at once, and the upstream must start answering within the timeout of now
+    // (a wait for a connection included). Streamed: as it arrives, under its own total deadline; the upstream's
+    // timeout starts once the last byte has been handed on.
+    let stopStreaming = () => undefined as void;
+    if (!isStreamed(body)) {
+      armResponseTimer();
+      proxyReq.end(body);
+      return;
+    }
+    let size = 0;
+    let ended = false;
+    const streamed = body;
+    const onData = on((chunk: Buffer) => {
+      size += chunk.length;
+      if (size > streamed.limit) {
+        refuse(GatewayFaults.tooLarge);
         return;
       }
-      logger.warn('upstream fault', { service, target: state.target, error: err.message, code: err.code, requestId: req.headers['x-request-id'] });
-      upstreamFaults.inc({ service, kind: 'error' });
-      sendEnvelope(response, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
+      if (!proxyReq.write(chunk)) req.pause();
     });
+    const onDrain = on(() => req.resume());
+    const onEnd = on(() => {
+      ended = true;
+      stopStreaming();
+      if (!settled) {
+        proxyReq.end();
+        armResponseTimer();
+      }
+    });
+    const onClose = on(() => {
+      // Before `end`, the client went away (its answer goes with it: see `res` close above).
+      if (!ended) stopStreaming();
+    });
+    let streaming = true;
+    stopStreaming = () => {
+      if (!streaming) return;
+      streaming = false;
+      clearTimeout(deadline);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      proxyReq.off('drain', onDrain);
+      streamed.done();
+    };
+    const refuse = (fault: Fault) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stopStreaming();
+      proxyReq.destroy();
+      streamed.refuse(fault);
+    };
+    const deadline = setTimeout(
+      on(() => refuse(GatewayFaults.bodyTimeout)),
+      streamed.deadlineMs,
+    );
+    streamed.start();
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+    proxyReq.on('drain', onDrain);
   };
 
-  const middleware = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
-    router: (req) => {
-      const state = stateOf(req);
-      const target = pool.pick(state.tried);
-      if (!target) throw new Error(`no upstream left for ${service}`);
-      state.tried.add(target);
-      state.target = target;
-      return parsedTarget(target);
-    },
-    agent,
-    // The request target is already the canonical origin form (`canonicalTarget`): forwarded as it is, rather
-    // than run through the legacy `url.parse` again for every request (http-proxy does that unless `toProxy`).
-    toProxy: true,
-    xfwd: false,
-    changeOrigin: false,
-    ejectPlugins: true,
-    plugins: [faults],
-  });
-  return (req, res, body) => {
-    if (body !== undefined) stateOf(req).body = body;
-    void middleware(req, res, () => noUpstream(res));
-  };
+  return (req, res, body) => forward(req, res, body, new Set());
 }

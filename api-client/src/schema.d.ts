@@ -37,7 +37,7 @@ export interface paths {
     put?: never;
     /**
      * 로그인
-     * @description Sets the refresh-token cookie. Five wrong passwords lock the account for 15 minutes (429 C0004 with `Retry-After`).
+     * @description Sets the refresh-token cookie. The login id may come as the former field `email` when `userName` is absent (deprecated: the answer then carries `Deprecation` and `Sunset`; both fields at once is C0002). Five wrong passwords lock the account for 15 minutes (429 C0004 with `Retry-After`).
      *
      *     인증 없음: 누구나 호출할 수 있다.
      */
@@ -1122,6 +1122,112 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/houses/map': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 지도 영역 안의 빈집 (목록과 같은 필터와 가격 범위, 최신 수정순, 좌표 포함)
+     * @description 영역(south, west, north, east)은 WGS84 도 단위이며 한국 밖은 비어 있습니다.
+     *
+     *     인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.
+     */
+    get: operations['listHousesInBox'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/houses/near': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 한 지점에서 반경 안의 빈집 (가까운 순, 거리 포함)
+     * @description 인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.
+     */
+    get: operations['listHousesNear'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/houses/clusters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 지도 영역의 빈집 묶음 (격자 칸마다 개수와 평균 위치)
+     * @description zoom은 웹 지도의 확대 수준입니다: 6이면 전국이 약 30칸, 한 단계마다 칸의 변이 절반이 됩니다 (4~16, 넓은 영역은 더 굵게).
+     *
+     *     인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.
+     */
+    get: operations['listHouseClusters'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/houses/regions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 시도와 시군구별 공개 빈집 수
+     * @description 옛 이름(강원도, 전라북도)의 매물은 지금 이름으로 셉니다. 매물이 바뀔 때까지 기억해 둔 답입니다.
+     *
+     *     인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.
+     */
+    get: operations['countHousesByRegion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/houses/{houseId}/nearby': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 이 매물과 가까운 공개 빈집 (최대 4개, 충분하면 같은 거래 유형)
+     * @description 인증 선택: 토큰 없이도 답하고, 보낸 토큰은 검사한다 (잘못된 토큰은 401). 로그인 회원에게는 회원별 값이 더해진다.
+     */
+    get: operations['listHousesNearby'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/houses/{houseId}': {
     parameters: {
       query?: never;
@@ -1722,6 +1828,11 @@ export interface components {
     };
     HouseListItem: {
       houseId: number;
+      /**
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음
+       * @enum {string}
+       */
+      houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE';
       /** @description SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음) */
       rentalType: string;
       city: string;
@@ -1829,6 +1940,11 @@ export interface components {
     };
     HouseAgentItem: {
       houseId: number;
+      /**
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음
+       * @enum {string}
+       */
+      houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE';
       /** @description SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음) */
       rentalType: string;
       city: string;
@@ -1841,6 +1957,11 @@ export interface components {
     };
     HouseListingDetail: {
       houseId: number;
+      /**
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음
+       * @enum {string}
+       */
+      houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE';
       /** @description SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음) */
       rentalType: string;
       city: string;
@@ -1854,6 +1975,8 @@ export interface components {
       price: number;
       monthlyPrice: number;
       agentName: string | null;
+      /** @description 중개사 상세 설명 (일반 텍스트); 없으면 없음 */
+      agentDetail?: string;
       title: string;
       code: string;
       imageUrls: string[];
@@ -1869,6 +1992,10 @@ export interface components {
       createdAt: string;
       isCompleted: boolean;
       isScraped: boolean;
+      /** @description 위도 (WGS84); 아직 모르면 null */
+      latitude: number | null;
+      /** @description 경도 (WGS84); 아직 모르면 null */
+      longitude: number | null;
     };
     /** @description 임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용 */
     HouseDraftBody: {
@@ -1891,7 +2018,10 @@ export interface components {
       purpose?: string | null;
       /** 층수 */
       floorNum?: number | string | '' | null;
-      /** 연락처 */
+      /**
+       * 연락처
+       * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+       */
       contact?: string | null;
       /** 준공 연도 */
       createdDate?: string | null;
@@ -1909,6 +2039,26 @@ export interface components {
       imageUrls?: string[] | null;
       /** 추천 태그 */
       recommendedTag?: ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
+      /**
+       * 위도
+       * @description 위도 (WGS84, 33~39); 경도와 함께 보내거나 둘 다 생략 (생략하면 서버가 주소로 찾음)
+       */
+      latitude?: number | string | '' | null;
+      /**
+       * 경도
+       * @description 경도 (WGS84, 124~132); 위도와 함께
+       */
+      longitude?: number | string | '' | null;
+      /**
+       * 매물 유형
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가 (선택; 빈 문자열이나 null은 없음)
+       */
+      houseType?: '' | ('LAND' | 'HOUSE' | 'FARM_HOUSE') | null;
+      /**
+       * 중개사 상세 설명
+       * @description 중개사 상세 설명, 일반 텍스트 255자 이하 (선택)
+       */
+      agentDetail?: string | null;
     };
     /** @description 저장 (tmpYn false): 모든 필수 항목 검사 */
     HouseSavedBody: {
@@ -1925,22 +2075,28 @@ export interface components {
       /** 지역 */
       city: string;
       /** 상세 주소 */
-      detail: string;
+      detail?: string | null;
       /** 우편번호 */
       zipCode: string;
       /** 크기 */
       size: string;
       /** 용도 */
-      purpose: string;
+      purpose?: string | null;
       /**
        * 층수
        * @description 층수; null이나 빈 문자열은 0으로 저장
        */
       floorNum: number | string | '' | null;
-      /** 연락처 */
+      /**
+       * 연락처
+       * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+       */
       contact: string;
-      /** 준공 연도 */
-      createdDate: string;
+      /**
+       * 준공 연도
+       * @description 준공 연도 YYYY (선택; 빈 문자열이나 null은 없음)
+       */
+      createdDate?: string | null;
       /** 가격 */
       price: number | string;
       /** 월세 */
@@ -1958,7 +2114,119 @@ export interface components {
       imageUrls: string[];
       /** 추천 태그 */
       recommendedTag?: ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
+      /**
+       * 위도
+       * @description 위도 (WGS84, 33~39); 경도와 함께 보내거나 둘 다 생략 (생략하면 서버가 주소로 찾음)
+       */
+      latitude?: number | string | '' | null;
+      /**
+       * 경도
+       * @description 경도 (WGS84, 124~132); 위도와 함께
+       */
+      longitude?: number | string | '' | null;
+      /**
+       * 매물 유형
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가 (선택; 빈 문자열이나 null은 없음)
+       */
+      houseType?: '' | ('LAND' | 'HOUSE' | 'FARM_HOUSE') | null;
+      /**
+       * 중개사 상세 설명
+       * @description 중개사 상세 설명, 일반 텍스트 255자 이하 (선택)
+       */
+      agentDetail?: string | null;
     };
+    HouseMapPage: {
+      content: components['schemas']['HouseMapItem'][];
+      last: boolean;
+      size: number;
+      number: number;
+      sort: components['schemas']['SortInfo'];
+      first: boolean;
+      numberOfElements: number;
+      empty: boolean;
+      totalElements: number;
+      totalPages: number;
+    };
+    HouseMapItem: {
+      houseId: number;
+      /**
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음
+       * @enum {string}
+       */
+      houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE';
+      /** @description SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음) */
+      rentalType: string;
+      city: string;
+      price: number;
+      monthlyPrice: number;
+      nickName: string;
+      createdAt: string;
+      isCompleted: boolean;
+      imageUrl: string | null;
+      title: string;
+      /** @description 추천 태그: WANT_TO_INTERIOR_FOR_THE_FIRST_TIME, WANT_TO_READY_HOUSE, HAVE_CHILDREN, WANT_TO_LOOK_A_GOOD_VIEW, WANT_TO_FARM */
+      recommendedTag: string[];
+      recommendedTagName: (
+        '처음부터 인테리어 하고 싶어요.' | '어느 정도 준비된 집이 좋아요.' | '아이와 함께 살아요.' | '경치가 좋은 집을 원해요.' | '농사 짓기를 원해요.'
+      )[];
+      latitude: number;
+      longitude: number;
+    };
+    HouseNearPage: {
+      content: components['schemas']['HouseNearItem'][];
+      last: boolean;
+      size: number;
+      number: number;
+      sort: components['schemas']['SortInfo'];
+      first: boolean;
+      numberOfElements: number;
+      empty: boolean;
+      totalElements: number;
+      totalPages: number;
+    };
+    HouseNearItem: {
+      houseId: number;
+      /**
+       * @description LAND 토지, HOUSE 주택, FARM_HOUSE 농가; 유형이 없는 매물에는 없음
+       * @enum {string}
+       */
+      houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE';
+      /** @description SALE, JEONSE, MONTHLYRENT (임시저장은 빈 문자열일 수 있음) */
+      rentalType: string;
+      city: string;
+      price: number;
+      monthlyPrice: number;
+      nickName: string;
+      createdAt: string;
+      isCompleted: boolean;
+      imageUrl: string | null;
+      title: string;
+      /** @description 추천 태그: WANT_TO_INTERIOR_FOR_THE_FIRST_TIME, WANT_TO_READY_HOUSE, HAVE_CHILDREN, WANT_TO_LOOK_A_GOOD_VIEW, WANT_TO_FARM */
+      recommendedTag: string[];
+      recommendedTagName: (
+        '처음부터 인테리어 하고 싶어요.' | '어느 정도 준비된 집이 좋아요.' | '아이와 함께 살아요.' | '경치가 좋은 집을 원해요.' | '농사 짓기를 원해요.'
+      )[];
+      latitude: number;
+      longitude: number;
+      /** @description 기준점에서의 거리 (km, 미터 단위로 반올림) */
+      distanceKm: number;
+    };
+    HouseClusters: {
+      /** @description 칸에 있는 매물의 평균 위도 */
+      latitude: number;
+      /** @description 칸에 있는 매물의 평균 경도 */
+      longitude: number;
+      count: number;
+    }[];
+    HouseRegionCounts: {
+      province: string;
+      count: number;
+      counties: {
+        county: string;
+        count: number;
+      }[];
+    }[];
+    HouseNearbyList: components['schemas']['HouseNearItem'][];
     NotificationInbox: {
       nextId: number | null;
       notifications: {
@@ -2125,7 +2393,10 @@ export interface operations {
           password: string;
           /** 닉네임 */
           nick_name: string;
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num: string;
           /**
            * 연령대
@@ -2313,7 +2584,13 @@ export interface operations {
          */
         'application/json': {
           /** 아이디 */
-          userName: string;
+          userName?: string;
+          /**
+           * 이메일
+           * @deprecated
+           * @description 아이디의 예전 이름 (원래 백오피스): userName이 없을 때만 아이디로 읽음. 둘 다 보내면 C0002. 응답에 Deprecation/Sunset 헤더
+           */
+          email?: string;
           /** 비밀번호 */
           password: string;
         };
@@ -2325,6 +2602,10 @@ export interface operations {
         headers: {
           /** @description `RefreshToken=<opaque>; Path=/; Max-Age=604800; Secure; HttpOnly; SameSite=None` (the new refresh token) */
           'Set-Cookie'?: string;
+          /** @description Only when the login id came as the former field `email`: `@1795737600` (RFC 9745) */
+          Deprecation?: string;
+          /** @description Only when the login id came as `email`: `Thu, 27 May 2027 00:00:00 GMT` (RFC 8594), when `email` stops being read */
+          Sunset?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2800,7 +3081,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num: string;
         };
       };
@@ -2976,7 +3260,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num: string;
           /** 인증번호 */
           code: string;
@@ -4203,7 +4490,10 @@ export interface operations {
           nick_name?: string | null;
           /** 새 비밀번호 */
           new_password?: string | null;
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num?: string | null;
         };
       };
@@ -4955,7 +5245,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num: string;
         };
       };
@@ -5363,7 +5656,10 @@ export interface operations {
           password: string;
           /** 닉네임 */
           nick_name: string;
-          /** 전화번호 */
+          /**
+           * 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           phone_num: string;
           /**
            * 연령대
@@ -5382,7 +5678,10 @@ export interface operations {
           company_name: string;
           /** 대표자 이름 */
           agent_name: string;
-          /** 사무소 전화번호 */
+          /**
+           * 사무소 전화번호
+           * @description 숫자만; 하이픈이나 공백으로 나눈 숫자도 허용 (010-1234-5678 → 01012345678)
+           */
           company_phone_num: string;
           /** 중개보조원 이름 */
           assistant_name?: string | null;
@@ -10437,7 +10736,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-25T02:14:09.273+09:00",
+           *             "createdAt": "2026-11-27T20:11:39.383+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "스크랩할 집",
@@ -10953,7 +11252,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-25T02:14:09.381+09:00",
+           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "승인 기다리는 집",
@@ -11326,7 +11625,7 @@ export interface operations {
            *             "authorId": 720002,
            *             "nickName": "계약회원",
            *             "reportCount": 1,
-           *             "lastReportedAt": "2026-11-25T02:14:09.414+09:00",
+           *             "lastReportedAt": "2026-11-27T20:11:46.678+09:00",
            *             "status": "OPEN",
            *             "reports": [
            *               {
@@ -11334,7 +11633,7 @@ export interface operations {
            *                 "reportTypeName": "스팸게시글/광고",
            *                 "reportReason": "광고",
            *                 "reporterNickName": "계약구경꾼",
-           *                 "createdAt": "2026-11-25T02:14:09.414+09:00"
+           *                 "createdAt": "2026-11-27T20:11:46.678+09:00"
            *               }
            *             ]
            *           },
@@ -11344,7 +11643,7 @@ export interface operations {
            *             "authorId": 720001,
            *             "nickName": "계약중개",
            *             "reportCount": 1,
-           *             "lastReportedAt": "2026-11-25T02:14:09.342+09:00",
+           *             "lastReportedAt": "2026-11-27T20:11:41.897+09:00",
            *             "status": "OPEN",
            *             "reports": [
            *               {
@@ -11352,7 +11651,7 @@ export interface operations {
            *                 "reportTypeName": "허위매물",
            *                 "reportReason": "없는 집",
            *                 "reporterNickName": "계약구경꾼",
-           *                 "createdAt": "2026-11-25T02:14:09.342+09:00"
+           *                 "createdAt": "2026-11-27T20:11:41.897+09:00"
            *               }
            *             ]
            *           }
@@ -11888,7 +12187,7 @@ export interface operations {
            *             "price": 0,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-25T02:14:09.113+09:00",
+           *             "createdAt": "2026-11-27T20:11:28.324+09:00",
            *             "isCompleted": false,
            *             "imageUrl": null,
            *             "title": "쓰는 중",
@@ -12413,9 +12712,11 @@ export interface operations {
            *         ],
            *         "nickName": "계약중개",
            *         "userType": "AGENT",
-           *         "createdAt": "2026-11-25T02:14:08.003+09:00",
+           *         "createdAt": "2026-11-27T20:10:32.604+09:00",
            *         "isCompleted": false,
-           *         "isScraped": false
+           *         "isScraped": false,
+           *         "latitude": 36.54393,
+           *         "longitude": 128.744166
            *       }
            *     }
            */
@@ -12903,7 +13204,6 @@ export interface operations {
   listHouses: {
     parameters: {
       query?: {
-        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
         /**
          * @description 지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부
          * @example 경상
@@ -12911,10 +13211,17 @@ export interface operations {
         city?: string;
         /** @description 제목 또는 작성자 닉네임의 일부 */
         search?: string;
+        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+        dealState?: 'ONGOING' | 'COMPLETED';
+        /** @description 매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값 */
+        houseType?: ('LAND' | 'HOUSE' | 'FARM_HOUSE')[] | null;
         /** @description 반복하거나 쉼표로 여러 값 */
         recommendedTag?:
           ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
-        dealState?: 'ONGOING' | 'COMPLETED';
+        /** @description 가격 하한 (포함) */
+        minPrice?: number;
+        /** @description 가격 상한 (포함) */
+        maxPrice?: number;
         /** @description 페이지 번호, 0부터 시작 (첫 페이지는 0) */
         page?: number;
         /**
@@ -12948,7 +13255,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-25T02:14:08.003+09:00",
+           *             "createdAt": "2026-11-27T20:10:32.604+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "하회마을 고택",
@@ -13273,6 +13580,974 @@ export interface operations {
       };
     };
   };
+  listHousesInBox: {
+    parameters: {
+      query: {
+        /**
+         * @description 상자의 남쪽 위도 (WGS84)
+         * @example 36
+         */
+        south: number;
+        /**
+         * @description 상자의 서쪽 경도
+         * @example 128
+         */
+        west: number;
+        /**
+         * @description 상자의 북쪽 위도 (south 이상)
+         * @example 37
+         */
+        north: number;
+        /**
+         * @description 상자의 동쪽 경도 (west 이상)
+         * @example 129
+         */
+        east: number;
+        /** @example SALE */
+        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+        dealState?: 'ONGOING' | 'COMPLETED';
+        /** @description 매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값 */
+        houseType?: ('LAND' | 'HOUSE' | 'FARM_HOUSE')[] | null;
+        /** @description 반복하거나 쉼표로 여러 값 */
+        recommendedTag?:
+          ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
+        /** @description 가격 하한 (포함) */
+        minPrice?: number;
+        /**
+         * @description 가격 상한 (포함)
+         * @example 10000
+         */
+        maxPrice?: number;
+        /**
+         * @description 페이지 번호, 0부터 시작 (첫 페이지는 0)
+         * @example 0
+         */
+        page?: number;
+        /**
+         * @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음)
+         * @example 10
+         */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "content": [
+           *           {
+           *             "houseId": 6,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 도산면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약중개",
+           *             "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "주소로 찾을 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.59448,
+           *             "longitude": 128.742337
+           *           },
+           *           {
+           *             "houseId": 5,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 풍천면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약중개",
+           *             "createdAt": "2026-11-27T20:11:50.324+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "좌표를 준 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.5391,
+           *             "longitude": 128.5183
+           *           },
+           *           {
+           *             "houseId": 4,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 풍천면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약회원",
+           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "승인 기다리는 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.54393,
+           *             "longitude": 128.744166
+           *           }
+           *         ],
+           *         "last": true,
+           *         "size": 10,
+           *         "number": 0,
+           *         "sort": {
+           *           "empty": false,
+           *           "unsorted": false,
+           *           "sorted": true
+           *         },
+           *         "first": true,
+           *         "numberOfElements": 3,
+           *         "empty": false,
+           *         "totalElements": 3,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['HouseMapPage'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listHousesNear: {
+    parameters: {
+      query: {
+        /**
+         * @description 중심 위도 (33~39)
+         * @example 36.5391
+         */
+        latitude: number;
+        /**
+         * @description 중심 경도 (124~132)
+         * @example 128.5183
+         */
+        longitude: number;
+        /**
+         * @description 반경 km (0 초과 200 이하)
+         * @example 30
+         */
+        radiusKm: number;
+        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+        dealState?: 'ONGOING' | 'COMPLETED';
+        /** @description 매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값 */
+        houseType?: ('LAND' | 'HOUSE' | 'FARM_HOUSE')[] | null;
+        /** @description 반복하거나 쉼표로 여러 값 */
+        recommendedTag?:
+          ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
+        /** @description 가격 하한 (포함) */
+        minPrice?: number;
+        /** @description 가격 상한 (포함) */
+        maxPrice?: number;
+        /**
+         * @description 페이지 번호, 0부터 시작 (첫 페이지는 0)
+         * @example 0
+         */
+        page?: number;
+        /**
+         * @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음)
+         * @example 10
+         */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "content": [
+           *           {
+           *             "houseId": 5,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 풍천면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약중개",
+           *             "createdAt": "2026-11-27T20:11:50.324+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "좌표를 준 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.5391,
+           *             "longitude": 128.5183,
+           *             "distanceKm": 0
+           *           },
+           *           {
+           *             "houseId": 4,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 풍천면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약회원",
+           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "승인 기다리는 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.54393,
+           *             "longitude": 128.744166,
+           *             "distanceKm": 20.185
+           *           },
+           *           {
+           *             "houseId": 6,
+           *             "rentalType": "SALE",
+           *             "city": "경상북도 안동시 도산면",
+           *             "price": 9000,
+           *             "monthlyPrice": 0,
+           *             "nickName": "계약중개",
+           *             "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *             "isCompleted": false,
+           *             "imageUrl": "https://img.example.com/andong.jpg",
+           *             "title": "주소로 찾을 집",
+           *             "recommendedTag": [
+           *               "WANT_TO_LOOK_A_GOOD_VIEW"
+           *             ],
+           *             "recommendedTagName": [
+           *               "경치가 좋은 집을 원해요."
+           *             ],
+           *             "latitude": 36.59448,
+           *             "longitude": 128.742337,
+           *             "distanceKm": 20.934
+           *           }
+           *         ],
+           *         "last": true,
+           *         "size": 10,
+           *         "number": 0,
+           *         "sort": {
+           *           "empty": false,
+           *           "unsorted": false,
+           *           "sorted": true
+           *         },
+           *         "first": true,
+           *         "numberOfElements": 3,
+           *         "empty": false,
+           *         "totalElements": 3,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['HouseNearPage'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listHouseClusters: {
+    parameters: {
+      query: {
+        /**
+         * @description 상자의 남쪽 위도 (WGS84)
+         * @example 33
+         */
+        south: number;
+        /**
+         * @description 상자의 서쪽 경도
+         * @example 124
+         */
+        west: number;
+        /**
+         * @description 상자의 북쪽 위도 (south 이상)
+         * @example 39
+         */
+        north: number;
+        /**
+         * @description 상자의 동쪽 경도 (west 이상)
+         * @example 132
+         */
+        east: number;
+        /**
+         * @description 웹 지도의 확대 수준: 6이면 전국, 한 단계마다 칸의 변이 절반
+         * @example 7
+         */
+        zoom?: number;
+        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+        dealState?: 'ONGOING' | 'COMPLETED';
+        /** @description 매물 유형 LAND, HOUSE, FARM_HOUSE: 반복하거나 쉼표로 여러 값 */
+        houseType?: ('LAND' | 'HOUSE' | 'FARM_HOUSE')[] | null;
+        /** @description 반복하거나 쉼표로 여러 값 */
+        recommendedTag?:
+          ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;
+        /** @description 가격 하한 (포함) */
+        minPrice?: number;
+        /** @description 가격 상한 (포함) */
+        maxPrice?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "latitude": 36.59448,
+           *           "longitude": 128.742337,
+           *           "count": 1
+           *         },
+           *         {
+           *           "latitude": 36.54393,
+           *           "longitude": 128.744166,
+           *           "count": 1
+           *         },
+           *         {
+           *           "latitude": 36.5391,
+           *           "longitude": 128.5183,
+           *           "count": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['HouseClusters'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  countHousesByRegion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "province": "경상북도",
+           *           "count": 3,
+           *           "counties": [
+           *             {
+           *               "county": "안동시",
+           *               "count": 3
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['HouseRegionCounts'];
+          };
+        };
+      };
+      /** @description J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listHousesNearby: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 5 */
+        houseId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "houseId": 4,
+           *           "rentalType": "SALE",
+           *           "city": "경상북도 안동시 풍천면",
+           *           "price": 9000,
+           *           "monthlyPrice": 0,
+           *           "nickName": "계약회원",
+           *           "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *           "isCompleted": false,
+           *           "imageUrl": "https://img.example.com/andong.jpg",
+           *           "title": "승인 기다리는 집",
+           *           "recommendedTag": [
+           *             "WANT_TO_LOOK_A_GOOD_VIEW"
+           *           ],
+           *           "recommendedTagName": [
+           *             "경치가 좋은 집을 원해요."
+           *           ],
+           *           "latitude": 36.54393,
+           *           "longitude": 128.744166,
+           *           "distanceKm": 20.185
+           *         },
+           *         {
+           *           "houseId": 6,
+           *           "rentalType": "SALE",
+           *           "city": "경상북도 안동시 도산면",
+           *           "price": 9000,
+           *           "monthlyPrice": 0,
+           *           "nickName": "계약중개",
+           *           "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *           "isCompleted": false,
+           *           "imageUrl": "https://img.example.com/andong.jpg",
+           *           "title": "주소로 찾을 집",
+           *           "recommendedTag": [
+           *             "WANT_TO_LOOK_A_GOOD_VIEW"
+           *           ],
+           *           "recommendedTagName": [
+           *             "경치가 좋은 집을 원해요."
+           *           ],
+           *           "latitude": 36.59448,
+           *           "longitude": 128.742337,
+           *           "distanceKm": 20.934
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['HouseNearbyList'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0001: 존재하지 않는 리소스 요청입니다. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
   getHouse: {
     parameters: {
       query?: never;
@@ -13323,9 +14598,11 @@ export interface operations {
            *         ],
            *         "nickName": "계약중개",
            *         "userType": "AGENT",
-           *         "createdAt": "2026-11-25T02:14:08.003+09:00",
+           *         "createdAt": "2026-11-27T20:10:32.604+09:00",
            *         "isCompleted": false,
-           *         "isScraped": false
+           *         "isScraped": false,
+           *         "latitude": 36.54393,
+           *         "longitude": 128.744166
            *       }
            *     }
            */

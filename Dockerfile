@@ -44,7 +44,7 @@ COPY --from=build /app/services/records/package.json services/records/
 COPY --from=build /app/services/notifications/package.json services/notifications/
 COPY --from=build /app/api-client/package.json api-client/
 COPY --from=build /app/admin-console/package.json admin-console/
-RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --omit=dev --no-audit --no-fund -w "services/${SERVICE}" -w shared \
+RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --omit=dev --prefer-offline --no-audit --no-fund -w "services/${SERVICE}" -w shared \
     && rm -rf services/*/package.json.tmp
 COPY --from=build /app/shared/dist shared/dist
 COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist

@@ -498,6 +498,14 @@ export async function containersDown(s: ContainersSettings, options: { volumes?:
   // Whatever compose did not know of (a container of a failed `up`, another set of compose files).
   const left = await projectContainers(s.project);
   if (left.length > 0) await podman(['rm', '-f', '-t', '30', ...left.map((c) => c.name)]);
+  // And its network (and volumes) when compose stopped early: a failed `up` left them behind once.
+  const label = `label=com.docker.compose.project=${s.project}`;
+  const networks = (await podman(['network', 'ls', '-q', '--filter', label])).stdout.split('\n').filter(Boolean);
+  if (networks.length > 0) await podman(['network', 'rm', '-f', ...networks]);
+  if (options.volumes) {
+    const volumes = (await podman(['volume', 'ls', '-q', '--filter', label])).stdout.split('\n').filter(Boolean);
+    if (volumes.length > 0) await podman(['volume', 'rm', '-f', ...volumes]);
+  }
   stopHealthchecks(s);
   const remaining = await projectContainers(s.project);
   if (remaining.length > 0) throw new ContainersError(`containers left: ${remaining.map((c) => c.name).join(', ')}`);

@@ -202,5 +202,8 @@ describeWithTools('containers:up with a bad setting', ['podman', 'docker-compose
       rmSync(dataDir, { recursive: true, force: true });
     }
     expect(await projectContainers(settings.project)).toEqual([]);
+    const label = `label=com.docker.compose.project=${settings.project}`;
+    expect((await run('podman', ['network', 'ls', '-q', '--filter', label])).stdout.trim()).toBe('');
+    expect((await run('podman', ['volume', 'ls', '-q', '--filter', label])).stdout.trim()).toBe('');
   });
 });

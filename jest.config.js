@@ -23,4 +23,6 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 30_000,
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  // The container tests (test/containers: podman, image builds) run on their own: `npm run test:containers`.
+  testPathIgnorePatterns: process.env.CONTAINER_TESTS === '1' ? ['/node_modules/'] : ['/node_modules/', '<rootDir>/test/containers/'],
 };

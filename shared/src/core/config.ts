@@ -10,7 +10,8 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
-  throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  // One line, naming every bad setting: what a container's or a supervisor's log shows as the reason it stopped.
+  throw new Error(`Invalid configuration: ${problems.join('; ')}`);
 }
 
 const ceilingCount = (fallback: number) => z.coerce.number().int().min(0).max(1_000_000).default(fallback);

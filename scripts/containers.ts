@@ -1,0 +1,35 @@
+/**
+ * `npm run containers:up` / `npm run containers:down`: the whole system in containers on podman, from the
+ * project's docker-compose.yml (docs/containers.md). Takes the settings `npm start` takes (PORT, DATA_DIR,
+ * ADMIN_BOOTSTRAP, TRUST_PROXY, VERIFICATION_CODE_DIGITS, CEILING_*, RATE_LIMIT_*, …) from the environment.
+ *   npm run containers:up [-- --build]        builds what is missing (--build: every image again), starts, waits for /ready
+ *   npm run containers:down [-- --volumes]    removes the containers and the network (--volumes: the store's data too)
+ */
+import { generateDevKeyPair } from '../shared/src/core/auth';
+import { ContainersError, containersDown, containersSettings, containersUp } from './lib/containers';
+import { devDataDir, loadOrCreateDevKeys } from './lib/system';
+
+async function main(): Promise<void> {
+  const [command, ...flags] = process.argv.slice(2);
+  const log = (line: string) => console.log(`[containers] ${line}`);
+  const dataDir = devDataDir();
+  const settings = containersSettings(process.env, loadOrCreateDevKeys(dataDir, generateDevKeyPair), dataDir, log);
+  if (command === 'up') {
+    const started = Date.now();
+    const { url } = await containersUp(settings, { rebuild: flags.includes('--build') });
+    log(`ready after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    log(`gateway: ${url}  (GET ${url}/ready)`);
+    log(`SMS and e-mail codes (local senders) are written to ${dataDir}/outbox/messages.jsonl`);
+    log('stop with: npm run containers:down');
+  } else if (command === 'down') {
+    await containersDown(settings, { volumes: flags.includes('--volumes') });
+    log(`project ${settings.project} removed`);
+  } else {
+    throw new ContainersError('usage: tsx scripts/containers.ts up [--build] | down [--volumes]');
+  }
+}
+
+main().catch((err: Error) => {
+  console.error(err instanceof ContainersError ? `[containers] ${err.message}` : `[containers] failed: ${err.stack ?? err.message}`);
+  process.exit(1);
+});

@@ -116,6 +116,16 @@ test('a member drafts a listing (임시저장), then saves it (등록): stored w
   expect(mine.count).toMatchObject({ all: 1, applying: 1 });
 });
 
+test('a draft saved before a main photo is chosen (imageUrls [""], as onPost builds it) is stored without the blank; a save with it is C0002', async () => {
+  const body = tradeForm({ tmpYn: true, title: '사진 고르기 전', imageUrls: [''], code: '<p>쓰는 중</p>' });
+  const draftId = await e2e.ok<number>('POST', '/api/v1/houses', { token: memberToken, body });
+  expect(await e2e.ok<Loose>('GET', `/api/v1/houses/${draftId}`, { token: memberToken })).toMatchObject({ tmpYn: true, imageUrls: [] });
+  const refused = await e2e.api('PUT', `/api/v1/houses/${draftId}`, { token: memberToken, body: { ...body, tmpYn: false } });
+  expect(refused.status).toBe(400);
+  expect(refused.body).toMatchObject({ code: 'C0002', message: '이미지 주소 값이 올바르지 않습니다.' });
+  await e2e.ok('DELETE', `/api/v1/houses/${draftId}`, { token: memberToken });
+});
+
 test('an agent saves a 농가 listing with its description: public at once, under its tab only, with the description in the detail', async () => {
   const houseId = await e2e.ok<number>('POST', '/api/v1/houses', {
     token: agentToken,

@@ -135,6 +135,32 @@ test('a draft takes the new fields and a typed contact, stored digits-only; a me
   expect((await api(h).detail(draft.body.data as number, member)).body.data).toMatchObject({ tmpYn: false, houseType: 'FARM_HOUSE', contact: '01023456789' });
 });
 
+test('a draft saved before a main photo is chosen (imageUrls [""], as 5ed793e sends it) is stored without blanks; a save with a blank is still C0002', async () => {
+  const draft = await api(h)
+    .create(member, { ...farmForm({ imageUrls: [''] }), tmpYn: true })
+    .expect(200);
+  expect((await h.models.houses.findById(draft.body.data).lean().exec())?.imageUrls).toEqual([]);
+  await api(h)
+    .update(member, draft.body.data as number, { ...farmForm({ imageUrls: ['', '  ', 'https://img.example.com/a.jpg'] }), tmpYn: true })
+    .expect(200);
+  expect((await h.models.houses.findById(draft.body.data).lean().exec())?.imageUrls).toEqual(['https://img.example.com/a.jpg']);
+  const before = await h.models.houses.countDocuments().exec();
+  expectError(await api(h).create(member, farmForm({ imageUrls: [''] })), 400, 'C0002', '이미지 주소 값이 올바르지 않습니다.');
+  expectError(
+    await api(h).update(member, draft.body.data as number, farmForm({ imageUrls: ['https://img.example.com/a.jpg', ' '] })),
+    400,
+    'C0002',
+    '이미지 주소 값이 올바르지 않습니다.',
+  );
+  expectError(
+    await api(h).create(member, { ...farmForm({ imageUrls: ['javascript:alert(1)'] }), tmpYn: true }),
+    400,
+    'C0002',
+    '이미지 주소 값이 올바르지 않습니다.',
+  );
+  expect(await h.models.houses.countDocuments().exec()).toBe(before);
+});
+
 test.each<[string, Record<string, unknown>, string]>([
   ['houseType', { houseType: 'VILLA' }, '매물 유형 값이 올바르지 않습니다.'],
   ['houseType', { houseType: 1 }, '매물 유형 값이 올바르지 않습니다.'],

@@ -115,6 +115,17 @@ const agentDetail = typedText(MAX_AGENT_DETAIL)
   .nullish()
   .meta({ description: `중개사 상세 설명, 일반 텍스트 ${MAX_AGENT_DETAIL}자 이하 (선택)` });
 
+/**
+ * A draft's pictures: blank entries ("" or only spaces) are dropped before the URL check, so the newest web
+ * client's draft saved before a main photo is chosen (`imageUrls: [""]`) is stored without them. Saves stay strict.
+ */
+const draftImageUrls = z
+  .preprocess(
+    (value) => (Array.isArray(value) ? (value as unknown[]).filter((item) => !(typeof item === 'string' && item.trim() === '')) : value),
+    z.array(httpUrl(MAX_URL)).max(MAX_IMAGES).nullish(),
+  )
+  .meta({ description: '이미지 주소 (절대 http(s) URL); 임시저장에서는 빈 문자열 항목을 빼고 저장' });
+
 export const draftListingBody = z
   .strictObject({
     tmpYn: z.literal(true),
@@ -132,7 +143,7 @@ export const draftListingBody = z
     agentName: draftText(50),
     title: draftText(100),
     code: draftText(MAX_DRAFT_CODE_LENGTH),
-    imageUrls: z.array(httpUrl(MAX_URL)).max(MAX_IMAGES).nullish(),
+    imageUrls: draftImageUrls,
     recommendedTag: z.array(z.enum(RecommendedTags)).max(10).nullish(),
     ...bodyPoint,
     houseType,

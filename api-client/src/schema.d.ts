@@ -2035,7 +2035,10 @@ export interface components {
       title?: string | null;
       /** 본문 */
       code?: string | null;
-      /** 이미지 주소 */
+      /**
+       * 이미지 주소
+       * @description 이미지 주소 (절대 http(s) URL); 임시저장에서는 빈 문자열 항목을 빼고 저장
+       */
       imageUrls?: string[] | null;
       /** 추천 태그 */
       recommendedTag?: ('WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM')[] | null;

@@ -44,7 +44,7 @@ if (values.from !== undefined) {
   }
   emit(`JWT_PRIVATE_KEY="${oneLine(privateKey)}"`);
   // The first key pair of a deployment also gets the revocation feed's shared secret (docker-compose.yml).
-  if (values.keep === undefined) emit(`REVOCATION_FEED_TOKEN=${randomBytes(24).toString('base64url')}`);
+  if (values.keep === undefined) emit(`REVOCATION_FEED_TOKEN="${randomBytes(24).toString('base64url')}"`);
 }
 
 if (values.out) {

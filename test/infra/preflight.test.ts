@@ -82,7 +82,11 @@ describe('npm run keys writes clean .env lines', () => {
       expect(run.status).toBe(0);
       const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
       expect(lines.every((line) => dotenvLine.test(line))).toBe(true);
-      expect(lines.filter((line) => !line.startsWith('#')).map((line) => line.split('=')[0])).toEqual(['JWT_PUBLIC_KEY', 'JWT_PRIVATE_KEY']);
+      expect(lines.filter((line) => !line.startsWith('#')).map((line) => line.split('=')[0])).toEqual([
+        'JWT_PUBLIC_KEY',
+        'JWT_PRIVATE_KEY',
+        'REVOCATION_FEED_TOKEN',
+      ]);
       expect(statSync(file).mode & 0o777).toBe(0o600);
     } finally {
       rmSync(dir, { recursive: true, force: true });

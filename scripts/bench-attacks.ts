@@ -10,13 +10,20 @@
  * 2. cache flood: one member posts a large board (50,000 Korean characters), then anonymous reads of it with
  *    `?utm=<i>` (`--reads`, 6,000; 32 at once).
  * 3. large pictures: two members upload 50-megapixel JPEGs to community, `--uploads` (32) at once.
+ *
+ * `--soak <seconds>` runs the soak instead: the gateway and all five services, seeded through the API (50 posts
+ * by ten members, 50 listings by an agent, comments so members have notifications), then for the given seconds a
+ * steady `--rate` (120) reads/s (house list, house details, board list, board details, a member's notifications,
+ * in equal parts) and `--writes` (5) writes/s (posts, comments, loves toggled) by ten members, paced (open loop:
+ * a request starts on its tick whether or not earlier ones have answered; at most 512 in flight, the rest
+ * counted as not sent). Per process: RSS before, peak, at the end, after `--idle` seconds, against the limit.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { signAccessToken } from '../shared/src';
 import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
-import { REPO_ROOT, startSystem, type ProcessHandle } from './lib/system';
+import { REPO_ROOT, SERVICES, startSystem, type ProcessHandle } from './lib/system';
 
 /** The memory limit of a component's manifest, in MiB. */
 function manifestLimitMiB(component: string): number {
@@ -82,7 +89,197 @@ async function fiftyMegapixels(seed: number): Promise<Buffer> {
     .toBuffer();
 }
 
+/** A listing as an agent writes it. */
+const listingBody = (i: number) => ({
+  rentalType: ['SALE', 'JEONSE', 'MONTHLYRENT'][i % 3],
+  city: ['서울특별시 종로구', '경기도 양평군', '강원특별자치도 평창군'][i % 3],
+  detail: `마을길 ${i}`,
+  zipCode: '57330',
+  size: String(60 + (i % 90)),
+  purpose: '주거용',
+  floorNum: null,
+  contact: '01055556666',
+  createdDate: String(1970 + (i % 50)),
+  price: 3000 + (i % 40) * 250,
+  monthlyPrice: i % 3 === 2 ? 30 : 0,
+  agentName: '벤치중개',
+  title: `볕 좋은 시골집 ${i}호`,
+  code: '<p>마당이 넓고 볕이 잘 드는 집입니다. 마을 회관과 버스 정류장이 가깝습니다.</p>'.repeat(3),
+  imageUrls: [`https://img.example.com/house-${i}.jpg`],
+  tmpYn: false,
+  recommendedTag: ['WANT_TO_FARM'],
+});
+
+/** The soak: the whole system under a steady read and write load for `seconds`. */
+async function soak(seconds: number): Promise<void> {
+  const rate = arg('rate', 120);
+  const writeRate = arg('writes', 5);
+  const idleSeconds = arg('idle', 15);
+  const maxInFlight = 512;
+  const stores = await startBenchStores('benchsoak', SERVICES);
+  const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
+  try {
+    const running = await startSystem({
+      mongoUri: mongo.uri,
+      natsUrl: nats.uri,
+      publicKey: keys.publicKey,
+      privateKey: keys.privateKey,
+      dbPrefix,
+      natsPrefix,
+      // The per-member write ceiling off: ten members write 5/s in all for minutes; the soak measures memory.
+      env: { LOG_LEVEL: 'error', CEILING_MEMBER_WRITES: '0' },
+      restartBackoffMs: [500],
+    });
+    stores.stopSystem = () => running.stop();
+    const handles: Record<string, ProcessHandle> = { gateway: running.gateway };
+    for (const service of SERVICES) {
+      const handle = running.services[service]?.[0];
+      if (!handle) throw new Error(`${service} must run`);
+      handles[service] = handle;
+    }
+    const limits = Object.fromEntries(Object.keys(handles).map((name) => [name, manifestLimitMiB(name)]));
+    const rssNow = () => Object.fromEntries(Object.entries(handles).map(([name, h]) => [name, rssMiB(h.child.pid ?? 0)]));
+    const token = (userId: number, userType: 'NONE' | 'AGENT' = 'NONE') =>
+      `Bearer ${signAccessToken({ userId, userName: `soak${userId}`, userType, authority: 'USER' }, keys.privateKey)}`;
+    const members = Array.from({ length: 10 }, (_, i) => token(920_000 + i));
+    const agent = token(920_100, 'AGENT');
+    const send = async (method: string, target: string, auth?: string, body?: unknown): Promise<{ status: number; data?: unknown; text: string }> => {
+      const headers: Record<string, string> = {};
+      if (auth) headers.authorization = auth;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${running.url}${target}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      let data: unknown;
+      try {
+        data = (JSON.parse(text) as { data?: unknown }).data;
+      } catch {
+        data = undefined;
+      }
+      return { status: res.status, data, text: text.slice(0, 300) };
+    };
+    const postBody = (i: number) => ({
+      title: `시골 생활 이야기 ${i}`,
+      code: '<p>마당이 넓고 볕이 잘 드는 집입니다. 뒷산 산책로가 이어집니다.</p>'.repeat(2),
+      category: 'DAILY',
+      prefixCategory: 'DEFAULT',
+      fixed: false,
+      imageUrls: [],
+    });
+
+    // Seed through the API.
+    const boardIds = (await pool(50, 4, async (i) => (await send('POST', '/api/v1/boards', members[i % 10], postBody(i))).data)).filter(
+      (id): id is number => typeof id === 'number',
+    );
+    const houseIds = (
+      await pool(50, 4, async (i) => {
+        const answer = await send('POST', '/api/v1/houses', agent, listingBody(i));
+        if (typeof answer.data !== 'number' && i === 0) console.log(`listing refused: ${answer.status} ${answer.text}`);
+        return answer.data;
+      })
+    ).filter((id): id is number => typeof id === 'number');
+    await pool(50, 4, (i) => send('POST', '/api/v1/comments', members[(i + 3) % 10], { boardId: boardIds[i % boardIds.length], content: '잘 읽었습니다.' }));
+    if (boardIds.length < 10 || houseIds.length < 10) throw new Error(`seeding failed: ${boardIds.length} posts, ${houseIds.length} listings`);
+    console.log(`seeded ${boardIds.length} posts, ${houseIds.length} listings, 50 comments; soak ${seconds} s at ${rate} reads/s + ${writeRate} writes/s`);
+    await sleep(5_000);
+
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+    const reads = [
+      () => send('GET', `/api/v1/houses?page=${Math.floor(Math.random() * 3)}&size=8`),
+      () => send('GET', `/api/v1/houses/${pick(houseIds)}`),
+      () => send('GET', `/api/v1/boards?prefix=DEFAULT&order=RECENT&page=${Math.floor(Math.random() * 3)}`),
+      () => send('GET', `/api/v1/boards/${pick(boardIds)}`),
+      () => send('GET', '/api/v1/notifications?read=', pick(members)),
+    ];
+    const loved = new Set<string>();
+    let written = 0;
+    const write = () => {
+      const n = written++;
+      const member = n % 10;
+      switch (n % 3) {
+        case 0:
+          return send('POST', '/api/v1/boards', members[member], postBody(1_000 + n));
+        case 1:
+          return send('POST', '/api/v1/comments', members[member], { boardId: pick(boardIds), content: '좋은 정보 감사합니다.' });
+        default: {
+          const boardId = pick(boardIds);
+          const key = `${member}:${boardId}`;
+          const on = !loved.has(key);
+          if (on) loved.add(key);
+          else loved.delete(key);
+          return send(on ? 'PUT' : 'DELETE', `/api/v1/loves/${boardId}`, members[member]);
+        }
+      }
+    };
+
+    const statuses = { reads: {} as Record<string, number>, writes: {} as Record<string, number> };
+    const latencies = { reads: [] as number[], writes: [] as number[] };
+    let inFlight = 0;
+    const fire = (kind: 'reads' | 'writes', request: () => Promise<{ status: number }>) => {
+      const count = (key: string) => (statuses[kind][key] = (statuses[kind][key] ?? 0) + 1);
+      if (inFlight >= maxInFlight) return count('not sent');
+      inFlight++;
+      const started = Date.now();
+      request()
+        .then((r) => {
+          count(String(r.status));
+          latencies[kind].push(Date.now() - started);
+        })
+        .catch(() => count('error'))
+        .finally(() => inFlight--);
+    };
+    const pace = (perSecond: number, tick: () => void) => {
+      const start = Date.now();
+      let sent = 0;
+      const timer = setInterval(() => {
+        const due = Math.floor(((Date.now() - start) * perSecond) / 1_000);
+        for (; sent < due; sent++) tick();
+      }, 5);
+      return () => clearInterval(timer);
+    };
+
+    const before = rssNow();
+    const watch = sampler(handles);
+    const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const loadBefore = loadAverage();
+    let readNo = 0;
+    const stopReads = pace(rate, () => fire('reads', reads[readNo++ % reads.length]));
+    const stopWrites = pace(writeRate, () => fire('writes', write));
+    const progress = setInterval(() => console.log(`  ${JSON.stringify(rssNow())} in flight ${inFlight}`), 30_000);
+    await sleep(seconds * 1_000);
+    stopReads();
+    stopWrites();
+    clearInterval(progress);
+    for (let waited = 0; inFlight > 0 && waited < 30_000; waited += 100) await sleep(100);
+    const atEnd = rssNow();
+    const loadAfter = loadAverage();
+    await sleep(idleSeconds * 1_000);
+    const peaks = watch.stop();
+    const afterIdle = rssNow();
+
+    const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+    console.log(`\nsoak ${seconds} s: load average ${loadBefore} before, ${loadAfter} at the end`);
+    console.log(`  reads  (${total(statuses.reads)}, ${(total(statuses.reads) / seconds).toFixed(1)}/s): ${JSON.stringify(statuses.reads)}`);
+    console.log(`  writes (${total(statuses.writes)}, ${(total(statuses.writes) / seconds).toFixed(1)}/s): ${JSON.stringify(statuses.writes)}`);
+    for (const kind of ['reads', 'writes'] as const) {
+      const sorted = latencies[kind].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+      console.log(`  ${kind} answered in p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${sorted.at(-1) ?? 0} ms`);
+    }
+    console.log(`  still in flight after 30 s: ${inFlight}`);
+    for (const name of Object.keys(handles)) {
+      const verdict = peaks[name] < limits[name] ? 'under' : 'OVER';
+      console.log(
+        `  ${name.padEnd(14)} RSS before ${before[name]} MiB, peak ${peaks[name]} MiB, end ${atEnd[name]} MiB, after ${idleSeconds} s idle ${afterIdle[name]} MiB; limit ${limits[name]} MiB (${verdict}); restarts ${handles[name].restarts}`,
+      );
+    }
+  } finally {
+    await stores.cleanUp();
+  }
+}
+
 async function main(): Promise<void> {
+  const soakSeconds = arg('soak', 0);
+  if (soakSeconds > 0) return soak(soakSeconds);
   const truncated = arg('truncated', 40);
   const reads = arg('reads', 6_000);
   const uploads = arg('uploads', 32);

@@ -24,6 +24,7 @@ import sharp from 'sharp';
 import { signAccessToken } from '../shared/src';
 import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
 import { REPO_ROOT, SERVICES, startSystem, type ProcessHandle } from './lib/system';
+import { listingBody } from './lib/bench-listing';
 
 /** The memory limit of a component's manifest, in MiB. */
 function manifestLimitMiB(component: string): number {
@@ -88,27 +89,6 @@ async function fiftyMegapixels(seed: number): Promise<Buffer> {
     .jpeg({ quality: 80 })
     .toBuffer();
 }
-
-/** A listing as an agent writes it. */
-const listingBody = (i: number) => ({
-  rentalType: ['SALE', 'JEONSE', 'MONTHLYRENT'][i % 3],
-  city: ['서울특별시 종로구', '경기도 양평군', '강원특별자치도 평창군'][i % 3],
-  detail: `마을길 ${i}`,
-  zipCode: '57330',
-  size: String(60 + (i % 90)),
-  purpose: '주거용',
-  floorNum: null,
-  contact: '01055556666',
-  createdDate: String(1970 + (i % 50)),
-  price: 3000 + (i % 40) * 250,
-  monthlyPrice: i % 3 === 2 ? 30 : 0,
-  agentName: '벤치중개',
-  title: `볕 좋은 시골집 ${i}호`,
-  code: '<p>마당이 넓고 볕이 잘 드는 집입니다. 마을 회관과 버스 정류장이 가깝습니다.</p>'.repeat(3),
-  imageUrls: [`https://img.example.com/house-${i}.jpg`],
-  tmpYn: false,
-  recommendedTag: ['WANT_TO_FARM'],
-});
 
 /** The soak: the whole system under a steady read and write load for `seconds`. */
 async function soak(seconds: number): Promise<void> {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 /** Real upstreams for the gateway's tests: HTTP servers on loopback, never mocks. */
 
@@ -28,9 +28,25 @@ export async function serveLocally(handler: http.RequestListener | http.Server):
   };
 }
 
-/** The URL of a loopback port nobody listens on (connections to it are refused). */
+/**
+ * The URL of a loopback port nobody listens on (connections to it are refused).
+ *
+ * A port that was free a moment ago is not enough: with jest's workers binding port 0 all the time, another suite
+ * could take it (and a test server that never answers turns "refused" into a 10 s timeout, as CI once saw). Port 1
+ * is below the ephemeral range, so no `listen(0)` and no outgoing connection ever lands on it; the check proves
+ * nothing else on the machine does.
+ */
 export async function refusedUrl(): Promise<string> {
-  const { url, close } = await serveLocally(() => undefined);
-  await close();
-  return url;
+  const port = 1;
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      reject(new Error(`something listens on 127.0.0.1:${port}; the refused-connection tests need it free`));
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNREFUSED' ? resolve() : reject(err),
+    );
+  });
+  return `http://127.0.0.1:${port}`;
 }

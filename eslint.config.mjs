@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import streams from './eslint-rules/streams.mjs';
 
 export default tseslint.config(
   {
@@ -56,6 +57,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Issue 34: every stream that can error has a listener, in every process (eslint-rules/streams.mjs;
+    // shared/test/lint-streams.test.ts checks that it fires).
+    files: ['services/*/src/**/*.ts', 'shared/src/**/*.ts'],
+    plugins: { binzip: streams },
+    rules: { 'binzip/no-bare-pipe': 'error' },
   },
   // The shared library's layers import only downward (core <- store <- bus <- runtime <- media), and the gateway,
   // which holds no store, imports only the core: docs/conventions.md, "shared/".

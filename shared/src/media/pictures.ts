@@ -79,7 +79,8 @@ function receiveOneFile(req: http.IncomingMessage, maxBytes: number): Promise<Bu
       if (settled) return;
       settled = true;
       chunks.length = 0;
-      req.unpipe(parser);
+      // The rest of the body is read and dropped (the data listener below hands nothing more to the parser), so
+      // the client reads the refusal's envelope instead of a reset.
       req.resume();
       reject(err);
     };
@@ -108,7 +109,20 @@ function receiveOneFile(req: http.IncomingMessage, maxBytes: number): Promise<Bu
     req.once('close', () => {
       if (!req.complete) fail(UploadRefusals.interrupted());
     });
-    req.pipe(parser);
+    // Handed to the parser by listeners of our own, not `req.pipe(parser)`, which listens for neither stream's
+    // errors (eslint-rules/streams.mjs), and not `pipeline`, which would destroy the request on the parser's first
+    // error: the client would get a reset where it should read the refusal.
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      if (!parser.write(chunk)) req.pause();
+    });
+    parser.on('drain', () => {
+      if (!settled) req.resume();
+    });
+    req.once('end', () => {
+      if (!settled) parser.end();
+    });
+    req.on('error', () => fail(UploadRefusals.interrupted()));
   });
 }
 

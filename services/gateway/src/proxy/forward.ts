@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { GatewayFaults, type Logger } from '@binzip/shared/core';
 import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
 import { sendEnvelope, type Fault } from '../edge';
@@ -215,10 +216,6 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
         delete proxyRes.headers['transfer-encoding'];
         proxyRes.headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
         res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage, proxyRes.headers);
-        proxyRes.on(
-          'error',
-          on(() => res.destroy()),
-        );
         proxyRes.once(
           'end',
           on(() => {
@@ -231,7 +228,9 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
             }
           }),
         );
-        proxyRes.pipe(res);
+        // `pipeline` listens for the errors of both streams (a bare pipe listens for neither: eslint-rules/streams.mjs):
+        // an upstream cut in the middle of its answer cuts the client's, and a client gone takes the upstream answer.
+        pipeline(proxyRes, res).catch(on(() => res.destroy()));
       }),
     );
 

@@ -7,11 +7,13 @@
  * it) and the gateway's RSS, idle and at its peak (sampled every 100 ms), against the memory limit of its
  * Kubernetes manifest (deploy/kubernetes/base/gateway.yaml). Asserts nothing.
  *
- *   1. 300 concurrent anonymous POSTs with a body to one slow instance (more than its 256 connections);
- *   2. 300 tiny requests with `Expect: 100-continue` from 20 addresses, then how long an ordinary request takes;
+ *   1. 300 concurrent anonymous POSTs with a body to a members' operation (answered 401 unread since the gateway
+ *      knows who may call what), then the same from a member, to one slow instance (more than its 256 connections);
+ *   2. 300 tiny members' requests with `Expect: 100-continue` from 20 addresses, then how long an ordinary request
+ *      takes;
  *   3. 32 slow anonymous 10 MB uploads from one address, then from four (128), each sending 1 MiB a second;
  *   4. 32 slow members' 10 MB uploads from one address (streamed to the service);
- *   5. 4 addresses x 32 slow 1 MiB anonymous JSON bodies (held at the gateway: its body budget);
+ *   5. 4 addresses x 32 slow 1 MiB members' JSON bodies (held at the gateway: its body budget);
  *   6. one member's 11 MB upload (the 413).
  *
  *   npm run bench:attacks:gateway -- [--gateway .cache/gateway-unfixed/main.js] [--delay 1500] [--seconds 8]
@@ -189,12 +191,27 @@ async function main(): Promise<void> {
       run: async (url) => summary(await Promise.all(Array.from({ length: 300 }, () => attempt(url, { path: '/api/v1/comments', body: Buffer.from('{}') })))),
     },
     {
-      name: '300 Expect: 100-continue, 20 addresses',
+      name: "300 concurrent members' POSTs",
+      run: async (url) =>
+        summary(
+          await Promise.all(
+            Array.from({ length: 300 }, () => attempt(url, { path: '/api/v1/comments', headers: { authorization: member }, body: Buffer.from('{}') })),
+          ),
+        ),
+    },
+    {
+      name: "300 members' Expect: 100-continue, 20 addresses",
       run: async (url) => {
         const before = upstreams.COMMUNITY.bodies();
         const outcomes = await Promise.all(
           Array.from({ length: 300 }, (_, i) =>
-            attempt(url, { path: '/api/v1/comments', body: Buffer.from(`{"i":${i}}`), expect: true, localAddress: `127.0.0.${100 + (i % 20)}` }),
+            attempt(url, {
+              path: '/api/v1/comments',
+              headers: { authorization: member },
+              body: Buffer.from(`{"i":${i}}`),
+              expect: true,
+              localAddress: `127.0.0.${100 + (i % 20)}`,
+            }),
           ),
         );
         const started = performance.now();
@@ -235,11 +252,13 @@ async function main(): Promise<void> {
         ),
     },
     {
-      name: '128 slow anonymous 1 MiB JSON bodies, 4 addresses',
+      name: "128 slow members' 1 MiB JSON bodies, 4 addresses",
       run: async (url) =>
         summary(
           await Promise.all(
-            Array.from({ length: 128 }, (_, i) => attempt(url, { path: '/api/v1/boards', slow: { total: MiB }, localAddress: `127.0.0.${30 + (i % 4)}` })),
+            Array.from({ length: 128 }, (_, i) =>
+              attempt(url, { path: '/api/v1/boards', headers: { authorization: member }, slow: { total: MiB }, localAddress: `127.0.0.${30 + (i % 4)}` }),
+            ),
           ),
         ),
     },

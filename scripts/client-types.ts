@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { GATEWAY_ACCESS_FILE, gatewayAccessSource } from './lib/gateway-access';
 import { CLIENT_PACKAGE_FILE, CLIENT_TYPES_FILE, clientDrift, clientTypesSource, REGENERATE_COMMAND } from './lib/client-types';
 import { API_INFO } from '../services/gateway/src/routes/api-docs';
 
@@ -23,10 +24,14 @@ async function main(): Promise<void> {
     return;
   }
   writeFileSync(CLIENT_TYPES_FILE, await clientTypesSource());
+  // The gateway's table of who may call what (it refuses an anonymous body to a members' operation unread).
+  writeFileSync(GATEWAY_ACCESS_FILE, await gatewayAccessSource());
   const manifest = readFileSync(CLIENT_PACKAGE_FILE, 'utf8');
   const versioned = manifest.replace(/("version":\s*")[^"]*(")/, `$1${API_INFO.version}$2`);
   if (versioned !== manifest) writeFileSync(CLIENT_PACKAGE_FILE, versioned);
-  console.log(`wrote ${path.relative(process.cwd(), CLIENT_TYPES_FILE)} (version ${API_INFO.version})`);
+  console.log(
+    `wrote ${path.relative(process.cwd(), CLIENT_TYPES_FILE)} (version ${API_INFO.version}) and ${path.relative(process.cwd(), GATEWAY_ACCESS_FILE)}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import prettier from 'prettier';
 import { API_INFO } from '../../services/gateway/src/routes/api-docs';
+import { GATEWAY_ACCESS_FILE, gatewayAccessSource } from './gateway-access';
 import { buildApiDocument } from './openapi';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -36,6 +37,13 @@ export async function clientDrift(typesFile = CLIENT_TYPES_FILE): Promise<string
     // missing: reported below like any other difference
   }
   if (committed !== (await clientTypesSource())) problems.push(`${path.relative(ROOT, typesFile)} differs from the API document`);
+  let declared = '';
+  try {
+    declared = readFileSync(GATEWAY_ACCESS_FILE, 'utf8');
+  } catch {
+    // missing: reported below
+  }
+  if (declared !== (await gatewayAccessSource())) problems.push(`${path.relative(ROOT, GATEWAY_ACCESS_FILE)} differs from the services' declared operations`);
   const versions = clientPackageVersion();
   if (versions.package !== versions.document) {
     problems.push(`api-client/package.json version ${versions.package} differs from the API document's info.version ${versions.document}`);

@@ -23,6 +23,7 @@ import {
 } from './edge';
 import { guarded } from './guard';
 import { BodyReader, hasBody, tooManyBodies } from './proxy/bodies';
+import { requiredAccess } from './proxy/access';
 import { canonicalTarget } from './proxy/paths';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './proxy/trust';
 import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './proxy/upstreams';
@@ -146,6 +147,11 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     // A picture upload is a member's (the services answer J0000 without a token): refused here, before a byte of
     // its body is read, so no anonymous client has the gateway hold or stream 10 MB (issue 34 item 5).
     if (upload && caller === null) throw new AppError('J0000');
+    // The same for every body: one sent without a token to an operation the services declare for members (or
+    // administrators) is answered as its service would answer it, J0000, before a byte of it is read, instead
+    // of being held (up to BODY_LIMIT_BYTES) and forwarded only to be refused. The edge drains what was sent,
+    // within its bound, so the client reads the 401, and a client that asked for 100-continue is never asked.
+    if (caller === null && hasBody(req) && requiredAccess(req.method, path) !== undefined) throw new AppError('J0000');
     const send = (body: UpstreamBody) => {
       prepareForwarding(req, trust);
       proxies[service](req, res, body);

@@ -205,11 +205,18 @@ describe('the gateway under attack (issue 34)', () => {
     gateway = await startGateway(upstreams);
     const community = upstreams.COMMUNITY;
     const before = community.started;
-    // The instance holds its answers until all 256 connections to it are busy, so the other 44 wait for one.
+    // The instance holds its answers until all 256 connections to it are busy, so the other 44 wait for one. A
+    // member's POSTs: anonymous ones (the audit's) no longer reach an instance at all (J0000 unread, tested below).
     community.hold = true;
     const pending = Promise.allSettled(
       Array.from({ length: 300 }, (_, i) =>
-        send(gateway!.url, { path: '/api/v1/comments', body: '{}', timeoutMs: 60_000, localAddress: `127.0.0.${100 + (i % 20)}` }),
+        send(gateway!.url, {
+          path: '/api/v1/comments',
+          headers: { authorization: member },
+          body: '{}',
+          timeoutMs: 60_000,
+          localAddress: `127.0.0.${100 + (i % 20)}`,
+        }),
       ),
     );
     await eventually(() => community.started - before >= 256, 45_000);
@@ -259,7 +266,13 @@ describe('the gateway under attack (issue 34)', () => {
 
   it('item 2: a body sent after Expect: 100-continue reaches the service, without the Expect header', async () => {
     gateway = await startGateway(upstreams);
-    const answer = await send(gateway.url, { path: '/api/v1/comments', body: '{"content":"계속"}', expect: true, timeoutMs: 5_000 });
+    const answer = await send(gateway.url, {
+      path: '/api/v1/comments',
+      headers: { authorization: member },
+      body: '{"content":"계속"}',
+      expect: true,
+      timeoutMs: 5_000,
+    });
     expect(answer.continued).toBe(true);
     expect(answer.status).toBe(200);
     const seen = upstreams.COMMUNITY.seen.at(-1);
@@ -282,7 +295,14 @@ describe('the gateway under attack (issue 34)', () => {
     const answers = await Promise.all(
       // From 20 addresses: one address may send only BODY_READS_PER_ADDRESS (32) bodies at once.
       Array.from({ length: 300 }, (_, i) =>
-        send(gateway!.url, { path: '/api/v1/comments', body: `{"i":${i}}`, expect: true, timeoutMs: 15_000, localAddress: `127.0.0.${100 + (i % 20)}` }),
+        send(gateway!.url, {
+          path: '/api/v1/comments',
+          headers: { authorization: member },
+          body: `{"i":${i}}`,
+          expect: true,
+          timeoutMs: 15_000,
+          localAddress: `127.0.0.${100 + (i % 20)}`,
+        }),
       ),
     );
     expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
@@ -341,6 +361,54 @@ describe('the gateway under attack (issue 34)', () => {
     expect(houses.started).toBe(before);
   });
 
+  it("a body is read only once the request is allowed: an anonymous body to a members' operation gets J0000 unread", async () => {
+    gateway = await startGateway(upstreams);
+    const community = upstreams.COMMUNITY;
+    const before = community.started;
+    // POST /api/v1/comments is declared for members. 512 KiB declared (under BODY_LIMIT_BYTES), 1 KiB sent: the
+    // answer must not wait for the rest (it used to wait for the whole body, then forward it to be refused).
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        `${gateway!.url}/api/v1/comments`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': 512 * 1024 } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.setTimeout(5_000, () => req.destroy(new Error('no answer before the body ended')));
+      req.write(`{"content":"${'a'.repeat(1_000)}`);
+    });
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'J0000', message: '권한 정보가 없는 토큰입니다.' });
+    // With Expect: 100-continue the client is never asked for the body.
+    const expecting = await send(gateway.url, { path: '/api/v1/comments', body: '{"content":"x"}', expect: true, timeoutMs: 5_000 });
+    expect(expecting.status).toBe(401);
+    expect(expecting.continued).toBe(false);
+    // Sent whole at once (a path spelled otherwise, chunked), five times: the 401 is read every time, never a reset.
+    for (let i = 0; i < 5; i++) {
+      const whole = await send(gateway.url, {
+        method: 'PUT',
+        path: '/API/v1/boards/12/',
+        headers: { 'transfer-encoding': 'chunked' },
+        body: JSON.stringify({ title: 't', content: 'c'.repeat(900_000) }),
+      });
+      expect(whole.status).toBe(401);
+      expect(envelopeOf(whole)).toEqual({ code: 'J0000', message: '권한 정보가 없는 토큰입니다.' });
+    }
+    expect(community.started).toBe(before);
+    // What anyone may send is read and forwarded as before (sign-in, a public operation), and so is a member's body.
+    expect((await send(gateway.url, { path: '/api/v1/users/sign-in', body: '{}' })).status).toBe(200);
+    expect((await send(gateway.url, { path: '/api/v1/comments', headers: { authorization: member }, body: '{"content":"x"}' })).status).toBe(200);
+    expect(community.started).toBe(before + 1);
+    expect(gateway.alive()).toBe(true);
+  });
+
   it("item 5: a member's upload is streamed: the service has its first bytes before the client sent its last", async () => {
     gateway = await startGateway(upstreams);
     const houses = upstreams.HOUSES;
@@ -390,7 +458,9 @@ describe('the gateway under attack (issue 34)', () => {
           }),
         );
         await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-        socket.write(`POST /api/v1/boards HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 500000\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/boards HTTP/1.1\r\nHost: gateway\r\nAuthorization: ${member}\r\nContent-Type: application/json\r\nContent-Length: 500000\r\n\r\n`,
+        );
         socket.write(Buffer.alloc(200_000, 0x20));
         await new Promise((resolve) => setTimeout(resolve, 300));
       }

@@ -109,7 +109,8 @@ describe('the gateway edge', () => {
       const body = Buffer.alloc(1_000_000, 'a');
       try {
         for (let round = 0; round < 5; round++) {
-          const post = await one(url, agent, 'POST', '/api/v1/boards', { 'content-type': 'text/plain', 'content-length': body.length }, body);
+          const headers = { authorization: `Bearer ${signAccessToken(claims, keys.privateKey)}`, 'content-type': 'text/plain', 'content-length': body.length };
+          const post = await one(url, agent, 'POST', '/api/v1/boards', headers, body);
           expect(post).toBe(400);
           // Without draining, this request waits on the same connection until the keep-alive timeout.
           expect(await one(url, agent, 'GET', '/api/v1/boards/category?name=INTRO')).toBe(200);

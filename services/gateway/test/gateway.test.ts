@@ -80,6 +80,8 @@ const keys = generateDevKeyPair();
 const otherKeys = generateDevKeyPair();
 const logger = createLogger('gateway-test', 'silent');
 const claims = { userId: 7, userName: 'tester', authority: 'USER' as const, userType: 'NONE' as const };
+/** A member's header: bodies to members' operations are read (and forwarded) only with one (issue 34). */
+const memberAuth = `Bearer ${signAccessToken(claims, keys.privateKey)}`;
 
 describe('gateway', () => {
   let accounts: Upstream;
@@ -156,7 +158,7 @@ describe('gateway', () => {
   it('forwards bodies byte for byte, even ones that are not valid JSON', async () => {
     const before = community.hits.length;
     const raw = '{"title": "제목", broken';
-    const res = await request(gateway()).post('/api/v1/boards').set('content-type', 'application/json').send(raw);
+    const res = await request(gateway()).post('/api/v1/boards').set('authorization', memberAuth).set('content-type', 'application/json').send(raw);
     expect(res.status).toBe(200);
     expect(community.hits[before]?.body).toBe(raw);
   });
@@ -233,6 +235,7 @@ describe('gateway', () => {
   it('answers 503 when every instance refuses, 504 when the upstream is silent past the timeout', async () => {
     const down = await request(gateway({ RECORDS_URLS: dead }))
       .post('/api/v1/record')
+      .set('authorization', memberAuth)
       .send({ title: 'x' });
     expect(down.status).toBe(503);
     expect(down.body.code).toBe('C0000');
@@ -339,7 +342,7 @@ describe('gateway', () => {
       const big = await send(url, {
         method: 'POST',
         path: '/api/v1/boards',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        headers: { authorization: memberAuth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
         body: 'x'.repeat(500),
       });
       expect(big.status).toBe(413);
@@ -349,7 +352,7 @@ describe('gateway', () => {
       const small = await send(url, {
         method: 'POST',
         path: '/api/v1/boards',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        headers: { authorization: memberAuth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
         body: '{"a":1}',
       });
       expect(small.status).toBe(200);

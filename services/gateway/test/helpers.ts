@@ -44,9 +44,7 @@ export async function refusedUrl(): Promise<string> {
       socket.destroy();
       reject(new Error(`something listens on 127.0.0.1:${port}; the refused-connection tests need it free`));
     });
-    socket.once('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'ECONNREFUSED' ? resolve() : reject(err),
-    );
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve() : reject(err)));
   });
   return `http://127.0.0.1:${port}`;
 }

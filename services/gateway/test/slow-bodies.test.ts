@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { createLogger, generateDevKeyPair } from '@binzip/shared';
+import { createLogger, generateDevKeyPair, signAccessToken } from '@binzip/shared';
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
 import { serveLocally, type LocalServer } from './helpers';
@@ -14,6 +14,8 @@ jest.setTimeout(60_000);
 
 const keys = generateDevKeyPair();
 const logger = createLogger('gateway-slow-bodies-test', 'silent');
+/** Every body here is a member's: one sent without a token to a members' operation is refused unread (issue 34). */
+const member = `Bearer ${signAccessToken({ userId: 7, userName: 'tester', authority: 'USER', userType: 'NONE' }, keys.privateKey)}`;
 const SERVICES = ['ACCOUNTS', 'COMMUNITY', 'HOUSES', 'RECORDS', 'NOTIFICATIONS'] as const;
 
 /** An upstream like a service: reads the whole body, then answers; counts the requests that reached it. */
@@ -34,7 +36,10 @@ async function startUpstream(): Promise<LocalServer & { started: () => number }>
 function slowBody(port: number, localAddress: string, path: string): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, () => resolve(socket));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: ${member}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        () => resolve(socket),
+      );
     });
     socket.on('error', reject);
     socket.on('data', () => undefined);
@@ -54,7 +59,7 @@ function answerOf(socket: net.Socket): Promise<string> {
 function timed(url: string, method: string, body?: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent: false, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+    const req = http.request(url, { method, agent: false, headers: body ? { authorization: member, 'content-type': 'application/json' } : {} }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
     });
@@ -181,7 +186,11 @@ describe('slow request bodies (issue 19 item 2)', () => {
         const data = await new Promise<{ length: string; body: string }>((resolve, reject) => {
           const req = http.request(
             `${url}/api/v1/boards`,
-            { method: 'POST', agent: false, headers: chunked ? {} : { 'content-length': Buffer.byteLength(text) } },
+            {
+              method: 'POST',
+              agent: false,
+              headers: chunked ? { authorization: member } : { authorization: member, 'content-length': Buffer.byteLength(text) },
+            },
             (res) => {
               let received = '';
               res.on('data', (chunk: Buffer) => (received += chunk.toString()));

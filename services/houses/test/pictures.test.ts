@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@binzip/shared';
 import request from 'supertest';
+import sharp from 'sharp';
 import { expectError, testEnv } from '../../../test/support';
 import { photoWithGps } from '../../../test/support/pictures';
 import { addAdmin, addMember, startServiceHarness } from '../../../test/support/service';
@@ -182,7 +183,7 @@ describe('what uploads may hold of the process (issue 34 item 6)', () => {
     }
   });
 
-  test('an upload that cannot be decoded within its wait is refused (429 C0004, Retry-After), never left to time out', async () => {
+  test('an upload that cannot be decoded within its wait is refused (503 C0000, Retry-After), never left to time out', async () => {
     const admin = await addAdmin(h.connection, 'bounds-admin-2');
     const app = instance({ MEDIA_MAX_PENDING_UPLOADS: 6, MEDIA_CONCURRENT_ENCODES: 1, MEDIA_ENCODE_WAIT_MS: 100 });
     const photos = await Promise.all([1, 2, 3].map((seed) => photoWithGps(2_400, 1_800, { noise: true, seed: 340 + seed })));
@@ -191,11 +192,38 @@ describe('what uploads may hold of the process (issue 34 item 6)', () => {
     );
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses[0]).toBe(200);
-    expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
-    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
-    for (const res of answers.filter((answer) => answer.status === 429)) {
-      expectError(res, 429, 'C0004');
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
+    for (const res of answers.filter((answer) => answer.status === 503)) {
+      expectError(res, 503, 'C0000', '서비스를 일시적으로 사용할 수 없습니다.');
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  test('an upload that could not be encoded before its answer is due does not wait for a slot: 503 at once, not a 504 later', async () => {
+    const admin = await addAdmin(h.connection, 'bounds-admin-3');
+    // A long slot wait, but answers due 1 s after the body: 15-megapixel pictures are expected to take longer
+    // than that (60 ms a megapixel to start with), so none may wait behind another; the one encoding may finish.
+    const app = instance({ MEDIA_MAX_PENDING_UPLOADS: 6, MEDIA_CONCURRENT_ENCODES: 1, MEDIA_ENCODE_WAIT_MS: 60_000, MEDIA_ANSWER_DEADLINE_MS: 1_000 });
+    const photos = await Promise.all(
+      [1, 2, 3].map((seed) =>
+        sharp({ create: { width: 5_000, height: 3_000, channels: 3, background: { r: 40 * seed, g: 90, b: 30 } } })
+          .jpeg()
+          .toBuffer(),
+      ),
+    );
+    const started = Date.now();
+    const answers = await Promise.all(
+      photos.map((photo) => request(app).post('/api/v1/houses/images').set('Authorization', admin.token).attach('image', photo, 'a.jpg')),
+    );
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(2);
+    for (const res of answers.filter((answer) => answer.status === 503)) {
+      expectError(res, 503, 'C0000', '서비스를 일시적으로 사용할 수 없습니다.');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // Nothing waited its 60 s: every answer came within the deadline's reach (generous for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { requestContext } from './context';
 import { errorEnvelope, sendOk } from './envelope';
-import { AppError, ErrorCodes, GatewayFaults, TooManyRequestsError } from './errors';
+import { AppError, ErrorCodes, GatewayFaults, ServiceBusyError, TooManyRequestsError } from './errors';
 import type { Logger } from './logger';
 import { InvalidFieldError } from './validation';
 
@@ -73,7 +73,7 @@ export type FaultClassifier = (err: unknown, logger: Logger) => { status: number
 export function errorHandler(logger: Logger, classifiers: readonly FaultClassifier[] = []): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) return next(err);
-    if (err instanceof TooManyRequestsError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof TooManyRequestsError || err instanceof ServiceBusyError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
     if (err instanceof InvalidFieldError) logger.info('request value refused', { field: err.field, answer: err.message });
     if (err instanceof AppError) {
       res.status(err.status).json(errorEnvelope(err.code, err.message));

@@ -84,6 +84,16 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/**
+ * 503 C0000 with the seconds after which a retry can succeed: the service cannot take this work on in time (its
+ * own capacity, not the client's traffic), said at once rather than left for the gateway to time out (issue 34).
+ */
+export class ServiceBusyError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('C0000', GatewayFaults.unavailable.message, GatewayFaults.unavailable.status);
+  }
+}
+
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }

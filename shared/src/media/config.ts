@@ -55,8 +55,17 @@ export const mediaConfigShape = {
   MEDIA_THUMBNAIL_SIDE: z.coerce.number().int().min(32).max(2048).default(480),
   /** Uploads decoded at once per process (bounds memory); more wait their turn, each at most `MEDIA_ENCODE_WAIT_MS`. */
   MEDIA_CONCURRENT_ENCODES: z.coerce.number().int().min(1).max(64).default(2),
-  /** The longest an upload waits for its turn to be decoded before it is refused (429 C0004 with Retry-After). */
+  /**
+   * The longest an upload waits for its turn to be decoded before it is refused (503 C0000 with Retry-After); less
+   * when its answer is due sooner (`MEDIA_ANSWER_DEADLINE_MS` less the encode's expected time).
+   */
   MEDIA_ENCODE_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /**
+   * The longest from an upload's last byte to its answer. The gateway starts its own timer (`UPSTREAM_TIMEOUT_MS`,
+   * 10 s) at the same moment, so this stays below it: an upload that cannot be encoded in this time is refused
+   * (503 C0000 with Retry-After) or stopped, and the gateway never answers 504 while the encode goes on (issue 34).
+   */
+  MEDIA_ANSWER_DEADLINE_MS: z.coerce.number().int().min(1_000).max(120_000).default(8_000),
   /**
    * Uploads one process holds at once, from their first byte to the answer (each up to `MEDIA_MAX_UPLOAD_BYTES`
    * in memory); more are refused before their body is read (429 C0004 with Retry-After).

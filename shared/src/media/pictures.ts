@@ -5,12 +5,12 @@ import type { Request, Response } from 'express';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isAdmin, type AuthClaims } from '../core/auth';
 import { Ceiling } from '../store/ceilings';
-import { AppError, GatewayFaults, TooManyRequestsError } from '../core/errors';
+import { AppError, GatewayFaults, ServiceBusyError, TooManyRequestsError } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { registerModel } from '../store/mongo';
 import type { MediaSettings } from './config';
 import sharp from 'sharp';
-import { encodePicture, EncodeNotStarted, encodeSlots, uploadAdmission } from './encode';
+import { EncodeAbandoned, EncodeCost, encodePicture, EncodeNotStarted, encodeSlots, pictureHeader, uploadAdmission } from './encode';
 import { IMMUTABLE_CACHE_CONTROL, pictureStoreFor, type PictureStore } from './store';
 
 /** What an upload answers: `imageUrl` goes into `imageUrls`; lists show `thumbnailUrl`. */
@@ -158,6 +158,9 @@ export function createPictures(deps: PicturesDeps): Pictures {
   const slot = encodeSlots({ limit: settings.MEDIA_CONCURRENT_ENCODES, maxWaitMs: settings.MEDIA_ENCODE_WAIT_MS });
   const admission = uploadAdmission(settings.MEDIA_MAX_PENDING_UPLOADS);
   const retryAfterSeconds = Math.max(1, Math.ceil(settings.MEDIA_ENCODE_WAIT_MS / 1_000));
+  // What an encode costs here, learned as pictures are encoded: whether one can still be done before its answer
+  // is due is judged from it.
+  const cost = new EncodeCost();
   const limits = { maxInputPixels: settings.MEDIA_MAX_INPUT_PIXELS, maxSide: settings.MEDIA_MAX_SIDE, thumbnailSide: settings.MEDIA_THUMBNAIL_SIDE };
 
   // Counted before the body is read: a member past the ceiling costs no decoding.
@@ -193,12 +196,30 @@ export function createPictures(deps: PicturesDeps): Pictures {
     let picture: Awaited<ReturnType<typeof encodePicture>>;
     try {
       const input = await receiveOneFile(req, settings.MEDIA_MAX_UPLOAD_BYTES);
-      picture = await slot(() => encodePicture(input, limits), clientGone.signal);
+      // The gateway's timer for the answer starts once it has handed on the body's last byte, about now: the
+      // answer is due before it runs out. An upload that cannot be encoded by then is refused before it starts
+      // (it waits for a slot only as long as leaves time for its expected encode), and one under way is stopped
+      // at the deadline or when its client goes: no 504 from the gateway while the picture is still encoded here.
+      const deadlineAt = Date.now() + settings.MEDIA_ANSWER_DEADLINE_MS;
+      const { pixels } = await pictureHeader(input, limits);
+      const spareMs = deadlineAt - Date.now() - cost.estimate(pixels);
+      picture = await slot(
+        async () => {
+          const started = Date.now();
+          const encoded = await encodePicture(input, limits, { deadlineAt, signal: clientGone.signal });
+          cost.observe(pixels, Date.now() - started);
+          return encoded;
+        },
+        clientGone.signal,
+        spareMs,
+      );
+      if (clientGone.signal.aborted) throw new EncodeAbandoned('gone');
     } catch (err) {
-      if (err instanceof EncodeNotStarted) {
-        if (err.reason === 'busy') throw new TooManyRequestsError(retryAfterSeconds);
-        throw UploadRefusals.interrupted();
+      if ((err instanceof EncodeNotStarted && err.reason === 'busy') || (err instanceof EncodeAbandoned && err.reason === 'late')) {
+        deps.logger.warn('picture refused: no time to encode it', { reason: err.message, msPerMegapixel: Math.round(cost.rate) });
+        throw new ServiceBusyError(retryAfterSeconds);
       }
+      if (err instanceof EncodeNotStarted || err instanceof EncodeAbandoned) throw UploadRefusals.interrupted();
       throw err;
     } finally {
       res?.off('close', onClose);

@@ -214,6 +214,8 @@ export interface SystemOptions {
   root?: string;
   /** Node flags of every process (see StartProcessOptions). */
   nodeArgs?: string[];
+  /** How long each process may take to answer /health (default 30 s; many processes on a busy machine take longer). */
+  readyTimeoutMs?: number;
 }
 
 export interface RunningSystem {
@@ -272,6 +274,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           log: options.log,
           root: options.root,
           nodeArgs: options.nodeArgs,
+          readyTimeoutMs: options.readyTimeoutMs,
         });
         started.push(handle);
         (byService[service] ??= []).push(handle);
@@ -304,6 +307,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         log: options.log,
         root: options.root,
         nodeArgs: options.nodeArgs,
+        readyTimeoutMs: options.readyTimeoutMs,
       });
       started.push(gateway);
       gateways.push(gateway);

@@ -31,6 +31,8 @@ export interface E2eOptions {
   /** Gateways (default 1) and whether each forwards to its own replica only (see SystemOptions). */
   gateways?: number;
   splitUpstreams?: boolean;
+  /** How long each process may take to start (see SystemOptions). */
+  readyTimeoutMs?: number;
   /** Extra environment for every process. */
   env?: NodeJS.ProcessEnv;
   /** A private NATS server (outage tests); the run's server when absent. */
@@ -257,6 +259,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
       instances: options.instances,
       gateways: options.gateways,
       splitUpstreams: options.splitUpstreams,
+      readyTimeoutMs: options.readyTimeoutMs,
       dbPrefix: `${stores.names.db}_`,
       natsPrefix: stores.names.natsPrefix,
       env: { ...options.env, DEV_OUTBOX_DIR: outboxDir },

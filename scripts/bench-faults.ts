@@ -9,8 +9,8 @@
  * - notifications lost or duplicated: each acknowledged comment must be in the board author's inbox exactly once;
  * - failed requests by kind, and whether they were in flight on the lost copy.
  *
- * The load client acts as the load balancer in front of the gateways would: a gateway that refuses or does not
- * answer within 3 s is left out for 5 s, and a request it failed is counted against it (in flight on the lost
+ * The load client acts as the load balancer in front of the gateways would: a gateway whose connection fails or
+ * that does not answer within 15 s is left out for 5 s, and a request it failed is counted against it (in flight on the lost
  * copy). The launcher restarts a killed service or gateway after 1 s, as Kubernetes would; a killed NATS node is
  * started again after `--freeze` seconds. Ports: services 7101-7115, gateways 7150-7151, NATS 4301-4303 (cluster
  * 6301-6303). Prints a Markdown table.
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
       }
       return turn++ % gateways.length;
     };
-    const reads = ['/api/v1/boards?prefix=DEFAULT', `/api/v1/comments/${boardId}`, `/api/v1/boards/${boardId}`, '/api/v1/houses', '/api/v1/record_category'];
+    const reads = ['/api/v1/boards?prefix=DEFAULT', `/api/v1/comments/${boardId}`, `/api/v1/boards/${boardId}`, '/api/v1/houses', '/api/v1/record/hot'];
     const worker = async (w: number) => {
       for (let i = 0; !stopLoad; i++) {
         const roll = (i * 7 + w * 13) % 20;
@@ -218,8 +218,9 @@ async function main(): Promise<void> {
       await fault();
       await sleep(settleSeconds * 1_000);
       phase.ended = Date.now();
-      const failed = phase.outcomes.filter((o) => !o.ok).length;
-      log(`${name}: ${phase.outcomes.length} requests, ${failed} failed, ${phase.acknowledged.length} writes acknowledged`);
+      const failed = phase.outcomes.filter((o) => !o.ok);
+      const seen = failed.map((o) => `${o.kind}:${o.status}@${o.gateway}`).join(' ');
+      log(`${name}: ${phase.outcomes.length} requests, ${failed.length} failed${seen ? ` (${seen})` : ''}, ${phase.acknowledged.length} writes acknowledged`);
     };
     const waitHealthy = async (handle: ProcessHandle) => {
       for (let i = 0; i < 120; i++) {

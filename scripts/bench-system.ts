@@ -31,8 +31,8 @@ function cpuMs(pid: number | undefined): number {
 
 async function measure(system: RunningSystem, instances: number, seconds: number, connections: number, storePid: number | undefined): Promise<void> {
   const detailIds = await fetch(`${system.url}/api/v1/houses?size=8`)
-    .then((r) => r.json() as Promise<{ data?: { content?: Array<{ id: number }> } }>)
-    .then((b) => (b.data?.content ?? []).map((h) => h.id))
+    .then((r) => r.json() as Promise<{ data?: { content?: Array<{ houseId: number }> } }>)
+    .then((b) => (b.data?.content ?? []).map((h) => h.houseId))
     .catch(() => [] as number[]);
   const paths = [
     '/api/v1/houses',
@@ -83,6 +83,8 @@ async function main(): Promise<void> {
         dbPrefix,
         natsPrefix,
         env: { LOG_LEVEL: 'error' },
+        // A busy machine may take longer than the default 30 s to start a process.
+        readyTimeoutMs: 120_000,
       });
       await measure(system, instances, seconds, connections, storePid);
       await system.stop();

@@ -15,7 +15,7 @@ import { startNatsCluster, type NatsCluster } from '../../scripts/lib/nats-clust
 import { bearer, eventually } from '../support';
 import { startE2eSystem, type E2eSystem, type NotificationItem } from '../support/e2e';
 
-jest.setTimeout(600_000);
+jest.setTimeout(900_000);
 
 const PASSWORD = 'Passw0rd!';
 const member = (n: number) => ({
@@ -87,7 +87,7 @@ beforeAll(async () => {
       for (const id of [WRITER, ...COMMENTERS]) await stores.publishUser({ id, nick_name: `댓글${id}`, version: 1 });
     },
   });
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   await e2e?.stop();

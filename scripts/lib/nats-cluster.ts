@@ -117,16 +117,3 @@ export async function startNatsCluster(options: {
     },
   };
 }
-
-/**
- * Waits until the cluster has a JetStream meta leader (streams with replicas cannot be made before), asking
- * every node's monitoring-free API through a caller's request function.
- */
-export async function waitForMetaLeader(ask: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await ask().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`the NATS cluster elected no JetStream leader within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

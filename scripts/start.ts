@@ -33,7 +33,10 @@ async function main(): Promise<void> {
   const services = SERVICES.filter((name) => existsSync(path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')));
   const missing = SERVICES.filter((name) => !services.includes(name));
   if (missing.length > 0) log(`not built, skipped: ${missing.join(', ')}`);
-  const housesInstances = Number(process.env.HOUSES_INSTANCES ?? 1);
+  // REPLICAS copies of every service and of the gateway (ports 7001+10i, 8080+i), HOUSES_INSTANCES of houses
+  // (issue 37; the container set-up gives each its own address instead).
+  const replicas = Math.max(1, Number(process.env.REPLICAS ?? 1));
+  const housesInstances = Number(process.env.HOUSES_INSTANCES ?? replicas);
 
   const stores = [nats, mongo];
   // Declared before stopAll: a failed start (or Ctrl-C during it) calls stopAll before startSystem returns, and
@@ -58,7 +61,8 @@ async function main(): Promise<void> {
     publicKey: keys.publicKey,
     privateKey: keys.privateKey,
     services: services,
-    instances: { houses: housesInstances },
+    instances: { ...Object.fromEntries(services.map((name) => [name, replicas])), houses: housesInstances },
+    gateways: replicas,
     ports: { ...DEFAULT_PORTS, gateway: Number(process.env.PORT ?? DEFAULT_PORTS.gateway) },
     env: { DEV_OUTBOX_DIR: process.env.DEV_OUTBOX_DIR ?? path.join(dataDir, 'outbox') },
     inheritOutput: true,
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
   log(`NATS: ${{ given: 'given by NATS_URL', found: 'found running', started: 'started nats-server' }[nats.how]} at ${nats.uri}`);
   log(`store: ${givenStore ? 'given by MONGODB_URI' : `started at ${mongo.uri} (data in ${path.join(dataDir, 'mongo')})`}`);
   log(`gateway:       ${system.url}  (GET ${system.url}/ready)`);
+  for (const gateway of system.gateways.slice(1)) log(`gateway:       ${gateway.url}`);
   log(`API reference: ${system.url}/docs`);
   log(`admin console: ${system.url}/admin  (first administrator: npm run admin:create, README)`);
   log('press Ctrl-C to stop');

@@ -191,6 +191,13 @@ export interface SystemOptions {
   services?: readonly ServiceName[];
   /** How many instances of each service (default 1). */
   instances?: Partial<Record<ServiceName, number>>;
+  /** How many gateways, each in front of every instance (default 1; issue 37's scaled-out test runs two). */
+  gateways?: number;
+  /**
+   * Gateway i forwards only to instance i (modulo each service's count) instead of to all of them: a test then
+   * knows which replica a request reached by the gateway it sent it through (issue 37's shared-state proofs).
+   */
+  splitUpstreams?: boolean;
   /** Fixed ports (npm start); free ports are picked when absent (tests). */
   ports?: Partial<Record<ServiceName | 'gateway', number>>;
   /** Suffix for database names and the NATS prefix (tests). */
@@ -207,10 +214,15 @@ export interface SystemOptions {
   root?: string;
   /** Node flags of every process (see StartProcessOptions). */
   nodeArgs?: string[];
+  /** How long each process may take to answer /health (default 30 s; many processes on a busy machine take longer). */
+  readyTimeoutMs?: number;
 }
 
 export interface RunningSystem {
+  /** The first gateway (on `ports.gateway` when fixed). */
   gateway: ProcessHandle;
+  /** Every gateway, the first one first. */
+  gateways: ProcessHandle[];
   services: Partial<Record<ServiceName, ProcessHandle[]>>;
   /** Gateway base URL, e.g. http://127.0.0.1:8080 */
   url: string;
@@ -262,6 +274,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
           log: options.log,
           root: options.root,
           nodeArgs: options.nodeArgs,
+          readyTimeoutMs: options.readyTimeoutMs,
         });
         started.push(handle);
         (byService[service] ??= []).push(handle);
@@ -273,20 +286,36 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       // A service not started still gets an address, so its routes answer 503 rather than 404.
       upstreams[`${service.toUpperCase()}_URLS`] = handles ? handles.map((h) => h.url).join(',') : `http://127.0.0.1:${DEFAULT_PORTS[service]}`;
     }
-    const gateway = await startProcess({
-      name: 'gateway',
-      service: 'gateway',
-      port: gatewayPort,
-      env: { ...common, ...upstreams },
-      inheritOutput: options.inheritOutput,
-      restartBackoffMs: options.restartBackoffMs,
-      log: options.log,
-      root: options.root,
-      nodeArgs: options.nodeArgs,
-    });
-    started.push(gateway);
+    const gateways: ProcessHandle[] = [];
+    const gatewayCount = Math.max(1, options.gateways ?? 1);
+    for (let i = 0; i < gatewayCount; i++) {
+      const own: NodeJS.ProcessEnv = { ...upstreams };
+      if (options.splitUpstreams) {
+        for (const service of SERVICES) {
+          const handles = byService[service];
+          if (handles) own[`${service.toUpperCase()}_URLS`] = handles[i % handles.length].url;
+        }
+      }
+      const port = i === 0 ? gatewayPort : options.ports?.gateway !== undefined ? options.ports.gateway + i : await freePort();
+      const gateway = await startProcess({
+        name: gatewayCount > 1 ? `gateway-${i + 1}` : 'gateway',
+        service: 'gateway',
+        port,
+        env: { ...common, ...own },
+        inheritOutput: options.inheritOutput,
+        restartBackoffMs: options.restartBackoffMs,
+        log: options.log,
+        root: options.root,
+        nodeArgs: options.nodeArgs,
+        readyTimeoutMs: options.readyTimeoutMs,
+      });
+      started.push(gateway);
+      gateways.push(gateway);
+    }
+    const gateway = gateways[0];
     return {
       gateway,
+      gateways,
       services: byService,
       url: gateway.url,
       stop: async () => {

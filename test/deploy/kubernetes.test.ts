@@ -136,23 +136,53 @@ describeWithTools('Kubernetes overlays', ['kubectl'], () => {
       ).toEqual(['gateway']);
     });
 
-    it(overlay === 'production' ? 'scales houses alone with an HPA, which owns its replica count' : 'has no autoscaler', () => {
-      const autoscalers = byKind('HorizontalPodAutoscaler');
-      if (overlay !== 'production') {
-        expect(autoscalers).toEqual([]);
-        return;
-      }
-      expect(autoscalers.map((hpa) => (hpa.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef)).toEqual([
-        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'houses' },
-      ]);
-      const hpa = autoscalers[0].spec as { minReplicas: number; maxReplicas: number; behavior?: { scaleDown?: { stabilizationWindowSeconds?: number } } };
-      expect(hpa.minReplicas).toBeGreaterThanOrEqual(2);
-      expect(hpa.maxReplicas).toBeGreaterThan(hpa.minReplicas);
-      expect(hpa.behavior?.scaleDown?.stabilizationWindowSeconds).toBeGreaterThan(0);
-      expect((deployments.get('houses')?.spec as { replicas?: number }).replicas).toBeUndefined();
-      for (const process of PROCESSES.filter((name) => name !== 'houses'))
-        expect([process, (deployments.get(process)?.spec as { replicas?: number }).replicas]).toEqual([process, 2]);
-    });
+    it(
+      overlay === 'production' ? "scales houses on CPU and notifications on its consumers' lag, each HPA owning its replica count" : 'has no autoscaler',
+      () => {
+        const autoscalers = byKind('HorizontalPodAutoscaler');
+        if (overlay !== 'production') {
+          expect(autoscalers).toEqual([]);
+          return;
+        }
+        const target = (name: string) => autoscalers.find((hpa) => (hpa.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === name);
+        expect(
+          autoscalers
+            .map((hpa) => (hpa.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef)
+            .sort((a, b) => a.name.localeCompare(b.name)),
+        ).toEqual([
+          { apiVersion: 'apps/v1', kind: 'Deployment', name: 'houses' },
+          { apiVersion: 'apps/v1', kind: 'Deployment', name: 'notifications' },
+        ]);
+        for (const name of ['houses', 'notifications'] as const) {
+          const hpa = target(name)!.spec as { minReplicas: number; maxReplicas: number; behavior?: { scaleDown?: { stabilizationWindowSeconds?: number } } };
+          expect(hpa.minReplicas).toBeGreaterThanOrEqual(2);
+          expect(hpa.maxReplicas).toBeGreaterThan(hpa.minReplicas);
+          expect(hpa.behavior?.scaleDown?.stabilizationWindowSeconds).toBeGreaterThan(0);
+          expect((deployments.get(name)?.spec as { replicas?: number }).replicas).toBeUndefined();
+        }
+        expect((target('houses')!.spec as { metrics: Array<{ type: string; resource?: { name: string } }> }).metrics).toEqual([
+          expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }),
+        ]);
+        // Notifications on the lag of each of its durable consumers, by the names the service gives them.
+        const lag = (
+          target('notifications')!.spec as {
+            metrics: Array<{ type: string; external?: { metric: { name: string; selector: { matchLabels: Record<string, string> } } } }>;
+          }
+        ).metrics;
+        expect(lag.map((m) => [m.type, m.external?.metric.name, m.external?.metric.selector.matchLabels.consumer_name])).toEqual([
+          ['External', 'jetstream_consumer_num_pending', 'notifications-board-comments'],
+          ['External', 'jetstream_consumer_num_pending', 'notifications-record-comments'],
+        ]);
+        const events = readFileSync(path.join(KUSTOMIZE_ROOT, '..', '..', 'services', 'notifications', 'src', 'events', 'index.ts'), 'utf8');
+        for (const durable of ['notifications-board-comments', 'notifications-record-comments']) expect(events).toContain(`durable: '${durable}'`);
+        const adapter = parseAllDocuments(readFileSync(path.join(KUSTOMIZE_ROOT, 'stores', 'prometheus-adapter-values.yaml'), 'utf8'))[0].toJS() as {
+          rules: { external: Array<{ name: { as: string } }> };
+        };
+        expect(adapter.rules.external.map((rule) => rule.name.as)).toContain('jetstream_consumer_num_pending');
+        for (const process of PROCESSES.filter((name) => name !== 'houses' && name !== 'notifications'))
+          expect([process, (deployments.get(process)?.spec as { replicas?: number }).replicas]).toEqual([process, 2]);
+      },
+    );
   });
 
   it('names the MongoDB replica set and the NATS cluster the manifests expect (3 members each)', () => {

@@ -28,6 +28,11 @@ import { eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot }
 export interface E2eOptions {
   services: ServiceName[];
   instances?: SystemOptions['instances'];
+  /** Gateways (default 1) and whether each forwards to its own replica only (see SystemOptions). */
+  gateways?: number;
+  splitUpstreams?: boolean;
+  /** How long each process may take to start (see SystemOptions). */
+  readyTimeoutMs?: number;
   /** Extra environment for every process. */
   env?: NodeJS.ProcessEnv;
   /** A private NATS server (outage tests); the run's server when absent. */
@@ -50,6 +55,8 @@ export interface ApiOptions {
   /** Sent as multipart/form-data (uploads). */
   form?: FormData;
   headers?: Record<string, string>;
+  /** Which gateway to send through (index into `system.gateways`; default the first). */
+  gateway?: number;
   /**
    * Off for requests that deliberately leave the API (unknown routes, malformed paths); otherwise every answer
    * under a documented prefix is checked against the API document (test/support/contract.ts).
@@ -250,6 +257,9 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
       privateKey: env.privateKey,
       services: options.services,
       instances: options.instances,
+      gateways: options.gateways,
+      splitUpstreams: options.splitUpstreams,
+      readyTimeoutMs: options.readyTimeoutMs,
       dbPrefix: `${stores.names.db}_`,
       natsPrefix: stores.names.natsPrefix,
       env: { ...options.env, DEV_OUTBOX_DIR: outboxDir },
@@ -264,7 +274,8 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
 
   const api = async <T>(method: string, path: string, request: ApiOptions = {}): Promise<ApiResponse<T>> => {
     const hasBody = request.body !== undefined || request.rawBody !== undefined;
-    const res = await fetch(`${running.url}${path}`, {
+    const base = request.gateway === undefined ? running.url : running.gateways[request.gateway % running.gateways.length].url;
+    const res = await fetch(`${base}${path}`, {
       method,
       headers: {
         ...(hasBody ? { 'Content-Type': 'application/json;charset=UTF-8' } : {}),

@@ -65,7 +65,11 @@ export async function startConsumer<E extends EventDefinition>(bus: EventBus, co
     // consume() survives reconnects itself; the outer loop covers the rare case where it ends on an error.
     while (!stopped && open()) {
       try {
-        messages = await pulled.consume({ max_messages: 64 });
+        // Pulls that expire after 5 s (heartbeats every 2.5 s) rather than the client's 30 s: in a NATS cluster the
+        // consumer's leader may move to another node (its node lost or restarted), and a pull left on the old
+        // leader is noticed only by its missed heartbeats; with the default that stalled delivery for up to a
+        // minute in the scaled-out test (issue 37). The cost is one idle pull per consumer every 5 s.
+        messages = await pulled.consume({ max_messages: 64, expires: 5_000 });
         // stop() may have come while consume() was being set up: it had no messages to close then.
         if (stopped) {
           await messages.close();

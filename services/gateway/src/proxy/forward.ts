@@ -108,6 +108,8 @@ export function createServiceProxies(options: ProxyOptions): Record<ServiceName,
   return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options)])) as Record<ServiceName, ProxyHandler>;
 }
 
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const isStreamed = (body: UpstreamBody): body is StreamedBody => body !== undefined && !Buffer.isBuffer(body);
 
 function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOptions): ProxyHandler {
@@ -126,6 +128,30 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       const left = (inFlight.get(target) ?? 1) - 1;
       if (left > 0) inFlight.set(target, left);
       else inFlight.delete(target);
+    };
+  };
+
+  /**
+   * Idempotent requests waiting for an instance's first byte, by instance: when the instance is marked down (its
+   * readiness probe failed: frozen, lost its store, draining; or it refused a connection) they go to another one at
+   * once instead of waiting for the answer timeout. One listener per service, not one per request.
+   */
+  const waiting = new Map<string, Set<() => void>>();
+  pool.onDown((url) => {
+    const moved = waiting.get(url);
+    if (!moved) return;
+    waiting.delete(url);
+    for (const move of moved) move();
+  });
+  const watch = (target: string, move: () => void): (() => void) => {
+    let set = waiting.get(target);
+    if (!set) waiting.set(target, (set = new Set()));
+    set.add(move);
+    return () => {
+      const current = waiting.get(target);
+      if (!current) return;
+      current.delete(move);
+      if (current.size === 0) waiting.delete(target);
     };
   };
 
@@ -168,6 +194,16 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
 
     // Exactly one outcome per attempt for the client: the upstream's answer, or the gateway's own envelope.
     let settled = false;
+    // A request that changes nothing (GET, HEAD, OPTIONS) with no body or one held whole may be sent again to
+    // another instance when this one failed before its answer began: the client sees no fault from a replica lost
+    // under it (issue 37). A write is retried only when refused (it never reached the instance).
+    const idempotent = !isStreamed(body) && IDEMPOTENT_METHODS.has(req.method ?? '');
+    const retryElsewhere = (): boolean => {
+      if (!idempotent || res.headersSent || res.destroyed || pool.pick(tried) === undefined) return false;
+      upstreamRetries.inc({ service });
+      forward(req, res, body, tried);
+      return true;
+    };
     // The upstream's answer is being passed on, until its last byte.
     let passing = false;
     let timer: NodeJS.Timeout | undefined;
@@ -185,6 +221,23 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     const proxyReq = http.request({ agent, protocol, hostname, port, method: req.method, path: req.url, headers, setHost: false });
     // Counted until the upstream request is over (a destroyed one still waiting leaves the agent's queue only then).
     proxyReq.once('close', on(hold(target)));
+    const unwatch = idempotent
+      ? watch(
+          target,
+          on(() => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            logger.warn('upstream marked down under a request; sent to another instance', { service, target, requestId });
+            proxyReq.destroy();
+            if (!retryElsewhere()) {
+              upstreamFaults.inc({ service, kind: 'refused' });
+              sendEnvelope(res, GatewayFaults.unavailable);
+            }
+          }),
+        )
+      : () => undefined;
+    proxyReq.once('close', unwatch);
 
     const answerTimeout = () => {
       if (settled) return;
@@ -204,6 +257,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
       'response',
       on((proxyRes: http.IncomingMessage) => {
         clearTimeout(timer);
+        unwatch();
         if (settled) {
           proxyRes.resume();
           return;
@@ -260,6 +314,9 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
           return;
         }
         logger.warn('upstream fault', { service, target, error: err.message, code: err.code, requestId });
+        // Failed before its answer began (a replica killed with the request on a pooled connection: ECONNRESET):
+        // a read goes to another instance.
+        if (retryElsewhere()) return;
         upstreamFaults.inc({ service, kind: 'error' });
         sendEnvelope(res, { status: 502, code: 'C0000', message: GatewayFaults.unavailable.message });
       }),

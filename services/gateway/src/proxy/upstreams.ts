@@ -67,6 +67,7 @@ function expand(url: string, addresses: readonly string[]): string[] {
 export class UpstreamPool {
   private next = 0;
   private readonly downUntil = new Map<string, number>();
+  private readonly downListeners = new Set<(url: string) => void>();
   /** The instances requests go to: the configured URLs, each host name replaced by every address it resolves to. */
   private current: string[];
   /** The last addresses each configured URL resolved to. */
@@ -126,7 +127,19 @@ export class UpstreamPool {
   }
 
   markDown(url: string): void {
+    const wasDown = this.isDown(url);
     this.downUntil.set(url, this.now() + DOWN_FOR_MS);
+    if (!wasDown) for (const listener of this.downListeners) listener(url);
+  }
+
+  /**
+   * Called when an instance that was up is marked down (its probe failed, or it refused a connection): the
+   * forwarder moves the idempotent requests still waiting for that instance's first byte to another one (a frozen
+   * replica accepts connections and never answers). Gives the function that removes the listener.
+   */
+  onDown(listener: (url: string) => void): () => void {
+    this.downListeners.add(listener);
+    return () => this.downListeners.delete(listener);
   }
 
   markUp(url: string): void {

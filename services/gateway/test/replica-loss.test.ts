@@ -1,0 +1,98 @@
+/**
+ * A replica lost under requests (issue 37): a read whose connection failed before its answer began is answered by
+ * another replica, and one waiting on a replica that stopped answering (a frozen process) moves to another once the
+ * replica is marked down; a write cut off in flight is not sent twice.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, generateDevKeyPair } from '@binzip/shared';
+import { configSchema } from '../src/config';
+import { buildGateway, listenGateway } from '../src/gateway';
+
+const keys = generateDevKeyPair();
+const logger = createLogger('replica-loss-test', 'silent');
+
+async function serve(handler: http.RequestListener): Promise<{ url: string; server: http.Server; close(): void }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const answer = (res: http.ServerResponse, data: string) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data }));
+};
+
+async function gatewayFor(houses: string[]) {
+  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: houses.join(','), LOG_LEVEL: 'silent' });
+  const gateway = buildGateway({ config, logger });
+  const server = await listenGateway(gateway, 0, '127.0.0.1');
+  return {
+    gateway,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+it('answers a read from the other replica when the first one drops the connection before answering', async () => {
+  const writes: string[] = [];
+  const dropping = await serve((req) => {
+    if (req.method === 'POST') writes.push('dropping');
+    req.socket.destroy();
+  });
+  const healthy = await serve((req, res) => {
+    if (req.method === 'POST') writes.push('healthy');
+    answer(res, 'healthy');
+  });
+  const gw = await gatewayFor([dropping.url, healthy.url]);
+  try {
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${gw.url}/api/v1/houses`);
+      expect({ status: res.status, data: ((await res.json()) as { data: string }).data }).toEqual({ status: 200, data: 'healthy' });
+    }
+    // A write that reached the dropping replica may have been stored there: it is not sent again.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${gw.url}/api/v1/houses/scrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 502).length).toBe(writes.filter((w) => w === 'dropping').length);
+    expect(writes.length).toBe(4);
+  } finally {
+    gw.close();
+    dropping.close();
+    healthy.close();
+  }
+});
+
+it('moves a read waiting on a replica that stopped answering to another one once the replica is marked down', async () => {
+  const frozen = await serve(() => undefined);
+  const healthy = await serve((_req, res) => answer(res, 'healthy'));
+  const gw = await gatewayFor([frozen.url, healthy.url]);
+  try {
+    // The first request goes to the frozen replica (round robin starts there) and waits.
+    const started = Date.now();
+    const waiting = fetch(`${gw.url}/api/v1/houses`);
+    await new Promise((r) => setTimeout(r, 300));
+    // What the readiness probe does when the replica does not answer /ready in time.
+    gw.gateway.pools.houses.markDown(frozen.url);
+    const res = await waiting;
+    expect({ status: res.status, data: ((await res.json()) as { data: string }).data }).toEqual({ status: 200, data: 'healthy' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  } finally {
+    gw.close();
+    frozen.close();
+    healthy.close();
+  }
+});

@@ -23,6 +23,12 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 30_000,
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
-  // The container tests (test/containers: podman, image builds) run on their own: `npm run test:containers`.
-  testPathIgnorePatterns: process.env.CONTAINER_TESTS === '1' ? ['/node_modules/'] : ['/node_modules/', '<rootDir>/test/containers/'],
+  // Run on their own, each by its npm script: the container tests (test/containers: podman, image builds;
+  // `npm run test:containers`) and the scaled-out test (about 15 processes and a three-node NATS cluster for 4-8
+  // minutes; `npm run test:scaled-out`).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.CONTAINER_TESTS === '1' ? [] : ['<rootDir>/test/containers/']),
+    ...(process.env.SCALED_OUT_TESTS === '1' ? [] : ['<rootDir>/test/e2e/scaled-out.e2e.test.ts']),
+  ],
 };

@@ -89,6 +89,21 @@ describe('gateway API document', () => {
     }
   });
 
+  it('leaves a service that gives no document out of /docs and names it, instead of answering no page', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const broken = await documentServer('fail');
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url], records: [broken.url] }), logger }));
+    try {
+      await request(app).get('/openapi.json').expect(503);
+      const page = await request(app).get('/docs').expect(200);
+      expect(page.text).toContain('id="listNotifications"');
+      expect(page.text).toMatch(/class="missing">[^<]*records/);
+    } finally {
+      await notifications.close();
+      await broken.close();
+    }
+  });
+
   it('serves Swagger UI from the package at /docs/try, reading the definitions', async () => {
     const app = express().use(apiDocsRouter({ services: () => ({}), logger }));
     const page = await request(app).get('/docs/try').expect(200);

@@ -235,15 +235,22 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
   });
   // The reference, usable as soon as it arrives (see api-reference.ts), made once per merge.
   router.get('/docs', async (req, res) => {
+    let page: Served;
     try {
       const current = await merged();
-      current.page ??= servedText(apiReferencePage(current.whole));
-      res.set({ etag: current.page.etag, 'cache-control': 'no-cache' }).type('html');
-      if (req.fresh) res.status(304).end();
-      else res.send(current.page.body);
-    } catch (err) {
-      unavailable(res, err);
+      page = current.page ??= servedText(apiReferencePage(current.whole));
+    } catch {
+      // A service that does not answer leaves its part out (named on the page) instead of the whole reference,
+      // as Swagger UI's per-service definitions do; not cached, the next request tries them all again.
+      const services = Object.entries(options.services());
+      const settled = await Promise.allSettled(services.map(([, urls]) => fetchDocument(urls)));
+      const answered = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      const missing = services.filter((_, i) => settled[i].status === 'rejected').map(([name]) => name);
+      page = servedText(apiReferencePage(apiDocumentOf(answered, examples), missing));
     }
+    res.set({ etag: page.etag, 'cache-control': 'no-cache' }).type('html');
+    if (req.fresh) res.status(304).end();
+    else res.send(page.body);
   });
   // Swagger UI, to call the API from the browser. The gateway serves `/docs/try/` as `/docs/try` (one canonical
   // path), so the page names its files absolutely instead of relying on the package's relative index.html.

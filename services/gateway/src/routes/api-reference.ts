@@ -99,8 +99,8 @@ function operationHtml(method: string, template: string, op: Json, components: J
     .join('')}</tbody></table></div></div></details>`;
 }
 
-/** The whole page for `document` (a few hundred KB, a tenth of that compressed). */
-export function apiReferencePage(document: ApiDocument): string {
+/** The whole page for `document` (a few hundred KB, a tenth of that compressed); `missing`: services left out. */
+export function apiReferencePage(document: ApiDocument, missing: readonly string[] = []): string {
   const components = ((document.components ?? {}) as Json).schemas as Json;
   const byTag = new Map<string, string[]>();
   for (const [template, item] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
@@ -125,13 +125,14 @@ code,pre{font:13px ui-monospace,monospace}pre{background:#f6f8fa;padding:8px;ove
 details.opblock{border:1px solid #d0d7de;border-radius:6px;margin:6px 0}summary{cursor:pointer;padding:6px 8px}
 details.opblock[open] summary{border-bottom:1px solid #d0d7de}.body{padding:0 12px 8px}small{color:#57606a}
 .method{display:inline-block;min-width:4.2em;text-align:center;border-radius:4px;color:#fff;font-weight:600;font-size:12px;padding:2px 0}
-.get{background:#0969da}.post{background:#1a7f37}.put{background:#9a6700}.patch{background:#8250df}.delete{background:#cf222e}
+.missing{background:#fff8c5;padding:6px 8px}.get{background:#0969da}.post{background:#1a7f37}.put{background:#9a6700}.patch{background:#8250df}.delete{background:#cf222e}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}
 </style>
 </head>
 <body>
 <header><h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1>
 <p>문서: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1) · 직접 호출해 보기: <a href="/docs/try">/docs/try</a> (Swagger UI, 느림)</p>
+${missing.length > 0 ? `<p class="missing">지금 문서를 주지 않는 서비스 (이 페이지에서 빠짐): ${escapeHtml(missing.join(', '))}</p>` : ''}
 ${prose(info.description)}
 <nav>${[...byTag.keys()].map((tag) => `<a href="#tag-${anchor(tag)}">${escapeHtml(tag)}</a>`).join(' ')}</nav></header>
 <main>${[...byTag]

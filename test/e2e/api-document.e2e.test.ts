@@ -39,7 +39,10 @@ test('the gateway serves the five services documents merged, and Swagger UI read
   const docs = await fetch(`${e2e.url}/docs/`);
   expect(docs.redirected).toBe(false);
   expect(docs.status).toBe(200);
-  expect(await docs.text()).toContain('id="swagger-ui"');
+  expect(await docs.text()).toContain('id="signIn"');
+  const swagger = await fetch(`${e2e.url}/docs/try/`);
+  expect(swagger.redirected).toBe(false);
+  expect(await swagger.text()).toContain('id="swagger-ui"');
   expect((await fetch(`${e2e.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
 });
 

@@ -65,9 +65,48 @@ describe('gateway API document', () => {
     }
   });
 
-  it('serves Swagger UI from the package, reading /openapi.json', async () => {
+  it('serves /docs as a plain HTML reference of the merged document: every operation, its examples and answers, no script', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url] }), logger }));
+    try {
+      const page = await request(app).get('/docs').set('accept-encoding', 'gzip').expect(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers['content-encoding']).toBe('gzip');
+      expect(page.text).not.toContain('<script');
+      const document = (await request(app).get('/openapi.json').expect(200)).body as ApiDocument;
+      for (const [template, item] of Object.entries(document.paths ?? {}))
+        for (const op of Object.values(item as Record<string, { operationId: string }>)) {
+          expect(page.text).toContain(`id="${op.operationId}"`);
+          expect(page.text).toContain(`<code>${template}</code>`);
+        }
+      // The recorded success example and the answers' codes are on the page, escaped.
+      expect(page.text).toContain('&quot;code&quot;: &quot;SUCCESS&quot;');
+      expect(page.text).toContain('J0001');
+      expect(page.text).toContain('href="/docs/try"');
+      await request(app).get('/docs').set('if-none-match', String(page.headers.etag)).expect(304);
+    } finally {
+      await notifications.close();
+    }
+  });
+
+  it('leaves a service that gives no document out of /docs and names it, instead of answering no page', async () => {
+    const notifications = await documentServer(notificationsDocument());
+    const broken = await documentServer('fail');
+    const app = express().use(apiDocsRouter({ services: () => ({ notifications: [notifications.url], records: [broken.url] }), logger }));
+    try {
+      await request(app).get('/openapi.json').expect(503);
+      const page = await request(app).get('/docs').expect(200);
+      expect(page.text).toContain('id="listNotifications"');
+      expect(page.text).toMatch(/class="missing">[^<]*records/);
+    } finally {
+      await notifications.close();
+      await broken.close();
+    }
+  });
+
+  it('serves Swagger UI from the package at /docs/try, reading the definitions', async () => {
     const app = express().use(apiDocsRouter({ services: () => ({}), logger }));
-    const page = await request(app).get('/docs').expect(200);
+    const page = await request(app).get('/docs/try').expect(200);
     expect(page.text).toContain('id="swagger-ui"');
     // Every file the page loads is named absolutely and served from the package.
     const files = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);

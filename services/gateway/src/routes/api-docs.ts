@@ -4,6 +4,7 @@ import compression from 'compression';
 import express, { Router, type Request, type Response } from 'express';
 // The package's index loads the whole Swagger UI bundle into the process (~40 MB RSS); only its folder is needed.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
+import { apiReferencePage } from './api-reference';
 import { docsPolicy } from './page-policies';
 import {
   attachApiExamples,
@@ -31,7 +32,7 @@ export const API_INFO = {
       '본문 `{access_token: <만료된 access_token>}`과 `RefreshToken` 쿠키로 (브라우저: `credentials: "include"`) ' +
       '호출하면 새 `access_token`을 주고 쿠키를 교체한다. 교체된 쿠키는 다시 쓸 수 없다.',
     '3. `POST /api/v1/users/logout`은 쿠키를 지운다.',
-    '이 페이지(`/docs`)의 Authorize에는 로그인이 준 `access_token`을 그대로 붙여 넣는다 (`Bearer `가 붙어 있어도 된다).',
+    '`/docs/try`(Swagger UI)의 Authorize에는 로그인이 준 `access_token`을 그대로 붙여 넣는다 (`Bearer `가 붙어 있어도 된다).',
     '## 페이지',
     '목록의 `page`는 0부터 시작하고 (`page=0`이 첫 페이지), `size`의 기본값과 최댓값은 각 목록의 매개변수에 적혀 있다. ' + '알림함은 `id` 커서로 넘긴다.',
   ].join('\n\n'),
@@ -86,7 +87,10 @@ interface Served {
 }
 
 function served(document: unknown): Served {
-  const body = JSON.stringify(document);
+  return servedText(JSON.stringify(document));
+}
+
+function servedText(body: string): Served {
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` };
 }
 
@@ -149,8 +153,9 @@ export function withSharedResponses(document: ApiDocument): ApiDocument {
 
 /**
  * `/openapi.json`: the services' own documents merged into one, so the document always describes the versions
- * that are deployed (compressed, with an ETag). `/docs`: Swagger UI from the swagger-ui-dist package, served from
- * here (no CDN), offering one definition per service (`/docs/openapi/<service>.json`, with shared responses
+ * that are deployed (compressed, with an ETag). `/docs`: the reference as plain HTML rendered from that document
+ * (api-reference.ts). `/docs/try`: Swagger UI from the swagger-ui-dist package, served from here (no CDN),
+ * offering one definition per service (`/docs/openapi/<service>.json`, with shared responses
  * referenced, see `withSharedResponses`) and the whole document (`/docs/openapi/all.json`).
  */
 export function apiDocsRouter(options: ApiDocsOptions): Router {
@@ -160,6 +165,8 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
     document: Served;
     /** Swagger UI's definitions, made on first request. */
     views: Map<string, Served>;
+    /** The reference page (`/docs`), made on first request. */
+    page?: Served;
     byService: Record<string, ApiDocument>;
     whole: ApiDocument;
   }
@@ -226,9 +233,28 @@ export function apiDocsRouter(options: ApiDocsOptions): Router {
       .set('cache-control', 'no-cache')
       .send(swaggerInitializer(Object.keys(options.services())));
   });
-  // The gateway serves `/docs/` as `/docs` (one canonical path), so the page names its files absolutely
-  // instead of relying on the package's relative index.html.
-  router.get('/docs', (_req, res) => {
+  // The reference, usable as soon as it arrives (see api-reference.ts), made once per merge.
+  router.get('/docs', async (req, res) => {
+    let page: Served;
+    try {
+      const current = await merged();
+      page = current.page ??= servedText(apiReferencePage(current.whole));
+    } catch {
+      // A service that does not answer leaves its part out (named on the page) instead of the whole reference,
+      // as Swagger UI's per-service definitions do; not cached, the next request tries them all again.
+      const services = Object.entries(options.services());
+      const settled = await Promise.allSettled(services.map(([, urls]) => fetchDocument(urls)));
+      const answered = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      const missing = services.filter((_, i) => settled[i].status === 'rejected').map(([name]) => name);
+      page = servedText(apiReferencePage(apiDocumentOf(answered, examples), missing));
+    }
+    res.set({ etag: page.etag, 'cache-control': 'no-cache' }).type('html');
+    if (req.fresh) res.status(304).end();
+    else res.send(page.body);
+  });
+  // Swagger UI, to call the API from the browser. The gateway serves `/docs/try/` as `/docs/try` (one canonical
+  // path), so the page names its files absolutely instead of relying on the package's relative index.html.
+  router.get('/docs/try', (_req, res) => {
     res.type('html').set('cache-control', 'no-cache').send(SWAGGER_PAGE);
   });
   router.use('/docs', express.static(getAbsoluteFSPath(), { index: false, maxAge: '1h' }));

@@ -195,8 +195,8 @@ export async function changeUser<K extends UserChangeKind>(
         const event = userSnapshotEvent({ ...next, version }, now);
         update =
           next.status === 'WITHDRAWN'
-            ? { $set: { ...change, version, updatedAt: now, pendingEvents: [event, ...audited] } }
-            : { $set: { ...change, version, updatedAt: now }, $push: { pendingEvents: { $each: [event, ...audited] } } };
+            ? { $set: { ...change, version, updatedAt: now, pendingEvents: [...audited, event] } }
+            : { $set: { ...change, version, updatedAt: now }, $push: { pendingEvents: { $each: [...audited, event] } } };
       } else if (audited.length > 0) {
         update = { ...update, $push: { pendingEvents: { $each: audited } } };
       }

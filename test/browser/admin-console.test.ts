@@ -426,12 +426,12 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await search.getByLabel('제목 검색').fill('일괄검토');
     await search.getByRole('button', { name: '검색' }).click();
     const rows = [first, second].map((id) => page.locator(`tr[data-house-id="${id}"]`));
-    await rows[0]!.waitFor();
-    await rows[1]!.waitFor();
+    await rows[0].waitFor();
+    await rows[1].waitFor();
     expect(await page.locator('tr[data-house-id]').count()).toBe(2);
 
     // See before acting: the body as elements (nothing in it ran), the pictures, the author's other listings.
-    await rows[0]!.getByRole('button', { name: '일괄검토 첫째 내용 보기' }).click();
+    await rows[0].getByRole('button', { name: '일괄검토 첫째 내용 보기' }).click();
     const preview = page.getByTestId('listing-preview');
     await preview.getByText('강조').waitFor();
     expect(await preview.locator('.listing-body strong').textContent()).toBe('강조');
@@ -457,7 +457,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await outcomes.waitFor();
     expect(asked).toContain('2건');
     expect(await outcomes.locator('[data-outcome="SUCCESS"]').count()).toBe(2);
-    await rows[0]!.waitFor({ state: 'detached' });
+    await rows[0].waitFor({ state: 'detached' });
 
     // The trail: both rejections, by this administrator, with the reason (it arrives through NATS).
     await page.getByRole('link', { name: '처리 기록' }).click();

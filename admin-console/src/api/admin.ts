@@ -108,7 +108,8 @@ export function adminApi({ api, data }: BinzipClient) {
       complete: (userId: number) => data(api.PUT('/api/v1/admin/withdrawals/{userId}', { params: { path: { userId } } })),
     },
     reports: {
-      list: (query: PageQuery & { status: ReportStatus; sort?: `lastReportedAt,${SortDirection}` }) => data(api.GET('/api/v1/admin/reports', { params: { query } })),
+      list: (query: PageQuery & { status: ReportStatus; sort?: `lastReportedAt,${SortDirection}` }) =>
+        data(api.GET('/api/v1/admin/reports', { params: { query } })),
       decide: (houseId: number, action: ReportAction, note?: string) =>
         data(api.PUT('/api/v1/admin/reports/{houseId}', { params: { path: { houseId } }, body: { action, ...(note ? { note } : {}) } })),
     },

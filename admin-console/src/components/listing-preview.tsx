@@ -13,8 +13,37 @@ import { errorText } from './notice';
 import { ListingThumbnail } from './thumbnail';
 
 const ALLOWED_TAGS = new Set([
-  'p', 'br', 'b', 'strong', 'i', 'em', 'u', 's', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span', 'div', 'a', 'img', 'hr', 'pre', 'code',
+  'p',
+  'br',
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  's',
+  'blockquote',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'span',
+  'div',
+  'a',
+  'img',
+  'hr',
+  'pre',
+  'code',
 ]);
 // Headings in a body would break the console's outline: they are shown as strong paragraphs.
 const DEMOTED = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
@@ -50,7 +79,12 @@ function renderNode(node: Node, key: number): ComponentChildren {
       <span key={key}>{children}</span>
     );
   }
-  if (DEMOTED.has(tag)) return <p key={key} class="strong">{children}</p>;
+  if (DEMOTED.has(tag))
+    return (
+      <p key={key} class="strong">
+        {children}
+      </p>
+    );
   return h(tag, { key }, children) as VNode;
 }
 

@@ -9,7 +9,7 @@ import { RENTAL_TYPE_LABELS, formatDateTime, formatPrice, rentalTypeLabel } from
 import { ReasonForm } from '../components/forms';
 import { ListingPreview } from '../components/listing-preview';
 import { useAction } from '../components/notice';
-import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+import { ListStatus, Pager, TotalCount, textOf, usePagedList } from '../components/paged-list';
 import { ListingThumbnail } from '../components/thumbnail';
 
 const PAGE_SIZE = 10;
@@ -48,9 +48,12 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
     const ids = [...selected];
     if (!approve && !window.confirm(`선택한 매물 ${ids.length}건을 반려합니다. 계속할까요?`)) return;
     let answered: BulkOutcome[] = [];
-    const done = await run(async () => {
-      answered = await api.approvals.bulk(ids, approve, reason);
-    }, `선택한 ${ids.length}건을 ${approve ? '승인' : '반려'} 처리했습니다. 건별 결과를 확인하세요.`);
+    const done = await run(
+      async () => {
+        answered = await api.approvals.bulk(ids, approve, reason);
+      },
+      `선택한 ${ids.length}건을 ${approve ? '승인' : '반려'} 처리했습니다. 건별 결과를 확인하세요.`,
+    );
     if (!done) return;
     setOutcomes(answered);
     setSelected(new Set());
@@ -76,7 +79,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          setSearch(String(form.get('search') ?? '').trim());
+          setSearch(textOf(form.get('search')).trim());
         }}
       >
         <label>
@@ -171,12 +174,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
             {rows.map((house) => (
               <tr key={house.houseId} data-house-id={house.houseId}>
                 <td data-label="선택">
-                  <input
-                    type="checkbox"
-                    aria-label={`${house.title} 선택`}
-                    checked={selected.has(house.houseId)}
-                    onChange={() => toggle(house.houseId)}
-                  />
+                  <input type="checkbox" aria-label={`${house.title} 선택`} checked={selected.has(house.houseId)} onChange={() => toggle(house.houseId)} />
                 </td>
                 <td data-label="번호">{house.houseId}</td>
                 <td data-label="사진" class="thumbnail-cell">

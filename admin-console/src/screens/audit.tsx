@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { AUDIT_TARGET_TYPES, type AdminApi, type AuditEntry, type AuditQuery, type AuditTargetType } from '../api/admin';
 import { formatDateTime } from '../api/labels';
 import { ListingPreview } from '../components/listing-preview';
-import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+import { ListStatus, Pager, TotalCount, textOf, usePagedList } from '../components/paged-list';
 
 const PAGE_SIZE = 20;
 
@@ -116,7 +116,7 @@ export function AuditScreen({ api }: { api: AdminApi }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          const text = (name: string) => String(form.get(name) ?? '').trim();
+          const text = (name: string) => textOf(form.get(name)).trim();
           const number = (name: string) => (/^\d+$/.test(text(name)) ? Number(text(name)) : undefined);
           setQuery({
             actor: text('actor'),

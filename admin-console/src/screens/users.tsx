@@ -51,10 +51,7 @@ function MemberHistory({ api, memberId, nickName, onClose }: { api: AdminApi; me
 export function UsersScreen({ api }: { api: AdminApi }) {
   const [draft, setDraft] = useState<Filters>({ search: '', status: '', userType: '', sort: 'createdAt,desc' });
   const [filters, setFilters] = useState<Filters>(draft);
-  const list = usePagedList(
-    (page) => api.users.list({ ...filters, page, size: PAGE_SIZE }),
-    [filters.search, filters.status, filters.userType, filters.sort],
-  );
+  const list = usePagedList((page) => api.users.list({ ...filters, page, size: PAGE_SIZE }), [filters.search, filters.status, filters.userType, filters.sort]);
   const { run, busy } = useAction();
   const [suspending, setSuspending] = useState<number | null>(null);
   const [history, setHistory] = useState<{ id: number; nickName: string } | null>(null);

@@ -7,7 +7,7 @@ import { USER_TYPES, type AdminApi, type SortDirection, type UserType } from '..
 import { USER_TYPE_LABELS, formatDateTime } from '../api/labels';
 import { ConfirmButton } from '../components/forms';
 import { useAction } from '../components/notice';
-import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+import { ListStatus, Pager, TotalCount, textOf, usePagedList } from '../components/paged-list';
 
 const PAGE_SIZE = 20;
 
@@ -38,7 +38,7 @@ export function WithdrawalsScreen({ api }: { api: AdminApi }) {
         aria-label="탈퇴 요청 검색"
         onSubmit={(event) => {
           event.preventDefault();
-          setSearch(String(new FormData(event.currentTarget).get('search') ?? '').trim());
+          setSearch(textOf(new FormData(event.currentTarget).get('search')).trim());
         }}
       >
         <label>

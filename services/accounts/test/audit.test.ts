@@ -50,11 +50,16 @@ afterAll(async () => {
   await h.close();
 });
 
-const audit = (query = '', who = admin.bearer) => request(h.app).get(`/api/v1/admin/audit${query ? `?${query}` : ''}`).set('Authorization', who);
+const audit = (query = '', who = admin.bearer) =>
+  request(h.app)
+    .get(`/api/v1/admin/audit${query ? `?${query}` : ''}`)
+    .set('Authorization', who);
 const asAdmin = (method: 'put' | 'delete', path: string, who = admin.bearer) => request(h.app)[method](path).set('Authorization', who);
 const idOf = async (userName: unknown): Promise<number> => (await h.ctx.models.users.findOne({ userName }).lean().exec())!._id;
 const pendingAuditOf = async (userId: number) =>
-  ((await h.ctx.models.users.findById(userId, { pendingEvents: 1 }).lean().exec())?.pendingEvents ?? []).filter((e: OutboxEvent) => e.subject === 'audit.accounts');
+  ((await h.ctx.models.users.findById(userId, { pendingEvents: 1 }).lean().exec())?.pendingEvents ?? []).filter(
+    (e: OutboxEvent) => e.subject === 'audit.accounts',
+  );
 
 /** The entries about one member, newest first, once the relay and the consumer have carried them. */
 async function entriesAbout(memberId: number, count: number) {
@@ -109,7 +114,11 @@ describe('accounts actions are audited through the outbox', () => {
   it('completing a withdrawal is audited beside the erasing snapshot', async () => {
     const leaving = await signedIn(h.app);
     const id = await idOf(leaving.body.userName);
-    await request(h.app).post('/api/v1/users/withdrawal').set('Authorization', leaving.bearer).send({ reason: ['기타'], content: '안녕' }).expect(200);
+    await request(h.app)
+      .post('/api/v1/users/withdrawal')
+      .set('Authorization', leaving.bearer)
+      .send({ reason: ['기타'], content: '안녕' })
+      .expect(200);
     await asAdmin('put', `/api/v1/admin/withdrawals/${id}`).expect(200);
     const [entry] = await entriesAbout(id, 1);
     expect(entry).toMatchObject({ action: 'COMPLETE_WITHDRAWAL', targetType: 'USER', targetId: id, actor: { id: admin.id } });
@@ -142,14 +151,33 @@ describe('gathering every service entry once', () => {
       return true;
     }, 10_000);
     const res = await audit('targetType=HOUSE&targetId=4242').expect(200);
-    expect(res.body.data.content).toEqual([expect.objectContaining({ id: event.eventId, service: 'houses', actor: { id: 777, userName: 'houses_admin' }, action: 'APPROVE' })]);
+    expect(res.body.data.content).toEqual([
+      expect.objectContaining({ id: event.eventId, service: 'houses', actor: { id: 777, userName: 'houses_admin' }, action: 'APPROVE' }),
+    ]);
     expect(await h.models.auditEntries.countDocuments({ _id: event.eventId })).toBe(1);
   });
 
   it('filters by actor (id or userName), action, target, member and dates; pages; newest first', async () => {
     const published = [
-      fields({ actorId: 901, actorUserName: 'filter_a', action: 'REJECT', targetId: 5001, memberId: 888_002, reason: '사진 없음', occurredAt: '2026-04-01T01:00:00.000Z' }),
-      fields({ service: 'community', actorId: 902, actorUserName: 'filter_b', action: 'DELETE', targetType: 'BOARD', targetId: 5001, memberId: 888_002, occurredAt: '2026-04-02T01:00:00.000Z' }),
+      fields({
+        actorId: 901,
+        actorUserName: 'filter_a',
+        action: 'REJECT',
+        targetId: 5001,
+        memberId: 888_002,
+        reason: '사진 없음',
+        occurredAt: '2026-04-01T01:00:00.000Z',
+      }),
+      fields({
+        service: 'community',
+        actorId: 902,
+        actorUserName: 'filter_b',
+        action: 'DELETE',
+        targetType: 'BOARD',
+        targetId: 5001,
+        memberId: 888_002,
+        occurredAt: '2026-04-02T01:00:00.000Z',
+      }),
       fields({ actorId: 901, actorUserName: 'filter_a', action: 'APPROVE', targetId: 5002, memberId: 888_003, occurredAt: '2026-04-03T01:00:00.000Z' }),
     ].map((f) => adminActionRecorded.build(f));
     for (const event of published) await bus.publish(adminActionRecorded.subjectOf(event), event, event.eventId);
@@ -203,10 +231,10 @@ describe('GET /api/v1/admin/audit: access and bad input', () => {
     const [entry] = await h.models.auditEntries.find().limit(1).lean().exec();
     expect(entry).toBeDefined();
     for (const method of ['put', 'patch', 'delete', 'post'] as const) {
-      const res = await request(h.app)[method](`/api/v1/admin/audit/${entry!._id}`).set('Authorization', admin.bearer).send({ reason: 'x' });
+      const res = await request(h.app)[method](`/api/v1/admin/audit/${entry._id}`).set('Authorization', admin.bearer).send({ reason: 'x' });
       expectError(res, 404, 'C0001');
       expectError(await request(h.app)[method]('/api/v1/admin/audit').set('Authorization', admin.bearer).send({}), 404, 'C0001');
     }
-    expect(await h.models.auditEntries.findById(entry!._id).lean().exec()).toEqual(entry);
+    expect(await h.models.auditEntries.findById(entry._id).lean().exec()).toEqual(entry);
   });
 });

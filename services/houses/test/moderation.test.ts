@@ -31,7 +31,11 @@ const bulk = (body: unknown, who: TestPerson = admin) =>
     .raw.post('/api/v1/admin/houses/apply')
     .set('Authorization', who.token)
     .send(body as object);
-const decideReport = (houseId: number, body: unknown) => api(h).raw.put(`/api/v1/admin/reports/${houseId}`).set('Authorization', admin.token).send(body as object);
+const decideReport = (houseId: number, body: unknown) =>
+  api(h)
+    .raw.put(`/api/v1/admin/reports/${houseId}`)
+    .set('Authorization', admin.token)
+    .send(body as object);
 const myReports = (who: TestPerson) => api(h).raw.get('/api/v1/houses/report/mine').set('Authorization', who.token);
 
 describe('audit entries stored with the decision', () => {
@@ -126,7 +130,13 @@ describe('POST /api/v1/admin/houses/apply', () => {
   });
 
   it('is for administrators only', async () => {
-    expectError(await api(h).raw.post('/api/v1/admin/houses/apply').send({ ids: [1], approve: true }), 401, 'J0000');
+    expectError(
+      await api(h)
+        .raw.post('/api/v1/admin/houses/apply')
+        .send({ ids: [1], approve: true }),
+      401,
+      'J0000',
+    );
     expectError(await bulk({ ids: [1], approve: true }, member), 403, 'J0006');
   });
 });
@@ -153,7 +163,15 @@ describe('report outcomes', () => {
     const houseId = await createListing(h, agentOwner, { title: '신고될 집' });
     await api(h).report(reporter, houseId, { reportType: 'FAKE_SALE', reportReason: '없는 집입니다' }).expect(200);
     expect((await myReports(reporter).expect(200)).body.data).toEqual([
-      expect.objectContaining({ houseId, title: '신고될 집', reportType: 'FAKE_SALE', reportReason: '없는 집입니다', state: 'RECEIVED', note: null, decidedAt: null }),
+      expect.objectContaining({
+        houseId,
+        title: '신고될 집',
+        reportType: 'FAKE_SALE',
+        reportReason: '없는 집입니다',
+        state: 'RECEIVED',
+        note: null,
+        decidedAt: null,
+      }),
     ]);
     await decideReport(houseId, { action: 'REMOVE', note: '허위 매물로 확인되어 삭제했습니다' }).expect(200);
     const [mine] = (await myReports(reporter).expect(200)).body.data;
@@ -165,7 +183,13 @@ describe('report outcomes', () => {
     expectError(await api(h).detail(houseId, reporter), 404, 'C0001');
     expectError(await api(h).detail(houseId), 404, 'C0001');
     expect(await auditOf(houseId)).toEqual([
-      expect.objectContaining({ action: 'REMOVE', targetType: 'REPORT', targetId: houseId, memberId: agentOwner.id, reason: '허위 매물로 확인되어 삭제했습니다' }),
+      expect.objectContaining({
+        action: 'REMOVE',
+        targetType: 'REPORT',
+        targetId: houseId,
+        memberId: agentOwner.id,
+        reason: '허위 매물로 확인되어 삭제했습니다',
+      }),
     ]);
   });
 

@@ -142,7 +142,14 @@ export type AdminActionRecordedV1 = EventData<typeof adminActionRecorded>;
  * against it: an event another service reads must not change under the same version. A new version is a new
  * definition here (the old one stays until its consumers have moved).
  */
-export const EVENTS: readonly EventDefinition[] = [userSnapshots, communityCommentCreated, recordCommentCreated, houseReportCreated, sessionsRevoked, adminActionRecorded];
+export const EVENTS: readonly EventDefinition[] = [
+  userSnapshots,
+  communityCommentCreated,
+  recordCommentCreated,
+  houseReportCreated,
+  sessionsRevoked,
+  adminActionRecorded,
+];
 
 /** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
 export interface EventContract {

@@ -308,7 +308,7 @@ export function querySort<const F extends readonly [string, ...string[]]>(fields
         .transform((value): SortOrder<F[number]> => {
           if (value === undefined) return fallback;
           const [field, direction] = value.split(',');
-          return { field: field as F[number], direction: direction === 'desc' ? -1 : 1 };
+          return { field, direction: direction === 'desc' ? -1 : 1 };
         }),
     )
     .meta({

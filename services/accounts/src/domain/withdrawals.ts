@@ -1,4 +1,16 @@
-import { AppError, auditEvent, buildPage, escapeRegex, pageWindow, toIsoOffset, type AuthClaims, type PageObject, type PageRequest, type SortOrder, type UserType } from '@binzip/shared';
+import {
+  AppError,
+  auditEvent,
+  buildPage,
+  escapeRegex,
+  pageWindow,
+  toIsoOffset,
+  type AuthClaims,
+  type PageObject,
+  type PageRequest,
+  type SortOrder,
+  type UserType,
+} from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
@@ -86,20 +98,26 @@ export const ERASED_PASSWORD_HASH = '!';
 export async function completeWithdrawal(ctx: AccountsContext, admin: AuthClaims, input: { userId: number }): Promise<number> {
   const { userId } = input;
   const audit = () => auditEvent('accounts', admin, { action: 'COMPLETE_WITHDRAWAL', targetType: 'USER', targetId: userId, memberId: userId }, ctx.now());
-  await changeUser(ctx, 'withdrawalCompletion', userId, (user) => {
-    if (!user.withdrawal || (user.status !== 'WITHDRAWAL_REQUESTED' && user.status !== 'SUSPENDED')) throw AppError.notFound();
-    const placeholder = erased(userId);
-    return {
-      status: 'WITHDRAWN',
-      userName: placeholder,
-      nickName: placeholder,
-      phoneNum: placeholder,
-      email: placeholder,
-      passwordHash: ERASED_PASSWORD_HASH,
-      agent: null,
-      suspension: null,
-    };
-  }, audit);
+  await changeUser(
+    ctx,
+    'withdrawalCompletion',
+    userId,
+    (user) => {
+      if (!user.withdrawal || (user.status !== 'WITHDRAWAL_REQUESTED' && user.status !== 'SUSPENDED')) throw AppError.notFound();
+      const placeholder = erased(userId);
+      return {
+        status: 'WITHDRAWN',
+        userName: placeholder,
+        nickName: placeholder,
+        phoneNum: placeholder,
+        email: placeholder,
+        passwordHash: ERASED_PASSWORD_HASH,
+        agent: null,
+        suspension: null,
+      };
+    },
+    audit,
+  );
   await endSessions(ctx, userId);
   return userId;
 }

@@ -251,15 +251,24 @@ function queryInstant(edge: 'start' | 'end') {
 
 const optionalId = (description: string) =>
   z
-    .preprocess(absentQueryValue, z.string().regex(/^\d{1,15}$/).transform(Number).pipe(z.number().int().positive()).optional())
+    .preprocess(
+      absentQueryValue,
+      z
+        .string()
+        .regex(/^\d{1,15}$/)
+        .transform(Number)
+        .pipe(z.number().int().positive())
+        .optional(),
+    )
     .meta({ type: 'integer', minimum: 1, description });
 
 /** GET /api/v1/admin/audit (issue 40): every filter is optional and they combine with AND. */
 export const auditListQuery = z.object({
   actor: queryText(40).meta({ description: '처리한 관리자의 id(숫자) 또는 그때의 아이디' }),
-  action: z
-    .preprocess(absentQueryValue, z.string().regex(AUDIT_ACTION_PATTERN).optional())
-    .meta({ type: 'string', description: '대문자 동사: APPROVE, REJECT, SUSPEND, LIFT_SUSPENSION, COMPLETE_WITHDRAWAL, DELETE, DELETE_COMMENT, PIN, UNPIN, DISMISS, REMOVE' }),
+  action: z.preprocess(absentQueryValue, z.string().regex(AUDIT_ACTION_PATTERN).optional()).meta({
+    type: 'string',
+    description: '대문자 동사: APPROVE, REJECT, SUSPEND, LIFT_SUSPENSION, COMPLETE_WITHDRAWAL, DELETE, DELETE_COMMENT, PIN, UNPIN, DISMISS, REMOVE',
+  }),
   targetType: queryEnum(AuditTargetTypes),
   targetId: optionalId('대상의 id'),
   memberId: optionalId('처리가 관련된 회원 (정지된 회원, 게시글 작성자): 회원 페이지의 기록'),

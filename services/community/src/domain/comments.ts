@@ -111,7 +111,11 @@ export async function deleteComment(ctx: CommunityContext, user: AuthClaims, inp
   const byModerator = comment.authorId !== user.userId;
   const now = ctx.now();
   const audit = byModerator
-    ? { $push: { pendingEvents: auditEvent('community', user, { action: 'DELETE', targetType: 'COMMENT', targetId: commentId, memberId: comment.authorId }, now) } }
+    ? {
+        $push: {
+          pendingEvents: auditEvent('community', user, { action: 'DELETE', targetType: 'COMMENT', targetId: commentId, memberId: comment.authorId }, now),
+        },
+      }
     : {};
   const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: now }, ...audit }).exec();
   // Two deletes racing: only the one that flipped the flag moves the count.

@@ -68,7 +68,14 @@ export async function setPinned(ctx: CommunityContext, admin: AuthClaims, input:
   if (!board) throw AppError.notFound();
   if (board.prefixCategory !== 'ADVERTISEMENT') throw AppError.invalid('홍보 게시글만 고정할 수 있습니다.');
   const audit = () => ({
-    $push: { pendingEvents: auditEvent('community', admin, { action: fixed ? 'PIN' : 'UNPIN', targetType: 'BOARD', targetId: boardId, memberId: board.authorId }, ctx.now()) },
+    $push: {
+      pendingEvents: auditEvent(
+        'community',
+        admin,
+        { action: fixed ? 'PIN' : 'UNPIN', targetType: 'BOARD', targetId: boardId, memberId: board.authorId },
+        ctx.now(),
+      ),
+    },
   });
   if (!fixed) {
     const result = await models.boards.updateOne({ _id: boardId, fixed: true }, { $set: { fixed: false }, ...audit() }).exec();
@@ -76,7 +83,9 @@ export async function setPinned(ctx: CommunityContext, admin: AuthClaims, input:
     return boardId;
   }
   if (board.fixed) return boardId;
-  const result = await writeIfPinRoom(ctx, () => models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true }, ...audit() }).exec());
+  const result = await writeIfPinRoom(ctx, () =>
+    models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true }, ...audit() }).exec(),
+  );
   if (result.modifiedCount > 0) ctx.eventsPending();
   return boardId;
 }

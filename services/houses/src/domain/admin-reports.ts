@@ -1,4 +1,16 @@
-import { AppError, auditEvent, buildPage, nickNameIn, nickNamesOf, pageWindow, toIsoOffset, type AuthClaims, type PageObject, type PageRequest, type SortOrder } from '@binzip/shared';
+import {
+  AppError,
+  auditEvent,
+  buildPage,
+  nickNameIn,
+  nickNamesOf,
+  pageWindow,
+  toIsoOffset,
+  type AuthClaims,
+  type PageObject,
+  type PageRequest,
+  type SortOrder,
+} from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import { DealStates, isListed, type HouseDoc, type ReportDoc, type ReportType } from '../models';
 import { changeHouse } from './access';

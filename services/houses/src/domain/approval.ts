@@ -30,7 +30,13 @@ export async function decideApproval(ctx: HousesContext, admin: AuthClaims, deci
       auditEvent(
         'houses',
         admin,
-        { action: decision.approve ? 'APPROVE' : 'REJECT', targetType: 'HOUSE', targetId: houseId, memberId: house.authorId, reason: decision.approve ? null : reason || null },
+        {
+          action: decision.approve ? 'APPROVE' : 'REJECT',
+          targetType: 'HOUSE',
+          targetId: houseId,
+          memberId: house.authorId,
+          reason: decision.approve ? null : reason || null,
+        },
         ctx.now(),
       ),
     ],
@@ -51,7 +57,11 @@ export interface BulkOutcome {
  * success has its own audit entry, a failure none. Ids repeated in one request are decided once (the repeat
  * answers H0004, as a second decision would).
  */
-export async function decideApprovals(ctx: HousesContext, admin: AuthClaims, input: { ids: number[]; approve: boolean; reason?: string }): Promise<BulkOutcome[]> {
+export async function decideApprovals(
+  ctx: HousesContext,
+  admin: AuthClaims,
+  input: { ids: number[]; approve: boolean; reason?: string },
+): Promise<BulkOutcome[]> {
   const outcomes: BulkOutcome[] = [];
   for (const id of input.ids) {
     try {

@@ -66,7 +66,9 @@ export async function removeListing(ctx: HousesContext, caller: AuthClaims, inpu
       return { deleted: true, deletedAt: ctx.now(), listed: false };
     },
     (house) =>
-      isAuthor(house, caller) ? [] : [auditEvent('houses', caller, { action: 'DELETE', targetType: 'HOUSE', targetId: house._id, memberId: house.authorId }, ctx.now())],
+      isAuthor(house, caller)
+        ? []
+        : [auditEvent('houses', caller, { action: 'DELETE', targetType: 'HOUSE', targetId: house._id, memberId: house.authorId }, ctx.now())],
   );
 }
 
@@ -91,7 +93,10 @@ export async function listingDetail(ctx: HousesContext, caller: AuthClaims | und
  */
 async function removedForItsAuthor(ctx: HousesContext, houseId: number, caller: AuthClaims | undefined): Promise<HouseDoc | undefined> {
   if (!caller) return undefined;
-  const house = await ctx.models.houses.findOne({ _id: houseId, deleted: true, authorId: caller.userId, 'moderation.action': 'REMOVE' }).lean<HouseDoc>().exec();
+  const house = await ctx.models.houses
+    .findOne({ _id: houseId, deleted: true, authorId: caller.userId, 'moderation.action': 'REMOVE' })
+    .lean<HouseDoc>()
+    .exec();
   return house ?? undefined;
 }
 

@@ -81,7 +81,12 @@ export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, inp
   const audit = byModerator
     ? {
         $push: {
-          pendingEvents: auditEvent('records', caller, { action: 'DELETE_COMMENT', targetType: 'RECORD', targetId: comment.recordId, memberId: comment.authorId }, now),
+          pendingEvents: auditEvent(
+            'records',
+            caller,
+            { action: 'DELETE_COMMENT', targetType: 'RECORD', targetId: comment.recordId, memberId: comment.authorId },
+            now,
+          ),
         },
       }
     : {};

@@ -462,7 +462,8 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     // The trail: both rejections, by this administrator, with the reason (it arrives through NATS).
     await page.getByRole('link', { name: '처리 기록' }).click();
     const auditSearch = page.getByRole('search', { name: '처리 기록 검색' });
-    await auditSearch.getByLabel('처리', { exact: true }).selectOption('REJECT');
+    // The first list box is the action (a label's name includes its selected option, so it is not named exactly).
+    await auditSearch.getByRole('combobox').first().selectOption('REJECT');
     await auditSearch.getByLabel('회원 번호').fill(String(member.id));
     await eventually(async () => {
       await auditSearch.getByRole('button', { name: '검색' }).click();

@@ -97,7 +97,8 @@ export async function listAudit(ctx: AccountsContext, query: AuditQuery): Promis
   const { skip, limit } = pageWindow(query);
   const [entries, total] = await Promise.all([
     ctx.models.auditEntries.find(filter).sort({ at: -1, _id: -1 }).skip(skip).limit(limit).lean<AuditEntryDoc[]>().exec(),
-    ctx.models.auditEntries.countDocuments(filter).exec(),
+    // Without a filter the collection's own count answers (no scan); a filtered count reads its index range.
+    Object.keys(filter).length === 0 ? ctx.models.auditEntries.estimatedDocumentCount().exec() : ctx.models.auditEntries.countDocuments(filter).exec(),
   ]);
   return buildPage(entries.map(auditItem), query, total);
 }

@@ -7,6 +7,7 @@ import { adminApi } from './api/admin';
 import { SESSION_EXPIRED_MESSAGE, createConsoleClient, readClaims, type TokenClaims } from './api/client';
 import { NoticeBar, NoticeProvider, errorText } from './components/notice';
 import { ApprovalsScreen } from './screens/approvals';
+import { AuditScreen } from './screens/audit';
 import { BoardsScreen } from './screens/boards';
 import { ReportsScreen } from './screens/reports';
 import { StatsScreen } from './screens/stats';
@@ -22,6 +23,7 @@ const SCREENS = [
   { path: 'withdrawals', label: '탈퇴', Screen: WithdrawalsScreen },
   { path: 'boards', label: '고정 게시글', Screen: BoardsScreen },
   { path: 'stats', label: '통계', Screen: StatsScreen },
+  { path: 'audit', label: '처리 기록', Screen: AuditScreen },
 ] as const;
 
 function currentScreenPath(): string {

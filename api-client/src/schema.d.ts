@@ -492,6 +492,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 관리자 처리 기록 (최신순; 모든 서비스의 승인, 거절, 정지, 삭제, 고정, 탈퇴 완료, 신고 처리)
+     * @description Read-only: no operation changes or deletes an entry. Each service records its action in the same write as the action (its outbox); accounts keeps every entry once. The actor is as at the time of the action.
+     *
+     *     관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).
+     */
+    get: operations['adminListAudit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/boards/images': {
     parameters: {
       query?: never;
@@ -916,6 +938,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/houses/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * 여러 매물을 한 번에 승인 또는 거절 (id마다 결과; 하나의 실패는 다른 매물에 영향 없음)
+     * @description ids 1~100개, 거절이면 reason 필수. 형식이 틀린 요청은 통째로 C0002; 그 밖에는 id마다 {id, code, message}: SUCCESS, 또는 그 id만의 오류 (C0001 없는 매물, H0004 이미 처리된 매물). 성공한 것마다 감사 기록이 남습니다.
+     *
+     *     관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).
+     */
+    post: operations['decideHouseApprovals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/reports': {
     parameters: {
       query?: never;
@@ -1048,6 +1092,26 @@ export interface paths {
      * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
      */
     get: operations['getHouseForMember'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/houses/report/mine': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 내 신고와 처리 결과 (RECEIVED 처리 대기, REMOVED 삭제됨, DISMISSED 기각; 관리자 메모)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    get: operations['listMyHouseReports'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1689,6 +1753,39 @@ export interface components {
         count: number;
       }[];
     };
+    AuditEntryPage: {
+      content: components['schemas']['AuditEntry'][];
+      last: boolean;
+      size: number;
+      number: number;
+      sort: components['schemas']['SortInfo'];
+      first: boolean;
+      numberOfElements: number;
+      empty: boolean;
+      totalElements: number;
+      totalPages: number;
+    };
+    AuditEntry: {
+      /** @description 기록 id (그 처리를 알린 이벤트의 id) */
+      id: string;
+      actor: {
+        id: number;
+        /** @description 처리 당시의 아이디 */
+        userName: string;
+      };
+      /** @description 대문자 동사 (APPROVE, REJECT, SUSPEND, ...) */
+      action: string;
+      /** @enum {string} */
+      targetType: 'HOUSE' | 'USER' | 'BOARD' | 'COMMENT' | 'REPORT' | 'RECORD';
+      targetId: number;
+      reason: string | null;
+      at: string;
+      /** @description 처리한 요청의 x-request-id (접근 로그와 같은 값) */
+      requestId: string | null;
+      /** @enum {string} */
+      service: 'accounts' | 'community' | 'houses' | 'records';
+      memberId: number | null;
+    };
     UploadedPicture: {
       /**
        * Format: uri
@@ -1869,6 +1966,12 @@ export interface components {
       totalElements: number;
       totalPages: number;
     };
+    BulkOutcome: {
+      id: number;
+      /** @description SUCCESS 또는 그 매물 하나만 실패한 오류 코드 (C0001, H0004 등) */
+      code: string;
+      message: string;
+    };
     HouseAdminReportPage: {
       content: components['schemas']['HouseAdminReportItem'][];
       last: boolean;
@@ -1996,6 +2099,30 @@ export interface components {
       latitude: number | null;
       /** @description 경도 (WGS84); 아직 모르면 null */
       longitude: number | null;
+      moderation?: components['schemas']['HouseModeration'];
+    };
+    /** @description 작성자와 관리자에게만: 관리자의 결정 (REJECTED 승인 거절, REMOVED 신고로 삭제, REPORT_DISMISSED 신고 기각)과 사유 */
+    HouseModeration: {
+      /** @enum {string} */
+      state: 'REJECTED' | 'REMOVED' | 'REPORT_DISMISSED';
+      reason: string | null;
+      decidedAt: string | null;
+    };
+    MyHouseReport: {
+      houseId: number;
+      title: string;
+      /** @enum {string} */
+      reportType: 'FAKE_SALE' | 'ADVERTISING_BOARD' | 'ETC';
+      reportReason: string;
+      /**
+       * @description RECEIVED (처리 대기), REMOVED (게시글 삭제), DISMISSED (기각)
+       * @enum {string}
+       */
+      state: 'RECEIVED' | 'REMOVED' | 'DISMISSED';
+      /** @description 관리자의 처리 메모; 없으면 null */
+      note: string | null;
+      createdAt: string;
+      decidedAt: string | null;
     };
     /** @description 임시저장 (tmpYn true): 형식과 길이만 검사, 빈 값 허용 */
     HouseDraftBody: {
@@ -5868,6 +5995,8 @@ export interface operations {
         search?: string;
         userType?: 'NONE' | 'AGENT' | 'WEB' | 'SERVER';
         status?: 'ACTIVE' | 'SUSPENDED' | 'WITHDRAWAL_REQUESTED' | 'WITHDRAWN';
+        /** @description 정렬: createdAt, reportCount 중 하나와 asc 또는 desc (예: createdAt,desc; 기본 createdAt,desc) */
+        sort?: string;
       };
       header?: never;
       path?: never;
@@ -6406,6 +6535,11 @@ export interface operations {
          * @example 100
          */
         size?: number;
+        /** @description 아이디 또는 닉네임의 일부 */
+        search?: string;
+        userType?: 'NONE' | 'AGENT' | 'WEB' | 'SERVER';
+        /** @description 정렬: requestedAt 중 하나와 asc 또는 desc (예: requestedAt,desc; 기본 requestedAt,asc) */
+        sort?: string;
       };
       header?: never;
       path?: never;
@@ -6948,6 +7082,154 @@ export interface operations {
             /** @enum {string} */
             message: '성공';
             data: components['schemas']['AccountsUserStats'];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description J0006: 권한이 없습니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0006';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  adminListAudit: {
+    parameters: {
+      query?: {
+        /** @description 처리한 관리자의 id(숫자) 또는 그때의 아이디 */
+        actor?: string;
+        /** @description 대문자 동사: APPROVE, REJECT, SUSPEND, LIFT_SUSPENSION, COMPLETE_WITHDRAWAL, DELETE, DELETE_COMMENT, PIN, UNPIN, DISMISS, REMOVE */
+        action?: string;
+        targetType?: 'HOUSE' | 'USER' | 'BOARD' | 'COMMENT' | 'REPORT' | 'RECORD';
+        /** @description 대상의 id */
+        targetId?: number;
+        /** @description 처리가 관련된 회원 (정지된 회원, 게시글 작성자): 회원 페이지의 기록 */
+        memberId?: number;
+        /** @description ISO 날짜 (YYYY-MM-DD, 한국 시간의 하루) 또는 오프셋이 있는 ISO 날짜시각 */
+        from?: string;
+        /** @description ISO 날짜 (YYYY-MM-DD, 한국 시간의 하루) 또는 오프셋이 있는 ISO 날짜시각 */
+        to?: string;
+        /** @description 페이지 번호, 0부터 시작 (첫 페이지는 0) */
+        page?: number;
+        /** @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음) */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['AuditEntryPage'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
           };
         };
       };
@@ -11219,6 +11501,13 @@ export interface operations {
   listWaitingHouses: {
     parameters: {
       query?: {
+        /** @description 정렬: updatedAt 중 하나와 asc 또는 desc (예: updatedAt,desc; 기본 updatedAt,asc) */
+        sort?: string;
+        rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT';
+        /** @description 지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부 */
+        city?: string;
+        /** @description 제목의 일부 */
+        search?: string;
         /**
          * @description 페이지 번호, 0부터 시작 (첫 페이지는 0)
          * @example 0
@@ -11594,11 +11883,189 @@ export interface operations {
       };
     };
   };
+  decideHouseApprovals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * 매물 번호 목록
+           * @description 매물 번호 (1~100개)
+           */
+          ids: number[];
+          /** 승인 여부 */
+          approve: boolean;
+          /**
+           * 사유
+           * @description 거절 사유 (거절이면 필수, 1~200자; 모든 매물에 같은 사유)
+           */
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 요청한 id마다 하나, 요청 순서대로 */
+            data: components['schemas']['BulkOutcome'][];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description J0006: 권한이 없습니다. / U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0006' | 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
   listHouseReports: {
     parameters: {
       query?: {
         /** @example OPEN */
         status?: 'OPEN' | 'CLOSED';
+        /** @description 정렬: lastReportedAt 중 하나와 asc 또는 desc (예: lastReportedAt,desc; 기본 lastReportedAt,desc) */
+        sort?: string;
         /** @description 페이지 번호, 0부터 시작 (첫 페이지는 0) */
         page?: number;
         /** @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음) */
@@ -11813,6 +12280,8 @@ export interface operations {
            * @enum {string}
            */
           action: 'DISMISS' | 'REMOVE';
+          /** 처리 메모 */
+          note?: string | null;
         };
       };
     };
@@ -12767,6 +13236,111 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listMyHouseReports: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 내 신고, 최근 신고순 (최대 100건) */
+            data: components['schemas']['MyHouseReport'][];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
             message: string;
           };
         };

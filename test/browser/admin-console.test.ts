@@ -417,6 +417,82 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await page.close();
   });
 
+  it('issue 40: a listing opens as members read it; two are rejected at once after a confirmation with the count; the trail and the member page show it', async () => {
+    const body = '<p>본문에 <strong>강조</strong>가 있습니다</p><img src="x" onerror="window.__pwned = 1"><script>window.__pwned = 2</script>';
+    const first = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: { ...listing('일괄검토 첫째'), code: body } });
+    const second = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('일괄검토 둘째') });
+    const page = await adminPage();
+    const search = page.getByRole('search', { name: '승인 대기 검색' });
+    await search.getByLabel('제목 검색').fill('일괄검토');
+    await search.getByRole('button', { name: '검색' }).click();
+    const rows = [first, second].map((id) => page.locator(`tr[data-house-id="${id}"]`));
+    await rows[0].waitFor();
+    await rows[1].waitFor();
+    expect(await page.locator('tr[data-house-id]').count()).toBe(2);
+
+    // See before acting: the body as elements (nothing in it ran), the pictures, the author's other listings.
+    await rows[0].getByRole('button', { name: '일괄검토 첫째 내용 보기' }).click();
+    const preview = page.getByTestId('listing-preview');
+    await preview.getByText('강조').waitFor();
+    expect(await preview.locator('.listing-body strong').textContent()).toBe('강조');
+    expect(await preview.textContent()).toContain('사진 1장');
+    expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
+    await preview.getByRole('button', { name: '닫기' }).click();
+
+    // Keyboard only: each row is selected with Space on its focused checkbox.
+    for (const row of rows) {
+      await row.getByRole('checkbox').focus();
+      await page.keyboard.press('Space');
+    }
+    const bulk = page.getByRole('group', { name: '선택한 매물 처리' });
+    await bulk.getByRole('button', { name: '선택 반려' }).click();
+    await bulk.getByLabel('반려 사유 (선택한 모든 매물에)').fill('주소를 확인할 수 없습니다.');
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await bulk.getByRole('button', { name: '2건 반려하기' }).click();
+    const outcomes = page.getByTestId('bulk-outcomes');
+    await outcomes.waitFor();
+    expect(asked).toContain('2건');
+    expect(await outcomes.locator('[data-outcome="SUCCESS"]').count()).toBe(2);
+    await rows[0].waitFor({ state: 'detached' });
+
+    // The trail: both rejections, by this administrator, with the reason (it arrives through NATS).
+    await page.getByRole('link', { name: '처리 기록' }).click();
+    const auditSearch = page.getByRole('search', { name: '처리 기록 검색' });
+    // The first list box is the action (a label's name includes its selected option, so it is not named exactly).
+    await auditSearch.getByRole('combobox').first().selectOption('REJECT');
+    await auditSearch.getByLabel('회원 번호').fill(String(member.id));
+    await eventually(async () => {
+      await auditSearch.getByRole('button', { name: '검색' }).click();
+      await page.waitForTimeout(300);
+      return (await page.locator('tr[data-audit-action="REJECT"]').count()) >= 2 || undefined;
+    }, 20_000);
+    const trail = await page.getByTestId('audit-table').textContent();
+    expect(trail).toContain(admin.userName);
+    expect(trail).toContain('주소를 확인할 수 없습니다.');
+    await page.screenshot({ path: artifactPath('audit.png'), fullPage: true });
+
+    // The member's page shows what was done to them; an administrator's row offers no suspension.
+    await page.getByRole('link', { name: '회원' }).click();
+    const memberRow = page.locator(`tr[data-user-id="${member.id}"]`);
+    await memberRow.waitFor();
+    await memberRow.getByRole('button', { name: `${member.nickName} 처리 기록` }).click();
+    const history = page.getByTestId('member-history');
+    await history.locator('tr[data-audit-action="REJECT"]').first().waitFor();
+    const adminToken = await e2e.signIn(admin.userName, PASSWORD);
+    const adminId = (await e2e.ok<LooseData>('GET', '/api/v1/users', { token: adminToken })).id as number;
+    const usersSearch = page.getByRole('search');
+    await usersSearch.getByLabel('검색어').fill(admin.userName);
+    await usersSearch.getByRole('button', { name: '검색' }).click();
+    const adminRow = page.locator(`tr[data-user-id="${adminId}"]`);
+    await adminRow.waitFor();
+    expect(await adminRow.getByRole('button', { name: '정지', exact: true }).count()).toBe(0);
+    await page.close();
+  });
+
   it('/docs (the reference) and /docs/try (Swagger UI) render the API document under their policy, and no page broke its policy', async () => {
     const page = await browser.context.newPage();
     await page.goto(`${e2e.url}/docs`);

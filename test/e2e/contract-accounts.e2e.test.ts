@@ -22,7 +22,7 @@ const ADMIN = {
   userType: 'WEB',
 };
 const PASSWORD = 'Passw0rd!';
-const TAGS = ['users', 'agents', 'admin-users', 'admin-withdrawals', 'admin-stats'];
+const TAGS = ['users', 'agents', 'admin-users', 'admin-withdrawals', 'admin-stats', 'admin-audit'];
 
 const outboxDir = mkdtempSync(path.join(os.tmpdir(), 'accounts-contract-'));
 let e2e: E2eSystem;
@@ -266,6 +266,21 @@ describe('the administrators', () => {
 
     expect(await e2e.ok('DELETE', route, { token: admin })).toBe(target.id);
     expect((await call('DELETE', '/api/v1/admin/users/999999/suspension', { token: admin })).body.code).toBe('C0001');
+
+    // Issue 40: both actions reach the audit trail (accounts' outbox, the AUDIT stream, accounts' consumer), newest first.
+    const actions = await eventually(async () => {
+      const audit = await e2e.ok<Loose>('GET', `/api/v1/admin/audit?targetType=USER&targetId=${target.id}`, { token: admin });
+      const found = audit.content.map((entry: { action: string; reason: string | null }) => [entry.action, entry.reason]);
+      return found.length === 2 ? found : undefined;
+    }, 10_000);
+    expect(actions).toEqual([
+      ['LIFT_SUSPENSION', null],
+      ['SUSPEND', '도배'],
+    ]);
+    expect((await call('GET', '/api/v1/admin/audit', { token: target.token })).body.code).toBe('J0006');
+    expect((await call('GET', '/api/v1/admin/audit?from=never', { token: admin })).body.code).toBe('C0002');
+    await e2e.ok('GET', '/api/v1/admin/users?sort=reportCount,desc&status=ACTIVE', { token: admin });
+    await e2e.ok('GET', '/api/v1/admin/withdrawals?sort=requestedAt,desc&userType=NONE&search=a', { token: admin });
   });
 
   it('lists and completes withdrawals', async () => {

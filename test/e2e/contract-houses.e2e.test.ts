@@ -133,7 +133,22 @@ test('approval queue and back office', async () => {
   await expectAnswer('GET', '/api/v1/admin/reports?status=ALL', admin, 400, 'C0002');
   expect(await ok('PUT', `/api/v1/admin/reports/${waiting}`, admin, { action: 'DISMISS' })).toBe(waiting);
   await expectAnswer('PUT', `/api/v1/admin/reports/${waiting}`, admin, 404, 'C0001', { action: 'REMOVE' });
-  await ok('GET', '/api/v1/admin/reports?status=CLOSED', admin);
+  await ok('GET', '/api/v1/admin/reports?status=CLOSED&sort=lastReportedAt,asc', admin);
+  await expectAnswer('GET', '/api/v1/admin/reports?sort=title,asc', admin, 400, 'C0002');
+
+  // Issue 40: the reporter reads the outcome and the note; bulk decisions answer per id.
+  const mine = (await ok('GET', '/api/v1/houses/report/mine', fan)) as Array<{ houseId: number; state: string }>;
+  expect(mine.find((r) => r.houseId === waiting)).toMatchObject({ state: 'DISMISSED' });
+  await expectAnswer('GET', '/api/v1/houses/report/mine', undefined, 401, 'J0000');
+  const bulkWaiting = (await ok('POST', '/api/v1/houses', member, listing({ title: '일괄 승인할 집' }))) as number;
+  await ok('GET', '/api/v1/houses/apply?sort=updatedAt,desc&rentalType=SALE&search=%EC%9D%BC%EA%B4%84', admin);
+  expect(await ok('POST', '/api/v1/admin/houses/apply', admin, { ids: [bulkWaiting, 99999999], approve: false, reason: '주소 확인 불가' })).toEqual([
+    { id: bulkWaiting, code: 'SUCCESS', message: '성공' },
+    { id: 99999999, code: 'C0001', message: '존재하지 않는 리소스 요청입니다.' },
+  ]);
+  await expectAnswer('POST', '/api/v1/admin/houses/apply', admin, 400, 'C0002', { ids: [], approve: true });
+  await expectAnswer('POST', '/api/v1/admin/houses/apply', member, 403, 'J0006', { ids: [1], approve: true });
+  await expectAnswer('POST', '/api/v1/admin/houses/apply', undefined, 401, 'J0000', { ids: [1], approve: true });
 
   const stats = (await ok('GET', '/api/v1/admin/stats/houses', admin)) as { total: number };
   expect(stats.total).toBeGreaterThan(0);

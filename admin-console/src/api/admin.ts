@@ -21,11 +21,48 @@ export type UserType = (typeof USER_TYPES)[number];
 
 export type AdminUser = Schema<'AccountsAdminUserItem'>;
 
+/** `sort=<field>,<asc|desc>` as every admin list takes it (issue 40). */
+export type SortDirection = 'asc' | 'desc';
+
 export interface UserQuery extends PageQuery {
   search?: string;
   userType?: UserType | '';
   status?: UserStatus | '';
+  sort?: `${'createdAt' | 'reportCount'},${SortDirection}`;
 }
+
+export interface WithdrawalQuery extends PageQuery {
+  search?: string;
+  userType?: UserType | '';
+  sort?: `requestedAt,${SortDirection}`;
+}
+
+export interface ApprovalQuery extends PageQuery {
+  search?: string;
+  rentalType?: RentalType | '';
+  city?: string;
+  sort?: `updatedAt,${SortDirection}`;
+}
+
+export const AUDIT_TARGET_TYPES = ['HOUSE', 'USER', 'BOARD', 'COMMENT', 'REPORT', 'RECORD'] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+export type AuditEntry = Schema<'AuditEntry'>;
+
+export interface AuditQuery extends PageQuery {
+  actor?: string;
+  action?: string;
+  targetType?: AuditTargetType | '';
+  targetId?: number;
+  memberId?: number;
+  from?: string;
+  to?: string;
+}
+
+/** One row's outcome of a bulk decision. */
+export type BulkOutcome = Schema<'BulkOutcome'>;
+
+/** A listing as members read it (the detail), with the administrators' `moderation`. */
+export type HouseDetail = Schema<'HouseListingDetail'>;
 
 export type WithdrawalRequest = Schema<'AccountsWithdrawalItem'>;
 
@@ -67,15 +104,20 @@ export function adminApi({ api, data }: BinzipClient) {
       lift: (userId: number) => data(api.DELETE('/api/v1/admin/users/{id}/suspension', { params: { path: { id: userId } } })),
     },
     withdrawals: {
-      list: (query: PageQuery) => data(api.GET('/api/v1/admin/withdrawals', { params: { query } })),
+      list: (query: WithdrawalQuery) => data(api.GET('/api/v1/admin/withdrawals', { params: { query: filled(query) } })),
       complete: (userId: number) => data(api.PUT('/api/v1/admin/withdrawals/{userId}', { params: { path: { userId } } })),
     },
     reports: {
-      list: (query: PageQuery & { status: ReportStatus }) => data(api.GET('/api/v1/admin/reports', { params: { query } })),
-      decide: (houseId: number, action: ReportAction) => data(api.PUT('/api/v1/admin/reports/{houseId}', { params: { path: { houseId } }, body: { action } })),
+      list: (query: PageQuery & { status: ReportStatus; sort?: `lastReportedAt,${SortDirection}` }) =>
+        data(api.GET('/api/v1/admin/reports', { params: { query } })),
+      decide: (houseId: number, action: ReportAction, note?: string) =>
+        data(api.PUT('/api/v1/admin/reports/{houseId}', { params: { path: { houseId } }, body: { action, ...(note ? { note } : {}) } })),
     },
     approvals: {
-      list: (query: PageQuery) => data(api.GET('/api/v1/houses/apply', { params: { query } })),
+      list: (query: ApprovalQuery) => data(api.GET('/api/v1/houses/apply', { params: { query: filled(query) } })),
+      /** One decision on several listings: one outcome per id, a failure does not undo the others. */
+      bulk: (ids: number[], approve: boolean, reason?: string) =>
+        data(api.POST('/api/v1/admin/houses/apply', { body: { ids, approve, ...(reason ? { reason } : {}) } })),
       approve: (houseId: number) => data(api.PUT('/api/v1/houses/apply/{houseId}', { params: { path: { houseId } }, body: { approve: true } })),
       reject: (houseId: number, reason: string) =>
         data(api.PUT('/api/v1/houses/apply/{houseId}', { params: { path: { houseId } }, body: { approve: false, reason } })),
@@ -85,6 +127,15 @@ export function adminApi({ api, data }: BinzipClient) {
       promotions: (query: PageQuery & { search?: string }) =>
         data(api.GET('/api/v1/boards', { params: { query: { prefix: 'ADVERTISEMENT', ...filled(query) } } })),
       setFixed: (boardId: number, fixed: boolean) => data(api.PUT('/api/v1/admin/boards/{boardId}/fixed', { params: { path: { boardId } }, body: { fixed } })),
+    },
+    houses: {
+      /** The listing as members read it (administrators read any saved listing), with `moderation`. */
+      detail: (houseId: number) => data(api.GET('/api/v1/houses/{houseId}', { params: { path: { houseId } } })),
+      /** The public list searched by the author's nickname: the author's other listings are among these. */
+      byNickName: (nickName: string) => data(api.GET('/api/v1/houses', { params: { query: { search: nickName, size: 50 } } })),
+    },
+    audit: {
+      list: (query: AuditQuery) => data(api.GET('/api/v1/admin/audit', { params: { query: filled(query) } })),
     },
     stats: {
       users: () => data(api.GET('/api/v1/admin/stats/users')),

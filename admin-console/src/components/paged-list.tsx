@@ -87,3 +87,6 @@ export function ListStatus({ state, emptyText }: { state: PagedState<unknown>; e
 export function TotalCount({ state }: { state: PagedState<unknown> }) {
   return state.page ? <span class="count">총 {state.page.totalElements}건</span> : null;
 }
+
+/** A form field's text (a file input would give a File, which no filter here has). */
+export const textOf = (value: FormDataEntryValue | null): string => (typeof value === 'string' ? value : '');

@@ -1,8 +1,13 @@
-/** 신고: reported listings (hidden from the public list since their first report), with every report's details. */
+/**
+ * 신고: reported listings (hidden from the public list since their first report), with every report's details.
+ * Issue 40: the reported listing opens as members read it, and a decision can carry a note the reporters and the
+ * author read.
+ */
 import { useState } from 'preact/hooks';
 import type { AdminApi, ReportAction, ReportStatus } from '../api/admin';
 import { formatDateTime } from '../api/labels';
 import { ConfirmButton } from '../components/forms';
+import { ListingPreview } from '../components/listing-preview';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
 
@@ -12,10 +17,12 @@ export function ReportsScreen({ api }: { api: AdminApi }) {
   const [status, setStatus] = useState<ReportStatus>('OPEN');
   const list = usePagedList((page) => api.reports.list({ status, page, size: PAGE_SIZE }), [status]);
   const { run, busy } = useAction();
+  const [notes, setNotes] = useState<Record<number, string>>({});
+  const [previewing, setPreviewing] = useState<number | null>(null);
 
   const decide = async (houseId: number, title: string, action: ReportAction) => {
     const done = action === 'DISMISS' ? `'${title}' 신고를 기각했습니다. 매물이 다시 공개됩니다.` : `'${title}' 매물을 삭제했습니다.`;
-    if (await run(() => api.reports.decide(houseId, action), done)) list.reload();
+    if (await run(() => api.reports.decide(houseId, action, notes[houseId]?.trim() || undefined), done)) list.reload();
   };
 
   return (
@@ -32,6 +39,7 @@ export function ReportsScreen({ api }: { api: AdminApi }) {
           </button>
         </div>
       </header>
+      {previewing !== null && <ListingPreview api={api} houseId={previewing} onClose={() => setPreviewing(null)} />}
       <ListStatus state={list} emptyText={status === 'OPEN' ? '처리할 신고가 없습니다.' : '처리한 신고가 없습니다.'} />
       <ul class="cards">
         {list.page?.content.map((item) => (
@@ -71,6 +79,20 @@ export function ReportsScreen({ api }: { api: AdminApi }) {
                 ))}
               </ul>
             </details>
+            <button type="button" onClick={() => setPreviewing(item.houseId)} aria-label={`${item.title} 매물 내용 보기`}>
+              매물 내용 보기
+            </button>
+            {item.status === 'OPEN' && (
+              <label class="note">
+                처리 메모 (신고자와 작성자에게 보임, 선택)
+                <input
+                  type="text"
+                  maxLength={500}
+                  value={notes[item.houseId] ?? ''}
+                  onInput={(e) => setNotes({ ...notes, [item.houseId]: e.currentTarget.value })}
+                />
+              </label>
+            )}
             {item.status === 'OPEN' && (
               <div class="actions">
                 <button type="button" disabled={busy} onClick={() => void decide(item.houseId, item.title, 'DISMISS')}>

@@ -1,10 +1,16 @@
-/** 회원: search members, filter by status, suspend one with a reason, lift a suspension. */
+/**
+ * 회원: search members, filter by status, sort by join date or reports, suspend one with a reason, lift a
+ * suspension, and read what administrators did to a member (issue 40). Administrators' rows offer no suspension
+ * (the API refuses it).
+ */
 import { useState } from 'preact/hooks';
-import { USER_STATUSES, USER_TYPES, type AdminApi, type UserStatus, type UserType } from '../api/admin';
+import { USER_STATUSES, USER_TYPES, type AdminApi, type UserQuery, type UserStatus, type UserType } from '../api/admin';
 import { USER_STATUS_LABELS, USER_TYPE_LABELS, formatDateTime } from '../api/labels';
 import { ReasonForm } from '../components/forms';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
+import { ListingPreview } from '../components/listing-preview';
+import { AuditTable } from './audit';
 
 const PAGE_SIZE = 20;
 
@@ -12,14 +18,43 @@ interface Filters {
   search: string;
   status: UserStatus | '';
   userType: UserType | '';
+  sort: NonNullable<UserQuery['sort']>;
+}
+
+const SORTS: Record<Filters['sort'], string> = {
+  'createdAt,desc': '가입일 최신 순',
+  'createdAt,asc': '가입일 오래된 순',
+  'reportCount,desc': '신고 많은 순',
+  'reportCount,asc': '신고 적은 순',
+};
+
+/** What administrators did to one member (and to what they wrote), newest first. */
+function MemberHistory({ api, memberId, nickName, onClose }: { api: AdminApi; memberId: number; nickName: string; onClose: () => void }) {
+  const history = usePagedList((page) => api.audit.list({ memberId, page, size: 10 }), [memberId]);
+  const [previewing, setPreviewing] = useState<number | null>(null);
+  return (
+    <section class="panel" aria-labelledby={`history-${memberId}`} data-testid="member-history">
+      <header class="screen-header">
+        <h3 id={`history-${memberId}`}>{nickName} 회원에 대한 처리 기록</h3>
+        <button type="button" onClick={onClose} autoFocus>
+          닫기
+        </button>
+      </header>
+      {previewing !== null && <ListingPreview api={api} houseId={previewing} onClose={() => setPreviewing(null)} />}
+      <ListStatus state={history} emptyText="처리 기록이 없습니다." />
+      {history.page && history.page.content.length > 0 && <AuditTable entries={history.page.content} onOpenListing={setPreviewing} />}
+      <Pager state={history} label={`${nickName} 처리 기록`} />
+    </section>
+  );
 }
 
 export function UsersScreen({ api }: { api: AdminApi }) {
-  const [draft, setDraft] = useState<Filters>({ search: '', status: '', userType: '' });
+  const [draft, setDraft] = useState<Filters>({ search: '', status: '', userType: '', sort: 'createdAt,desc' });
   const [filters, setFilters] = useState<Filters>(draft);
-  const list = usePagedList((page) => api.users.list({ ...filters, page, size: PAGE_SIZE }), [filters.search, filters.status, filters.userType]);
+  const list = usePagedList((page) => api.users.list({ ...filters, page, size: PAGE_SIZE }), [filters.search, filters.status, filters.userType, filters.sort]);
   const { run, busy } = useAction();
   const [suspending, setSuspending] = useState<number | null>(null);
+  const [history, setHistory] = useState<{ id: number; nickName: string } | null>(null);
 
   const suspend = async (userId: number, nickName: string, reason: string) => {
     if (await run(() => api.users.suspend(userId, reason), `${nickName} 회원을 정지했습니다.`)) {
@@ -76,10 +111,21 @@ export function UsersScreen({ api }: { api: AdminApi }) {
             ))}
           </select>
         </label>
+        <label>
+          정렬
+          <select value={draft.sort} onChange={(e) => setDraft({ ...draft, sort: e.currentTarget.value as Filters['sort'] })}>
+            {Object.entries(SORTS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit" class="primary">
           검색
         </button>
       </form>
+      {history && <MemberHistory api={api} memberId={history.id} nickName={history.nickName} onClose={() => setHistory(null)} />}
       <ListStatus state={list} emptyText="조건에 맞는 회원이 없습니다." />
       {list.page && list.page.content.length > 0 && (
         <table class="data-table">
@@ -130,15 +176,22 @@ export function UsersScreen({ api }: { api: AdminApi }) {
                       onSubmit={(reason) => void suspend(user.id, user.nickName, reason)}
                       onCancel={() => setSuspending(null)}
                     />
-                  ) : user.status === 'SUSPENDED' ? (
-                    <button type="button" disabled={busy} onClick={() => void lift(user.id, user.nickName)}>
-                      정지 해제
-                    </button>
-                  ) : user.status === 'ACTIVE' || user.status === 'WITHDRAWAL_REQUESTED' ? (
-                    <button type="button" class="danger" disabled={busy} onClick={() => setSuspending(user.id)}>
-                      정지
-                    </button>
-                  ) : null}
+                  ) : (
+                    <div class="actions">
+                      <button type="button" onClick={() => setHistory({ id: user.id, nickName: user.nickName })} aria-label={`${user.nickName} 처리 기록`}>
+                        처리 기록
+                      </button>
+                      {user.authority === 'ADMIN' ? null : user.status === 'SUSPENDED' ? (
+                        <button type="button" disabled={busy} onClick={() => void lift(user.id, user.nickName)}>
+                          정지 해제
+                        </button>
+                      ) : user.status === 'ACTIVE' || user.status === 'WITHDRAWAL_REQUESTED' ? (
+                        <button type="button" class="danger" disabled={busy} onClick={() => setSuspending(user.id)}>
+                          정지
+                        </button>
+                      ) : null}
+                    </div>
+                  )}
                 </td>
               </tr>
             ))}

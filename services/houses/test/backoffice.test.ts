@@ -113,7 +113,10 @@ describe('reports', () => {
     expect(reopened).toMatchObject({ status: 'OPEN', reportCount: 1, reports: [{ reporterNickName: '신고자셋' }] });
 
     expect((await decide(first, { action: 'REMOVE' }).expect(200)).body.data).toBe(first);
-    expectError(await api(h).detail(first, owner), 404, 'C0001');
+    // Gone for everyone but its author, who reads that it was taken down (issue 40).
+    expectError(await api(h).detail(first, fan), 404, 'C0001');
+    expectError(await api(h).detail(first), 404, 'C0001');
+    expect((await api(h).detail(first, owner).expect(200)).body.data.moderation).toMatchObject({ state: 'REMOVED', reason: null });
     expectError(await decide(first, { action: 'DISMISS' }), 404, 'C0001');
     expect(await h.models.reports.countDocuments({ houseId: first, closedAt: null })).toBe(0);
   });

@@ -101,13 +101,55 @@ export const sessionsRevoked = defineEvent({
 });
 export type SessionsRevokedV1 = EventData<typeof sessionsRevoked>;
 
+/** What an administrator's action is on (issue 40): a listing, a member, a post, a comment, a report, a team record. */
+export const AuditTargetTypes = ['HOUSE', 'USER', 'BOARD', 'COMMENT', 'REPORT', 'RECORD'] as const;
+export type AuditTargetType = (typeof AuditTargetTypes)[number];
+export const AuditServices = ['accounts', 'community', 'houses', 'records'] as const;
+export type AuditService = (typeof AuditServices)[number];
+/** An upper-case verb (APPROVE, REJECT, SUSPEND, ...): a string, not an enum, so a new kind of action is not a new version. */
+export const AUDIT_ACTION_PATTERN = /^[A-Z][A-Z_]{0,39}$/;
+
+/**
+ * `audit.<service>`: an administrator did something. The service that did it stores this event in the same
+ * write as the action (its outbox), so an action is never stored without its entry; accounts gathers the entries
+ * once each (unique on the event id) and serves `GET /api/v1/admin/audit`. The actor is as the token named them at
+ * the time (a later nickname or userName change does not rewrite history). `memberId` is the member the action
+ * concerns (the suspended member, a listing's or post's author), so a member's page can show what was done to them;
+ * `reason` is the reject reason, the suspension reason or a report decision's note (notices read it too).
+ */
+export const adminActionRecorded = defineEvent({
+  subject: 'audit.<service>',
+  stream: 'AUDIT',
+  version: 1,
+  schema: z.object({
+    service: z.enum(AuditServices),
+    actorId: z.number().int().positive(),
+    actorUserName: z.string(),
+    action: z.string().regex(AUDIT_ACTION_PATTERN),
+    targetType: z.enum(AuditTargetTypes),
+    targetId: z.number().int().positive(),
+    memberId: z.number().int().positive().nullable(),
+    reason: z.string().nullable(),
+    requestId: z.string().nullable(),
+    occurredAt: z.string(),
+  }),
+});
+export type AdminActionRecordedV1 = EventData<typeof adminActionRecorded>;
+
 /**
  * Every event of the system, one entry per subject and version. The release snapshot keeps their JSON Schemas
  * (`contracts/released/events/`, `npm run api:release`) and the compatibility gate checks the current ones
  * against it: an event another service reads must not change under the same version. A new version is a new
  * definition here (the old one stays until its consumers have moved).
  */
-export const EVENTS: readonly EventDefinition[] = [userSnapshots, communityCommentCreated, recordCommentCreated, houseReportCreated, sessionsRevoked];
+export const EVENTS: readonly EventDefinition[] = [
+  userSnapshots,
+  communityCommentCreated,
+  recordCommentCreated,
+  houseReportCreated,
+  sessionsRevoked,
+  adminActionRecorded,
+];
 
 /** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
 export interface EventContract {

@@ -10,3 +10,4 @@ export * from './users';
 export * from './sessions';
 export * from './revocation-feed';
 export * from './dead-letters';
+export * from './audit';

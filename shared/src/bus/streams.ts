@@ -21,6 +21,8 @@ export const StreamDefinitions = {
   RECORDS: { subjects: ['records.>'], purpose: 'events' },
   HOUSES: { subjects: ['houses.>'], purpose: 'events' },
   SESSIONS: { subjects: ['sessions.>'], purpose: 'revocations' },
+  /** Administrators' actions, published by every service that takes one (`audit.<service>`), gathered by accounts. */
+  AUDIT: { subjects: ['audit.>'], purpose: 'events' },
   DEAD_LETTERS: { subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' },
 } as const;
 export type StreamName = keyof typeof StreamDefinitions;

@@ -154,6 +154,7 @@ export const API_TAGS: Record<string, string> = {
   scraps: '빈집 매물 스크랩',
   'house-approval': '관리자: 일반 회원 매물의 승인 대기열',
   'admin-reports': '관리자: 신고된 매물 처리',
+  'admin-audit': '관리자: 모든 서비스의 관리자 처리 기록 (읽기 전용)',
   'admin-stats-houses': '관리자: 매물 통계',
   notifications: '댓글 알림함 (커서 페이지)',
   records: '팀 기록: 글 목록, 상세, 작성, 수정, 삭제',

@@ -284,3 +284,36 @@ export function pageQuery(defaultSize: number, maxSize = 50) {
     size: querySize(defaultSize, maxSize),
   };
 }
+
+/** A list's order as a query parameter asks for it: one of the list's sortable fields and a direction. */
+export interface SortOrder<F extends string = string> {
+  field: F;
+  direction: 1 | -1;
+}
+
+/**
+ * `sort=<field>,<asc|desc>` (Spring's spelling, which the spec's page object comes from; issue 40's sortable
+ * administrators' lists): `fields` are what the list can be sorted by (each served by an index), blank or absent
+ * is `fallback`; anything else is C0002 naming the parameter. `<field>` alone means ascending.
+ */
+export function querySort<const F extends readonly [string, ...string[]]>(fields: F, fallback: SortOrder<F[number]>) {
+  const pattern = new RegExp(`^(${fields.join('|')})(,(asc|desc))?$`);
+  return z
+    .preprocess(
+      absentQueryValue,
+      z
+        .string()
+        .regex(pattern)
+        .optional()
+        .transform((value): SortOrder<F[number]> => {
+          if (value === undefined) return fallback;
+          const [field, direction] = value.split(',');
+          return { field, direction: direction === 'desc' ? -1 : 1 };
+        }),
+    )
+    .meta({
+      type: 'string',
+      pattern: pattern.source,
+      description: `정렬: ${fields.join(', ')} 중 하나와 asc 또는 desc (예: ${fields[0]},desc; 기본 ${fallback.field},${fallback.direction === 1 ? 'asc' : 'desc'})`,
+    });
+}

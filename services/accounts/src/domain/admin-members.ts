@@ -1,12 +1,15 @@
 import {
   AppError,
+  auditEvent,
   buildPage,
   escapeRegex,
   pageWindow,
   toIsoOffset,
+  type AuthClaims,
   type Authority,
   type PageObject,
   type PageRequest,
+  type SortOrder,
   type UserStatus,
   type UserType,
 } from '@binzip/shared';
@@ -36,6 +39,8 @@ export interface AdminUserQuery extends PageRequest {
   search?: string;
   userType?: UserType;
   status?: UserStatus;
+  /** Newest first unless asked otherwise; `reportCount` sorts by the reports against the member's listings (issue 40). */
+  sort?: SortOrder<'createdAt' | 'reportCount'>;
 }
 
 export function adminUserItem(user: UserDoc): AdminUserItem {
@@ -55,6 +60,12 @@ export function adminUserItem(user: UserDoc): AdminUserItem {
   };
 }
 
+function userOrder(sort: AdminUserQuery['sort']): Record<string, 1 | -1> {
+  const { field, direction } = sort ?? { field: 'createdAt', direction: -1 };
+  // Ties (most members have no report) follow the join date in the same direction: one index walk serves it.
+  return field === 'reportCount' ? { reportCount: direction, createdAt: direction, _id: direction } : { createdAt: direction, _id: direction };
+}
+
 export async function listUsers(ctx: AccountsContext, query: AdminUserQuery): Promise<PageObject<AdminUserItem>> {
   const filter: FilterQuery<UserDoc> = {};
   if (query.status) filter.status = query.status;
@@ -65,7 +76,7 @@ export async function listUsers(ctx: AccountsContext, query: AdminUserQuery): Pr
   }
   const { skip, limit } = pageWindow(query);
   const [users, total] = await Promise.all([
-    ctx.models.users.find(filter, { pendingEvents: 0, passwordHash: 0 }).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean<UserDoc[]>().exec(),
+    ctx.models.users.find(filter, { pendingEvents: 0, passwordHash: 0 }).sort(userOrder(query.sort)).skip(skip).limit(limit).lean<UserDoc[]>().exec(),
     // Without a filter the collection's own count answers; a filtered count reads the matching index range.
     Object.keys(filter).length === 0 ? ctx.models.users.estimatedDocumentCount().exec() : ctx.models.users.countDocuments(filter).exec(),
   ]);
@@ -82,24 +93,36 @@ async function revokeRefreshTokens(ctx: AccountsContext, userId: number): Promis
 }
 
 /** Suspends a member; suspending again keeps the first time and replaces the reason. */
-export async function suspendUser(ctx: AccountsContext, input: { id: number; reason: string }): Promise<number> {
+export async function suspendUser(ctx: AccountsContext, admin: AuthClaims, input: { id: number; reason: string }): Promise<number> {
   const { id: userId, reason } = input;
-  await changeUser(ctx, 'suspension', userId, (user) => {
-    if (user.authority === 'ADMIN') throw AppError.forbidden();
-    const suspendedAt = user.suspension?.suspendedAt ?? ctx.now();
-    if (user.status === 'SUSPENDED' && user.suspension?.reason === reason) return undefined;
-    return { status: 'SUSPENDED', suspension: { reason, suspendedAt } };
-  });
+  await changeUser(
+    ctx,
+    'suspension',
+    userId,
+    (user) => {
+      if (user.authority === 'ADMIN') throw AppError.forbidden();
+      const suspendedAt = user.suspension?.suspendedAt ?? ctx.now();
+      if (user.status === 'SUSPENDED' && user.suspension?.reason === reason) return undefined;
+      return { status: 'SUSPENDED', suspension: { reason, suspendedAt } };
+    },
+    () => auditEvent('accounts', admin, { action: 'SUSPEND', targetType: 'USER', targetId: userId, memberId: userId, reason }, ctx.now()),
+  );
   await revokeRefreshTokens(ctx, userId);
   return userId;
 }
 
 /** Lifts a suspension: the member is back where they were (a pending withdrawal request stays pending). Idempotent. */
-export async function liftSuspension(ctx: AccountsContext, input: { id: number }): Promise<number> {
+export async function liftSuspension(ctx: AccountsContext, admin: AuthClaims, input: { id: number }): Promise<number> {
   const userId = input.id;
-  await changeUser(ctx, 'suspensionLift', userId, (user) => {
-    if (user.status !== 'SUSPENDED') return undefined;
-    return { status: user.withdrawal ? 'WITHDRAWAL_REQUESTED' : 'ACTIVE', suspension: null };
-  });
+  await changeUser(
+    ctx,
+    'suspensionLift',
+    userId,
+    (user) => {
+      if (user.status !== 'SUSPENDED') return undefined;
+      return { status: user.withdrawal ? 'WITHDRAWAL_REQUESTED' : 'ACTIVE', suspension: null };
+    },
+    () => auditEvent('accounts', admin, { action: 'LIFT_SUSPENSION', targetType: 'USER', targetId: userId, memberId: userId }, ctx.now()),
+  );
   return userId;
 }

@@ -1,4 +1,4 @@
-import { AppError, CONFLICT, isDuplicateKeyError, nextId, retryOnConflict, type ErrorCode } from '@binzip/shared';
+import { AppError, CONFLICT, isDuplicateKeyError, nextId, retryOnConflict, type ErrorCode, type OutboxEvent } from '@binzip/shared';
 import type { UpdateQuery } from 'mongoose';
 import { userSnapshotEvent } from '../events/user-snapshot';
 import type { UserDoc } from '../models';
@@ -168,6 +168,11 @@ export async function changeUser<K extends UserChangeKind>(
   kind: K,
   userId: number,
   compute: (user: UserDoc) => Promise<UserChangeOf<K> | undefined> | UserChangeOf<K> | undefined,
+  /**
+   * An administrator's change carries its audit entry (issue 40) in the same write: built from the user as the
+   * change was computed from, and only when there is a change (a no-op is no action).
+   */
+  audit?: (user: UserDoc) => OutboxEvent,
 ): Promise<void> {
   const declared = USER_CHANGES[kind];
   const writable: readonly string[] = declared.writes;
@@ -183,14 +188,17 @@ export async function changeUser<K extends UserChangeKind>(
       const now = ctx.now();
       const next: UserDoc = { ...user, ...change };
       const publishes = SNAPSHOT_FIELDS.some((field) => next[field] !== user[field]);
+      const audited = audit ? [audit(user)] : [];
       let update: UpdateQuery<UserDoc> = { $set: { ...change, updatedAt: now } };
       if (publishes) {
         const version = user.version + 1;
         const event = userSnapshotEvent({ ...next, version }, now);
         update =
           next.status === 'WITHDRAWN'
-            ? { $set: { ...change, version, updatedAt: now, pendingEvents: [event] } }
-            : { $set: { ...change, version, updatedAt: now }, $push: { pendingEvents: event } };
+            ? { $set: { ...change, version, updatedAt: now, pendingEvents: [...audited, event] } }
+            : { $set: { ...change, version, updatedAt: now }, $push: { pendingEvents: { $each: [...audited, event] } } };
+      } else if (audited.length > 0) {
+        update = { ...update, $push: { pendingEvents: { $each: audited } } };
       }
       try {
         const result = await ctx.models.users.updateOne({ _id: userId, version: user.version, passwordHash: user.passwordHash }, update).exec();
@@ -198,7 +206,7 @@ export async function changeUser<K extends UserChangeKind>(
       } catch (err) {
         await rethrowDuplicate(ctx, err, uniqueFieldsOf(change), userId);
       }
-      if (publishes) ctx.eventsPending();
+      if (publishes || audited.length > 0) ctx.eventsPending();
     },
     { attempts: MAX_CHANGE_ATTEMPTS },
   );

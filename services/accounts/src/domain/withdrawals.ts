@@ -1,4 +1,16 @@
-import { AppError, buildPage, pageWindow, toIsoOffset, type AuthClaims, type PageObject, type PageRequest, type UserType } from '@binzip/shared';
+import {
+  AppError,
+  auditEvent,
+  buildPage,
+  escapeRegex,
+  pageWindow,
+  toIsoOffset,
+  type AuthClaims,
+  type PageObject,
+  type PageRequest,
+  type SortOrder,
+  type UserType,
+} from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import type { UserDoc } from '../models';
 import type { AccountsContext } from './context';
@@ -35,17 +47,33 @@ export interface WithdrawalItem {
   requestedAt: string;
 }
 
-export async function listWithdrawals(ctx: AccountsContext, request: PageRequest): Promise<PageObject<WithdrawalItem>> {
+export interface WithdrawalListQuery extends PageRequest {
+  /** A substring of the userName or nickname (issue 40's filters on the withdrawal queue). */
+  search?: string;
+  userType?: UserType;
+  /** Oldest request first unless asked otherwise. */
+  sort?: SortOrder<'requestedAt'>;
+}
+
+export async function listWithdrawals(ctx: AccountsContext, query: WithdrawalListQuery): Promise<PageObject<WithdrawalItem>> {
+  const { search, userType, sort, ...request } = query;
+  const filter: FilterQuery<UserDoc> = { ...OPEN_WITHDRAWAL };
+  if (userType) filter.userType = userType;
+  if (search) {
+    const pattern = new RegExp(escapeRegex(search), 'i');
+    filter.$or = [{ userName: pattern }, { nickName: pattern }];
+  }
+  const direction = sort?.direction ?? 1;
   const { skip, limit } = pageWindow(request);
   const [users, total] = await Promise.all([
     ctx.models.users
-      .find(OPEN_WITHDRAWAL, { pendingEvents: 0, passwordHash: 0 })
-      .sort({ 'withdrawal.requestedAt': 1, _id: 1 })
+      .find(filter, { pendingEvents: 0, passwordHash: 0 })
+      .sort({ 'withdrawal.requestedAt': direction, _id: direction })
       .skip(skip)
       .limit(limit)
       .lean<UserDoc[]>()
       .exec(),
-    ctx.models.users.countDocuments(OPEN_WITHDRAWAL).exec(),
+    ctx.models.users.countDocuments(filter).exec(),
   ]);
   const items = users.map((user) => ({
     userId: user._id,
@@ -67,22 +95,29 @@ export async function listWithdrawals(ctx: AccountsContext, request: PageRequest
 const erased = (userId: number): string => `withdrawn:${userId}`;
 export const ERASED_PASSWORD_HASH = '!';
 
-export async function completeWithdrawal(ctx: AccountsContext, input: { userId: number }): Promise<number> {
+export async function completeWithdrawal(ctx: AccountsContext, admin: AuthClaims, input: { userId: number }): Promise<number> {
   const { userId } = input;
-  await changeUser(ctx, 'withdrawalCompletion', userId, (user) => {
-    if (!user.withdrawal || (user.status !== 'WITHDRAWAL_REQUESTED' && user.status !== 'SUSPENDED')) throw AppError.notFound();
-    const placeholder = erased(userId);
-    return {
-      status: 'WITHDRAWN',
-      userName: placeholder,
-      nickName: placeholder,
-      phoneNum: placeholder,
-      email: placeholder,
-      passwordHash: ERASED_PASSWORD_HASH,
-      agent: null,
-      suspension: null,
-    };
-  });
+  const audit = () => auditEvent('accounts', admin, { action: 'COMPLETE_WITHDRAWAL', targetType: 'USER', targetId: userId, memberId: userId }, ctx.now());
+  await changeUser(
+    ctx,
+    'withdrawalCompletion',
+    userId,
+    (user) => {
+      if (!user.withdrawal || (user.status !== 'WITHDRAWAL_REQUESTED' && user.status !== 'SUSPENDED')) throw AppError.notFound();
+      const placeholder = erased(userId);
+      return {
+        status: 'WITHDRAWN',
+        userName: placeholder,
+        nickName: placeholder,
+        phoneNum: placeholder,
+        email: placeholder,
+        passwordHash: ERASED_PASSWORD_HASH,
+        agent: null,
+        suspension: null,
+      };
+    },
+    audit,
+  );
   await endSessions(ctx, userId);
   return userId;
 }

@@ -1,5 +1,6 @@
-import { consume, houseReportCreated, sessionsRevoked, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, consume, houseReportCreated, sessionsRevoked, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
 import type { AccountsContext } from '../domain/context';
+import { recordAuditEntry } from '../domain/audit';
 import { applyHouseReport } from '../domain/house-reports';
 import type { AccountsModels } from '../models';
 
@@ -8,7 +9,7 @@ import type { AccountsModels } from '../models';
  * ending of sessions its `sessions.revoked` (one `session_revocations` document each).
  */
 export const accountsOutbox = (models: AccountsModels): OutboxDeclaration => ({
-  events: [userSnapshots, sessionsRevoked],
+  events: [userSnapshots, sessionsRevoked, adminActionRecorded],
   models: [models.users, models.sessionRevocations],
 });
 
@@ -16,4 +17,6 @@ export const accountsOutbox = (models: AccountsModels): OutboxDeclaration => ({
 export const accountsConsumers = (ctx: Pick<AccountsContext, 'models'>) => [
   // Each report counts against its listing's author (one receipt per event id).
   consume(houseReportCreated, { durable: 'accounts-house-reports', handle: (event) => applyHouseReport(ctx, event) }),
+  // Every service's administrators' actions, kept once each (the audit trail, issue 40).
+  consume(adminActionRecorded, { durable: 'accounts-audit', handle: (event) => recordAuditEntry(ctx, event) }),
 ];

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { auditEntryModel } from './audit-entry';
 import { houseReportModel } from './house-report';
 import { refreshTokenModel } from './refresh-token';
 import { sessionRevocationModel } from './session-revocation';
@@ -6,6 +7,7 @@ import { signInThrottleModel } from './sign-in-throttle';
 import { userModel } from './user';
 import { verificationModel } from './verification';
 
+export * from './audit-entry';
 export * from './house-report';
 export * from './refresh-token';
 export * from './session-revocation';
@@ -23,6 +25,8 @@ export function accountsModels(connection: Connection) {
     verifications: verificationModel(connection),
     signInThrottles: signInThrottleModel(connection),
     houseReports: houseReportModel(connection),
+    /** The administrators' audit trail of every service (issue 40). */
+    auditEntries: auditEntryModel(connection),
   };
 }
 
@@ -35,5 +39,6 @@ export async function initModels(models: AccountsModels): Promise<void> {
     models.verifications.init(),
     models.signInThrottles.init(),
     models.houseReports.init(),
+    models.auditEntries.init(),
   ]);
 }

@@ -113,5 +113,9 @@ userSchema.index({ status: 1, joinPaths: 1 });
 userSchema.index({ userType: 1, createdAt: -1, _id: -1 });
 // The revocation feed: the users changed since a moment (domain/revocation-feed.ts).
 userSchema.index({ updatedAt: 1 });
+// The administrators' member list sorted by reports against the member (issue 40), alone or after a filter.
+userSchema.index({ reportCount: -1, createdAt: -1, _id: -1 });
+userSchema.index({ status: 1, reportCount: -1, createdAt: -1, _id: -1 });
+userSchema.index({ userType: 1, reportCount: -1, createdAt: -1, _id: -1 });
 
 export const userModel = (connection: Connection): Model<UserDoc> => registerModel(connection, 'User', userSchema);

@@ -1,12 +1,15 @@
 import { operationsOf } from '@binzip/shared';
 import { liftSuspension, listUsers, suspendUser } from '../domain/admin-members';
 import { userStats } from '../domain/admin-stats';
+import { listAudit } from '../domain/audit';
 import type { AccountsContext } from '../domain/context';
 import { completeWithdrawal, listWithdrawals } from '../domain/withdrawals';
 import {
   adminUserListQuery,
   adminUserPageSchema,
   adminUserParams,
+  auditListQuery,
+  auditPageSchema,
   suspensionBody,
   userIdSchema,
   userStatsSchema,
@@ -42,7 +45,7 @@ export const adminOperations = [
     body: suspensionBody,
     data: userIdSchema,
     errors: ['C0001', 'C0003', 'C0004'],
-    handle: (ctx, { params, body }) => suspendUser(ctx, { ...params, ...body }),
+    handle: (ctx, { caller, params, body }) => suspendUser(ctx, caller, { ...params, ...body }),
   }),
   operation({
     method: 'delete',
@@ -54,7 +57,7 @@ export const adminOperations = [
     params: adminUserParams,
     data: userIdSchema,
     errors: ['C0001', 'C0004'],
-    handle: (ctx, { params }) => liftSuspension(ctx, params),
+    handle: (ctx, { caller, params }) => liftSuspension(ctx, caller, params),
   }),
   operation({
     method: 'get',
@@ -78,7 +81,7 @@ export const adminOperations = [
     params: withdrawalParams,
     data: userIdSchema,
     errors: ['C0001', 'C0004'],
-    handle: (ctx, { params }) => completeWithdrawal(ctx, params),
+    handle: (ctx, { caller, params }) => completeWithdrawal(ctx, caller, params),
   }),
   operation({
     method: 'get',
@@ -89,5 +92,19 @@ export const adminOperations = [
     access: 'admin',
     data: userStatsSchema,
     handle: (ctx) => userStats(ctx),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/admin/audit',
+    operationId: 'adminListAudit',
+    summary: '관리자 처리 기록 (최신순; 모든 서비스의 승인, 거절, 정지, 삭제, 고정, 탈퇴 완료, 신고 처리)',
+    description:
+      'Read-only: no operation changes or deletes an entry. Each service records its action in the same write as the action ' +
+      '(its outbox); accounts keeps every entry once. The actor is as at the time of the action.',
+    tags: ['admin-audit'],
+    access: 'admin',
+    query: auditListQuery,
+    data: auditPageSchema,
+    handle: (ctx, { query }) => listAudit(ctx, query),
   }),
 ];

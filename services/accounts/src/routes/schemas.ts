@@ -1,10 +1,14 @@
 import {
+  absentQueryValue,
+  AuditTargetTypes,
+  AUDIT_ACTION_PATTERN,
   Authorities,
   idParams,
   isoTimestampSchema,
   pageQuery,
   pageSchema,
   queryEnum,
+  querySort,
   queryText,
   typedPhone,
   UserStatuses,
@@ -27,6 +31,7 @@ import {
   WITHDRAWAL_REASONS,
 } from '../domain/rules';
 import type { AdminUserItem } from '../domain/admin-members';
+import type { AuditItem } from '../domain/audit';
 import type { UserStats } from '../domain/admin-stats';
 import type { AccessTokenAnswer } from '../domain/sessions';
 import type { ProfileUpdate, UserProfile } from '../domain/profile';
@@ -35,6 +40,14 @@ import type { WithdrawalItem, WithdrawalRequest } from '../domain/withdrawals';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
 export const fieldLabels: FieldLabels = {
+  actor: '처리자',
+  action: '처리',
+  targetType: '대상 종류',
+  targetId: '대상 번호',
+  memberId: '회원 번호',
+  from: '시작일',
+  to: '종료일',
+  sort: '정렬',
   userName: '아이디',
   password: '비밀번호',
   new_password: '새 비밀번호',
@@ -197,8 +210,72 @@ export const withdrawalBody = z.strictObject({
 /** Admin lists page like the rest, with backoffice.md's default and maximum size. */
 const adminPage = pageQuery(20, 100);
 
-export const adminUserListQuery = z.object({ ...adminPage, search: queryText(100), userType: queryEnum(UserTypes), status: queryEnum(UserStatuses) });
-export const withdrawalListQuery = z.object(adminPage);
+/** Members newest first unless sorted otherwise (issue 40: by join date, or by how many reports they had). */
+export const adminUserListQuery = z.object({
+  ...adminPage,
+  search: queryText(100),
+  userType: queryEnum(UserTypes),
+  status: queryEnum(UserStatuses),
+  sort: querySort(['createdAt', 'reportCount'], { field: 'createdAt', direction: -1 }),
+});
+/** The withdrawal queue, oldest request first unless sorted otherwise; filtered by member type and name (issue 40). */
+export const withdrawalListQuery = z.object({
+  ...adminPage,
+  search: queryText(100).meta({ description: '아이디 또는 닉네임의 일부' }),
+  userType: queryEnum(UserTypes),
+  sort: querySort(['requestedAt'], { field: 'requestedAt', direction: 1 }),
+});
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * `from`/`to` of the audit list: an ISO date (a whole day in Asia/Seoul, the site's time zone: `from` its first
+ * moment, `to` its last) or an ISO date-time with its offset. Anything else is C0002 naming the field.
+ */
+function queryInstant(edge: 'start' | 'end') {
+  return z
+    .preprocess(
+      absentQueryValue,
+      z
+        .string()
+        .refine((v) => (DATE_ONLY.test(v) || DATE_TIME.test(v)) && !Number.isNaN(Date.parse(DATE_ONLY.test(v) ? `${v}T00:00:00+09:00` : v)))
+        .transform((v) => {
+          if (!DATE_ONLY.test(v)) return new Date(v);
+          return new Date(edge === 'start' ? `${v}T00:00:00.000+09:00` : `${v}T23:59:59.999+09:00`);
+        })
+        .optional(),
+    )
+    .meta({ type: 'string', description: 'ISO 날짜 (YYYY-MM-DD, 한국 시간의 하루) 또는 오프셋이 있는 ISO 날짜시각' });
+}
+
+const optionalId = (description: string) =>
+  z
+    .preprocess(
+      absentQueryValue,
+      z
+        .string()
+        .regex(/^\d{1,15}$/)
+        .transform(Number)
+        .pipe(z.number().int().positive())
+        .optional(),
+    )
+    .meta({ type: 'integer', minimum: 1, description });
+
+/** GET /api/v1/admin/audit (issue 40): every filter is optional and they combine with AND. */
+export const auditListQuery = z.object({
+  actor: queryText(40).meta({ description: '처리한 관리자의 id(숫자) 또는 그때의 아이디' }),
+  action: z.preprocess(absentQueryValue, z.string().regex(AUDIT_ACTION_PATTERN).optional()).meta({
+    type: 'string',
+    description: '대문자 동사: APPROVE, REJECT, SUSPEND, LIFT_SUSPENSION, COMPLETE_WITHDRAWAL, DELETE, DELETE_COMMENT, PIN, UNPIN, DISMISS, REMOVE',
+  }),
+  targetType: queryEnum(AuditTargetTypes),
+  targetId: optionalId('대상의 id'),
+  memberId: optionalId('처리가 관련된 회원 (정지된 회원, 게시글 작성자): 회원 페이지의 기록'),
+  from: queryInstant('start'),
+  to: queryInstant('end'),
+  ...adminPage,
+});
 export const suspensionBody = z.strictObject({ reason: z.string().trim().min(1).max(200) });
 export const adminUserParams = idParams('id');
 export const withdrawalParams = idParams('userId');
@@ -266,6 +343,23 @@ export const withdrawalItemSchema = z
     requestedAt: isoTimestampSchema,
   })
   .meta({ id: 'AccountsWithdrawalItem' }) satisfies z.ZodType<WithdrawalItem>;
+
+export const auditItemSchema = z
+  .object({
+    id: z.string().meta({ description: '기록 id (그 처리를 알린 이벤트의 id)' }),
+    actor: z.object({ id: z.number().int(), userName: z.string().meta({ description: '처리 당시의 아이디' }) }),
+    action: z.string().meta({ description: '대문자 동사 (APPROVE, REJECT, SUSPEND, ...)' }),
+    targetType: z.enum(AuditTargetTypes),
+    targetId: z.number().int(),
+    reason: z.string().nullable(),
+    at: isoTimestampSchema,
+    requestId: z.string().nullable().meta({ description: '처리한 요청의 x-request-id (접근 로그와 같은 값)' }),
+    service: z.enum(['accounts', 'community', 'houses', 'records']),
+    memberId: z.number().int().nullable(),
+  })
+  .meta({ id: 'AuditEntry' }) satisfies z.ZodType<AuditItem>;
+
+export const auditPageSchema = pageSchema(auditItemSchema, { totals: true, pageable: false }).meta({ id: 'AuditEntryPage' });
 
 export const withdrawalPageSchema = pageSchema(withdrawalItemSchema, { totals: true, pageable: false }).meta({ id: 'AccountsWithdrawalPage' });
 

@@ -1,5 +1,6 @@
 import {
   AppError,
+  auditEvent,
   buildPage,
   escapeRegex,
   isAdmin,
@@ -162,8 +163,15 @@ export async function deleteBoard(ctx: CommunityContext, user: AuthClaims, input
   const { boardId } = input;
   const board = await liveBoard(ctx, boardId);
   if (board.authorId !== user.userId && !isAdmin(user)) throw AppError.forbidden();
-  const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { deleted: true, updatedAt: ctx.now() } }).exec();
+  // An administrator deleting someone else's post is a moderation action: its audit entry goes with the write.
+  const byModerator = board.authorId !== user.userId;
+  const now = ctx.now();
+  const audit = byModerator
+    ? { $push: { pendingEvents: auditEvent('community', user, { action: 'DELETE', targetType: 'BOARD', targetId: boardId, memberId: board.authorId }, now) } }
+    : {};
+  const result = await ctx.models.boards.updateOne({ _id: boardId, ...LIVE }, { $set: { deleted: true, updatedAt: now }, ...audit }).exec();
   if (result.modifiedCount === 0) throw AppError.notFound();
+  if (byModerator) ctx.eventsPending();
   await hideFromOwnLists(ctx, [boardId]);
 }
 

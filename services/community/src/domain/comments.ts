@@ -1,5 +1,6 @@
 import {
   AppError,
+  auditEvent,
   buildPage,
   communityCommentCreated,
   isAdmin,
@@ -106,9 +107,20 @@ export async function deleteComment(ctx: CommunityContext, user: AuthClaims, inp
   const { commentId } = input;
   const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== user.userId && !isAdmin(user)) throw AppError.forbidden();
-  const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: ctx.now() } }).exec();
+  // An administrator deleting someone else's comment is a moderation action: its audit entry goes with the write.
+  const byModerator = comment.authorId !== user.userId;
+  const now = ctx.now();
+  const audit = byModerator
+    ? {
+        $push: {
+          pendingEvents: auditEvent('community', user, { action: 'DELETE', targetType: 'COMMENT', targetId: commentId, memberId: comment.authorId }, now),
+        },
+      }
+    : {};
+  const result = await ctx.models.comments.updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, updatedAt: now }, ...audit }).exec();
   // Two deletes racing: only the one that flipped the flag moves the count.
   if (result.modifiedCount === 0) throw AppError.notFound();
+  if (byModerator) ctx.eventsPending();
   await ctx.models.boards.updateOne({ _id: comment.boardId }, { $inc: { commentCount: -1 } }).exec();
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
-import { AppError, isDuplicateKeyError, TooManyRequestsError, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, isDuplicateKeyError, TooManyRequestsError, type AuthClaims } from '@binzip/shared';
 import type { CommunityContext } from './context';
 
 /** backoffice.md: at most this many promotion posts are pinned at once. */
@@ -57,18 +57,35 @@ export async function writeIfPinRoom<T>(ctx: CommunityContext, write: () => Prom
   });
 }
 
-/** Pins or unpins a promotion (ADVERTISEMENT) post; pinning an already pinned post is a no-op. */
-export async function setPinned(ctx: CommunityContext, _admin: AuthClaims, input: { boardId: number; fixed: boolean }): Promise<number> {
+/**
+ * Pins or unpins a promotion (ADVERTISEMENT) post; pinning an already pinned post (or unpinning one that is not)
+ * is a no-op. Each change carries its audit entry (PIN or UNPIN, issue 40) in the post's write; a no-op none.
+ */
+export async function setPinned(ctx: CommunityContext, admin: AuthClaims, input: { boardId: number; fixed: boolean }): Promise<number> {
   const { models } = ctx;
   const { boardId, fixed } = input;
-  const board = await models.boards.findOne({ _id: boardId, deleted: false }, { prefixCategory: 1, fixed: 1 }).lean().exec();
+  const board = await models.boards.findOne({ _id: boardId, deleted: false }, { prefixCategory: 1, fixed: 1, authorId: 1 }).lean().exec();
   if (!board) throw AppError.notFound();
   if (board.prefixCategory !== 'ADVERTISEMENT') throw AppError.invalid('홍보 게시글만 고정할 수 있습니다.');
+  const audit = () => ({
+    $push: {
+      pendingEvents: auditEvent(
+        'community',
+        admin,
+        { action: fixed ? 'PIN' : 'UNPIN', targetType: 'BOARD', targetId: boardId, memberId: board.authorId },
+        ctx.now(),
+      ),
+    },
+  });
   if (!fixed) {
-    await models.boards.updateOne({ _id: boardId }, { $set: { fixed: false } }).exec();
+    const result = await models.boards.updateOne({ _id: boardId, fixed: true }, { $set: { fixed: false }, ...audit() }).exec();
+    if (result.modifiedCount > 0) ctx.eventsPending();
     return boardId;
   }
   if (board.fixed) return boardId;
-  await writeIfPinRoom(ctx, () => models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true } }).exec());
+  const result = await writeIfPinRoom(ctx, () =>
+    models.boards.updateOne({ _id: boardId, deleted: false, fixed: false }, { $set: { fixed: true }, ...audit() }).exec(),
+  );
+  if (result.modifiedCount > 0) ctx.eventsPending();
   return boardId;
 }

@@ -1,5 +1,11 @@
-import { communityCommentCreated, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, communityCommentCreated, type OutboxDeclaration } from '@binzip/shared';
 import type { CommunityModels } from '../models';
 
-/** What community publishes: each comment carries its `community.comment.created` (notifications reads it). */
-export const communityOutbox = (models: CommunityModels): OutboxDeclaration => ({ events: [communityCommentCreated], models: [models.comments] });
+/**
+ * What community publishes: each comment carries its `community.comment.created` (notifications reads it); an
+ * administrator's pin, unpin or deletion carries its `audit.community` in the post's or comment's write (issue 40).
+ */
+export const communityOutbox = (models: CommunityModels): OutboxDeclaration => ({
+  events: [communityCommentCreated, adminActionRecorded],
+  models: [models.comments, models.boards],
+});

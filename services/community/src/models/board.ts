@@ -1,4 +1,4 @@
-import { registerModel } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 export interface BoardDoc {
@@ -19,6 +19,8 @@ export interface BoardDoc {
   deleted: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** An administrator's action on the post (`audit.community`: pin, unpin, delete; issue 40), stored with its write. */
+  pendingEvents?: OutboxEvent[];
 }
 
 const boardSchema = new Schema<BoardDoc>(
@@ -49,6 +51,7 @@ boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, creat
 boardSchema.index({ deleted: 1, prefixCategory: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
 boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
 boardSchema.index({ authorId: 1, deleted: 1, createdAt: -1, _id: -1 });
+addOutbox(boardSchema);
 
 export type BoardModel = Model<BoardDoc>;
 

@@ -29,6 +29,9 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/admin/reports', service: 'houses' },
   { prefix: '/api/v1/admin/stats/houses', service: 'houses' },
   { prefix: '/api/v1/admin/boards', service: 'community' },
+  // Issue 40: the audit trail's one owner (docs/decisions-local.md "Audit trail") and the bulk approvals.
+  { prefix: '/api/v1/admin/audit', service: 'accounts' },
+  { prefix: '/api/v1/admin/houses', service: 'houses' },
 ];
 
 /**

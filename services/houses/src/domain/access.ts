@@ -1,4 +1,4 @@
-import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims } from '@binzip/shared';
+import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims, type OutboxEvent } from '@binzip/shared';
 import type { HouseDoc } from '../models';
 import type { HousesContext } from './context';
 
@@ -43,14 +43,24 @@ const stateOf = (house: HouseDoc) => ({ tmpYn: house.tmpYn, dealState: house.dea
  * an AppError); a lost race re-reads and re-decides. A listing whose state keeps changing under the request
  * is answered with C0004 (429, try again shortly), never a 500 (shared `retryOnConflict`).
  */
-export async function changeHouse(ctx: HousesContext, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
-  return retryOnConflict(async () => {
+export async function changeHouse(
+  ctx: HousesContext,
+  houseId: number,
+  change: (house: HouseDoc | null) => Partial<HouseDoc>,
+  /** Events stored in the same write (an administrator's action and its audit entry, issue 40). */
+  events?: (house: HouseDoc, fields: Partial<HouseDoc>) => OutboxEvent[],
+): Promise<HouseDoc> {
+  const changed = await retryOnConflict(async () => {
     const house = await findHouse(ctx, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
-    const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
-    return result.matchedCount === 1 ? { ...house, ...fields, rev: house.rev + 1 } : CONFLICT;
+    const pending = events?.(house, fields) ?? [];
+    const update = pending.length > 0 ? { $set: fields, $inc: { rev: 1 }, $push: { pendingEvents: { $each: pending } } } : { $set: fields, $inc: { rev: 1 } };
+    const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, update).exec();
+    return result.matchedCount === 1 ? { house: { ...house, ...fields, rev: house.rev + 1 }, published: pending.length > 0 } : CONFLICT;
   });
+  if (changed.published) ctx.eventsPending();
+  return changed.house;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { AppError, isAdmin, nextId, sanitizeStoredBodies, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, isAdmin, nextId, sanitizeStoredBodies, toIsoOffset, type AuthClaims } from '@binzip/shared';
 import { isListed, type DealState, type HouseDoc } from '../models';
 import { changeHouse, isAuthor, publishesAtOnce, readableHouse } from './access';
 import type { HousesContext } from './context';
 import { placeOnWrite } from './geocoding';
 import { listingInput, type ListingBody } from './listing-input';
-import { authorsOf, toDetail, type HouseDetail } from './render';
+import { authorsOf, toDetail, type HouseDetail, type HouseModeration } from './render';
 
 /** Create, edit, delete, read, complete: the listing's own state machine. */
 
@@ -55,12 +55,21 @@ export async function updateListing(ctx: HousesContext, caller: AuthClaims, inpu
   return houseId;
 }
 
+/** An administrator deleting someone else's listing is a moderation action: its audit entry goes with the write. */
 export async function removeListing(ctx: HousesContext, caller: AuthClaims, input: { houseId: number }): Promise<void> {
-  await changeHouse(ctx, input.houseId, (house) => {
-    if (!house || house.deleted) throw AppError.notFound();
-    if (!isAuthor(house, caller) && !isAdmin(caller)) throw AppError.forbidden();
-    return { deleted: true, deletedAt: ctx.now(), listed: false };
-  });
+  await changeHouse(
+    ctx,
+    input.houseId,
+    (house) => {
+      if (!house || house.deleted) throw AppError.notFound();
+      if (!isAuthor(house, caller) && !isAdmin(caller)) throw AppError.forbidden();
+      return { deleted: true, deletedAt: ctx.now(), listed: false };
+    },
+    (house) =>
+      isAuthor(house, caller)
+        ? []
+        : [auditEvent('houses', caller, { action: 'DELETE', targetType: 'HOUSE', targetId: house._id, memberId: house.authorId }, ctx.now())],
+  );
 }
 
 /** One listing by id; the caller is absent on the public detail (see `canRead` for who may read what). */
@@ -68,11 +77,39 @@ export async function listingDetail(ctx: HousesContext, caller: AuthClaims | und
   const { houseId } = input;
   // The caller's scrap is asked beside the listing, not after it: one round trip less for a member.
   const [house, scrap] = await Promise.all([
-    readableHouse(ctx, houseId, caller),
+    removedForItsAuthor(ctx, houseId, caller).then((removed) => removed ?? readableHouse(ctx, houseId, caller)),
     caller ? ctx.models.scraps.exists({ userId: caller.userId, houseId }).exec() : null,
   ]);
   const authors = await authorsOf(ctx.models.users, [house]);
-  return toDetail(house, authors, scrap !== null);
+  const detail = toDetail(house, authors, scrap !== null);
+  // The author (and administrators) read what the administrators decided (issue 40); nobody else does.
+  const moderation = isAuthor(house, caller) || isAdmin(caller) ? moderationOf(house) : undefined;
+  return moderation ? { ...detail, moderation } : detail;
+}
+
+/**
+ * A listing the administrators took down after a report stays readable by its author (only), so the author
+ * reads why (issue 40); deleted otherwise answers C0001 as before.
+ */
+async function removedForItsAuthor(ctx: HousesContext, houseId: number, caller: AuthClaims | undefined): Promise<HouseDoc | undefined> {
+  if (!caller) return undefined;
+  const house = await ctx.models.houses
+    .findOne({ _id: houseId, deleted: true, authorId: caller.userId, 'moderation.action': 'REMOVE' })
+    .lean<HouseDoc>()
+    .exec();
+  return house ?? undefined;
+}
+
+/** What the administrators decided about a listing, as its author reads it: rejected, taken down, or report dismissed. */
+export function moderationOf(house: HouseDoc): HouseModeration | undefined {
+  if (house.deleted && house.moderation?.action === 'REMOVE') {
+    return { state: 'REMOVED', reason: house.moderation.note, decidedAt: toIsoOffset(house.moderation.decidedAt) };
+  }
+  if (house.dealState === 'REJECTED') return { state: 'REJECTED', reason: house.rejectReason || null, decidedAt: null };
+  if (house.moderation?.action === 'DISMISS') {
+    return { state: 'REPORT_DISMISSED', reason: house.moderation.note, decidedAt: toIsoOffset(house.moderation.decidedAt) };
+  }
+  return undefined;
 }
 
 /** Deal completion (decisions.md): the author marks an ONGOING listing COMPLETED. */

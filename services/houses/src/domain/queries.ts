@@ -1,4 +1,4 @@
-import { buildPage, escapeRegex, pageWindow, type AuthClaims, type PageObject, type PageRequest } from '@binzip/shared';
+import { buildPage, escapeRegex, pageWindow, type AuthClaims, type PageObject, type PageRequest, type SortOrder } from '@binzip/shared';
 import type { FilterQuery } from 'mongoose';
 import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
@@ -87,9 +87,25 @@ export async function draftList(ctx: HousesContext, caller: AuthClaims, request:
   return listItemsPage(ctx, { authorId: caller.userId, tmpYn: true, deleted: false }, NEWEST_UPDATE_FIRST, request, true);
 }
 
-/** Waiting listings, oldest first: the administrator works through a queue. */
-export async function waitingList(ctx: HousesContext, request: PageRequest): Promise<PageObject<HouseListItem>> {
-  return listItemsPage(ctx, { dealState: 'APPLYING', tmpYn: false, deleted: false }, { updatedAt: 1, _id: 1 }, request, false);
+export interface WaitingListQuery extends PageRequest {
+  sort?: SortOrder<'updatedAt'>;
+  rentalType?: string;
+  city?: string;
+  search?: string;
+}
+
+/**
+ * Waiting listings, oldest first unless asked otherwise: the administrator works through a queue. The filters
+ * (issue 40) narrow the walk of the queue's index ({dealState, tmpYn, deleted, updatedAt, _id}).
+ */
+export async function waitingList(ctx: HousesContext, query: WaitingListQuery): Promise<PageObject<HouseListItem>> {
+  const { sort, rentalType, city, search, ...request } = query;
+  const filter: FilterQuery<HouseDoc> = { dealState: 'APPLYING', tmpYn: false, deleted: false };
+  if (rentalType) filter.rentalType = rentalType;
+  if (city) filter.city = cityCondition(city);
+  if (search) filter.title = new RegExp(escapeRegex(search), 'i');
+  const direction = sort?.direction ?? 1;
+  return listItemsPage(ctx, filter, { updatedAt: direction, _id: direction }, request, false);
 }
 
 /**

@@ -97,6 +97,16 @@ export interface HouseDetail extends Omit<ListingContent, 'houseType' | 'agentDe
   /** The listing's point (issue 39), null while unknown. */
   latitude: number | null;
   longitude: number | null;
+  /** For its author and administrators only: what the administrators decided and why (issue 40). */
+  moderation?: HouseModeration;
+}
+
+export interface HouseModeration {
+  /** REJECTED (not approved), REMOVED (taken down after a report), REPORT_DISMISSED (reported, found fine). */
+  state: 'REJECTED' | 'REMOVED' | 'REPORT_DISMISSED';
+  reason: string | null;
+  /** When a report was decided; null for a rejection (its time is in the audit trail). */
+  decidedAt: string | null;
 }
 
 export function toDetail(house: HouseDoc, authors: Authors, isScraped: boolean): HouseDetail {

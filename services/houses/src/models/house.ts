@@ -1,4 +1,4 @@
-import { registerModel } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -79,6 +79,13 @@ export interface HouseDoc extends ListingContent {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /**
+   * An administrator's last decision on the listing (issue 40): REJECTED with the reject reason is `rejectReason`;
+   * a report decision keeps its outcome and note here, so the author of a listing taken down reads why.
+   */
+  moderation?: { action: 'DISMISS' | 'REMOVE'; note: string | null; decidedAt: Date } | null;
+  /** The administrators' actions waiting for the relay (`audit.houses`, issue 40), stored with the action's write. */
+  pendingEvents?: OutboxEvent[];
 }
 
 const houseSchema = new Schema<HouseDoc>(
@@ -126,9 +133,11 @@ const houseSchema = new Schema<HouseDoc>(
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     deletedAt: { type: Date, default: null },
+    moderation: { type: Schema.Types.Mixed, default: null },
   },
   { versionKey: false, collection: 'houses', minimize: false },
 );
+addOutbox(houseSchema);
 
 // Public list: `listed` equality first, then the filter, then the sort (newest update, id as tie-break).
 houseSchema.index({ listed: 1, updatedAt: -1, _id: -1 });

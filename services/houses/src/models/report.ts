@@ -12,6 +12,10 @@ export interface ReportDoc {
   createdAt: Date;
   /** Set when an administrator handled the listing's reports (DISMISS or REMOVE); null while open. */
   closedAt?: Date | null;
+  /** How the administrator decided (issue 40): REMOVED (the listing was taken down) or DISMISSED; null while open. */
+  outcome?: 'REMOVED' | 'DISMISSED' | null;
+  /** The administrator's note to the reporter and the author, when the decision had one. */
+  note?: string | null;
   /** `houses.report.created`, published by the relay (the report is its own outbox). */
   pendingEvents?: OutboxEvent[];
 }
@@ -24,6 +28,8 @@ const reportSchema = new Schema<ReportDoc>(
     reportReason: { type: String, required: true },
     createdAt: { type: Date, required: true },
     closedAt: { type: Date, default: null },
+    outcome: { type: String, default: null },
+    note: { type: String, default: null },
   },
   { versionKey: false, collection: 'reports' },
 );
@@ -32,6 +38,8 @@ reportSchema.index({ houseId: 1, userId: 1 }, { unique: true });
 // A listing's reports newest first (the administrators' report list), open or closed ones.
 reportSchema.index({ houseId: 1, createdAt: -1, _id: -1 });
 reportSchema.index({ houseId: 1, closedAt: 1, createdAt: -1, _id: -1 });
+// A member's own reports, newest first (GET /api/v1/houses/report/mine).
+reportSchema.index({ userId: 1, createdAt: -1, _id: -1 });
 addOutbox(reportSchema);
 
 export const reportModel = (connection: Connection): Model<ReportDoc> => registerModel(connection, 'Report', reportSchema);

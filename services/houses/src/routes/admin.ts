@@ -1,11 +1,13 @@
 import { operationsOf } from '@binzip/shared';
 import { decideReport, houseStats, listReports } from '../domain/admin-reports';
-import { decideApproval } from '../domain/approval';
+import { decideApproval, decideApprovals } from '../domain/approval';
 import type { HousesContext } from '../domain/context';
 import { waitingList } from '../domain/queries';
 import {
   adminReportPageSchema,
   approvalBody,
+  bulkApprovalBody,
+  bulkOutcomesSchema,
   houseIdData,
   houseListPageSchema,
   houseParams,
@@ -44,7 +46,21 @@ export const adminOperations = [
     body: approvalBody,
     data: houseIdData,
     errors: ['C0001', 'H0004'],
-    handle: (ctx, { params, body }) => decideApproval(ctx, { ...params, ...body }),
+    handle: (ctx, { caller, params, body }) => decideApproval(ctx, caller, { ...params, ...body }),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/admin/houses/apply',
+    operationId: 'decideHouseApprovals',
+    summary: '여러 매물을 한 번에 승인 또는 거절 (id마다 결과; 하나의 실패는 다른 매물에 영향 없음)',
+    description:
+      'ids 1~100개, 거절이면 reason 필수. 형식이 틀린 요청은 통째로 C0002; 그 밖에는 id마다 {id, code, message}: ' +
+      'SUCCESS, 또는 그 id만의 오류 (C0001 없는 매물, H0004 이미 처리된 매물). 성공한 것마다 감사 기록이 남습니다.',
+    tags: ['house-approval'],
+    access: 'admin',
+    body: bulkApprovalBody,
+    data: bulkOutcomesSchema,
+    handle: (ctx, { caller, body }) => decideApprovals(ctx, caller, body),
   }),
   operation({
     method: 'get',
@@ -68,7 +84,7 @@ export const adminOperations = [
     body: reportDecisionBody,
     data: houseIdData,
     errors: ['C0001'],
-    handle: (ctx, { params, body }) => decideReport(ctx, { ...params, ...body }),
+    handle: (ctx, { caller, params, body }) => decideReport(ctx, caller, { ...params, ...body }),
   }),
   operation({
     method: 'get',

@@ -1,6 +1,7 @@
 import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { WHAT_EVERY_LISTING_WRITE_CHANGES } from './cache-keys';
+import { myReports } from '../domain/admin-reports';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
 import { houseClusters, housesInBox, housesNear, nearbyHouses, regionCounts } from '../domain/place-queries';
@@ -24,6 +25,7 @@ import {
   ownListPageSchema,
   ownListQuery,
   publicListQuery,
+  myReportsSchema,
   reportBody,
 } from './schemas';
 
@@ -74,6 +76,16 @@ export const houseOperations = [
     data: houseDetailSchema,
     errors: ['C0001'],
     handle: (ctx, { caller, params }) => listingDetail(ctx, caller, params),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/houses/report/mine',
+    operationId: 'listMyHouseReports',
+    summary: '내 신고와 처리 결과 (RECEIVED 처리 대기, REMOVED 삭제됨, DISMISSED 기각; 관리자 메모)',
+    tags,
+    access: 'user',
+    data: myReportsSchema,
+    handle: (ctx, { caller }) => myReports(ctx, caller),
   }),
   operation({
     method: 'put',

@@ -10,14 +10,16 @@ import {
   queryInt,
   queryBoolean,
   queryEnum,
+  querySort,
   queryText,
   typedPhone,
   typedText,
   type FieldLabels,
 } from '@binzip/shared';
 import { z } from 'zod';
-import type { AdminReportItem, HouseStats } from '../domain/admin-reports';
-import { ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
+import type { AdminReportItem, HouseStats, MyReportItem } from '../domain/admin-reports';
+import type { BulkOutcome } from '../domain/approval';
+import { MyReportStates, ReportActions, ReportStatuses, ReportTypeNames } from '../domain/admin-reports';
 import type { ListingBody } from '../domain/listing-input';
 import { EQUALITY_FILTERS, type EqualityFilter, type OwnListPage } from '../domain/queries';
 import type { HouseCluster, HouseMapItem, HouseNearItem, RegionCount } from '../domain/place-queries';
@@ -61,6 +63,9 @@ export const fieldLabels: FieldLabels = {
   reason: '사유',
   status: '상태',
   action: '처리',
+  note: '처리 메모',
+  ids: '매물 번호 목록',
+  sort: '정렬',
   image: '이미지 파일',
   file: '이미지 파일 이름',
   latitude: '위도',
@@ -332,7 +337,17 @@ export const ownListQuery = z.object({
   ...pageQuery(10),
 });
 
-export const waitingListQuery = z.object({ ...pageQuery(10) });
+/**
+ * The approval queue (issue 40): oldest first by default (a queue is worked from its oldest), sortable by the last
+ * update either way, filterable by rental type, region word or address part, and title.
+ */
+export const waitingListQuery = z.object({
+  sort: querySort(['updatedAt'], { field: 'updatedAt', direction: 1 }),
+  rentalType: queryEnum(RentalTypes),
+  city: queryText(100).meta({ description: '지역어 (수도권, 경상, 전라, 충청, 제주, 강원) 또는 주소의 일부' }),
+  search: queryText(100).meta({ description: '제목의 일부' }),
+  ...pageQuery(10),
+});
 
 export const reportBody = z.strictObject({
   reportType: z.enum(ReportTypes),
@@ -349,9 +364,45 @@ export const approvalBody = z.strictObject({
     .transform((v) => v ?? undefined),
 });
 
-export const reportListQuery = z.object({ status: queryEnum(ReportStatuses).transform((s) => s ?? 'OPEN'), ...pageQuery(20, 100) });
+export const reportListQuery = z.object({
+  status: queryEnum(ReportStatuses).transform((s) => s ?? 'OPEN'),
+  sort: querySort(['lastReportedAt'], { field: 'lastReportedAt', direction: -1 }),
+  ...pageQuery(20, 100),
+});
 
-export const reportDecisionBody = z.strictObject({ action: z.enum(ReportActions) });
+/** The optional note (issue 40) goes to the reporters and the listing's author; blank counts as none. */
+export const reportDecisionBody = z.strictObject({
+  action: z.enum(ReportActions),
+  note: z
+    .string()
+    .trim()
+    .max(500)
+    .nullish()
+    .transform((v) => v || undefined),
+});
+
+/** The most ids one bulk decision takes (issue 40). */
+export const BULK_MAX_IDS = 100;
+
+/**
+ * One decision on several waiting listings. Malformed (no ids, more than 100, a reason over 200 characters, a
+ * reject without a reason) is refused whole with C0002; a well-formed request answers per id.
+ */
+export const bulkApprovalBody = z
+  .strictObject({
+    ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).min(1).max(BULK_MAX_IDS).meta({ description: '매물 번호 (1~100개)' }),
+    approve: z.boolean(),
+    reason: z
+      .string()
+      .trim()
+      .max(200)
+      .nullish()
+      .transform((v) => v || undefined)
+      .meta({ description: '거절 사유 (거절이면 필수, 1~200자; 모든 매물에 같은 사유)' }),
+  })
+  .superRefine((body, issue) => {
+    if (!body.approve && !body.reason) issue.addIssue({ code: 'custom', path: ['reason'], message: `${fieldLabels.reason}를 입력해 주세요.` });
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Responses (`satisfies` keeps them in step with what the domain returns)
@@ -418,6 +469,17 @@ export const houseDetailSchema = z
     isScraped: z.boolean(),
     latitude: z.number().nullable().meta({ description: '위도 (WGS84); 아직 모르면 null' }),
     longitude: z.number().nullable().meta({ description: '경도 (WGS84); 아직 모르면 null' }),
+    moderation: z
+      .object({
+        state: z.enum(['REJECTED', 'REMOVED', 'REPORT_DISMISSED']),
+        reason: z.string().nullable(),
+        decidedAt: isoTimestampSchema.nullable(),
+      })
+      .optional()
+      .meta({
+        id: 'HouseModeration',
+        description: '작성자와 관리자에게만: 관리자의 결정 (REJECTED 승인 거절, REMOVED 신고로 삭제, REPORT_DISMISSED 신고 기각)과 사유',
+      }),
   })
   .meta({ id: 'HouseListingDetail' }) satisfies z.ZodType<HouseDetail>;
 
@@ -504,6 +566,35 @@ export const adminReportPageSchema = pageSchema(adminReportItemSchema, { totals:
 
 const countsBy = <const T extends readonly [string, ...string[]]>(keys: T) =>
   z.object(Object.fromEntries(keys.map((key) => [key, z.number().int().min(0)])) as Record<T[number], z.ZodNumber>);
+
+export const bulkOutcomesSchema = z
+  .array(
+    z
+      .object({
+        id: z.number().int(),
+        code: z.string().meta({ description: 'SUCCESS 또는 그 매물 하나만 실패한 오류 코드 (C0001, H0004 등)' }),
+        message: z.string(),
+      })
+      .meta({ id: 'BulkOutcome' }),
+  )
+  .meta({ description: '요청한 id마다 하나, 요청 순서대로' }) satisfies z.ZodType<BulkOutcome[]>;
+
+export const myReportsSchema = z
+  .array(
+    z
+      .object({
+        houseId: z.number().int(),
+        title: z.string(),
+        reportType: z.enum(ReportTypes),
+        reportReason: z.string(),
+        state: z.enum(MyReportStates).meta({ description: 'RECEIVED (처리 대기), REMOVED (게시글 삭제), DISMISSED (기각)' }),
+        note: z.string().nullable().meta({ description: '관리자의 처리 메모; 없으면 null' }),
+        createdAt: isoTimestampSchema,
+        decidedAt: isoTimestampSchema.nullable(),
+      })
+      .meta({ id: 'MyHouseReport' }),
+  )
+  .meta({ description: '내 신고, 최근 신고순 (최대 100건)' }) satisfies z.ZodType<MyReportItem[]>;
 
 export const houseStatsSchema = z
   .object({

@@ -1,4 +1,4 @@
-import { AppError, isAdmin, nextId, recordCommentCreated, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, isAdmin, nextId, recordCommentCreated, type AuthClaims } from '@binzip/shared';
 import { pathSegment, type CommentDoc } from '../models';
 import { DELETED_COMMENT_TEXT } from './vocabulary';
 import type { RecordsContext } from './context';
@@ -74,8 +74,25 @@ export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, inp
   const { commentId } = input;
   const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== caller.userId && !isAdmin(caller)) throw AppError.forbidden();
+  // An administrator deleting someone else's comment is a moderation action (issue 40): its audit entry goes with
+  // the write, on the RECORD (the page the console links to) as DELETE_COMMENT.
+  const byModerator = comment.authorId !== caller.userId;
+  const now = ctx.now();
+  const audit = byModerator
+    ? {
+        $push: {
+          pendingEvents: auditEvent(
+            'records',
+            caller,
+            { action: 'DELETE_COMMENT', targetType: 'RECORD', targetId: comment.recordId, memberId: comment.authorId },
+            now,
+          ),
+        },
+      }
+    : {};
   const result = await ctx.models.comments
-    .updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, content: DELETED_COMMENT_TEXT, updatedAt: ctx.now() } })
+    .updateOne({ _id: commentId, deleted: false }, { $set: { deleted: true, content: DELETED_COMMENT_TEXT, updatedAt: now }, ...audit })
     .exec();
   if (result.matchedCount === 0) throw AppError.notFound();
+  if (byModerator) ctx.eventsPending();
 }

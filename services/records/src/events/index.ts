@@ -1,5 +1,11 @@
-import { recordCommentCreated, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, recordCommentCreated, type OutboxDeclaration } from '@binzip/shared';
 import type { RecordsModels } from '../models';
 
-/** What records publishes: each comment carries its `records.comment.created` (notifications reads it). */
-export const recordsOutbox = (models: RecordsModels): OutboxDeclaration => ({ events: [recordCommentCreated], models: [models.comments] });
+/**
+ * What records publishes: each comment carries its `records.comment.created` (notifications reads it); an
+ * administrator's deletion of someone else's comment carries its `audit.records` (issue 40).
+ */
+export const recordsOutbox = (models: RecordsModels): OutboxDeclaration => ({
+  events: [recordCommentCreated, adminActionRecorded],
+  models: [models.comments],
+});

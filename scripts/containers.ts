@@ -7,7 +7,16 @@
  *   npm run containers:down [-- --volumes]    removes the containers and the network (--volumes: the store's data too)
  */
 import { generateDevKeyPair } from '../shared/src/core/auth';
-import { buildPreviousRelease, ContainersError, containersDown, containersSettings, containersUp, ensureImages, PROCESSES, type ProcessName } from './lib/containers';
+import {
+  buildPreviousRelease,
+  ContainersError,
+  containersDown,
+  containersSettings,
+  containersUp,
+  ensureImages,
+  PROCESSES,
+  type ProcessName,
+} from './lib/containers';
 import { devDataDir, loadOrCreateDevKeys } from './lib/system';
 
 async function main(): Promise<void> {

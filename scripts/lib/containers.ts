@@ -30,8 +30,8 @@ export interface ContainersSettings {
   /** `<prefix>/<process>:<tag>` (IMAGE_PREFIX, IMAGE_TAG). */
   imagePrefix: string;
   imageTag: string;
-  /** The commit the images are built from, their `org.opencontainers.image.revision` (VERSION, default `git describe --tags --always`). */
-  version: string;
+  /** The commit the images are built from, their `org.opencontainers.image.revision` (REVISION, default the checked-out commit). */
+  revision: string;
   nodeImage: string;
   natsImage: string;
   mongoImage: string;
@@ -52,9 +52,10 @@ export function nodeVersionOfDockerfile(): string {
   return match[1];
 }
 
-export function gitVersion(): string {
-  const res = spawnSync('git', ['describe', '--tags', '--always'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return res.status === 0 ? res.stdout.trim() : 'dev';
+/** The checked-out commit (short), `-dirty` with changes not committed: an image's revision label. */
+export function gitRevision(): string {
+  const res = spawnSync('git', ['describe', '--always', '--dirty', '--abbrev=9', '--match', 'no-tag-is-named-so'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  return res.status === 0 ? res.stdout.trim() : 'unknown';
 }
 
 /** The settings of containers:up / down from an environment (the same variables `npm start` reads, and a few of its own). */
@@ -72,7 +73,7 @@ export function containersSettings(env: NodeJS.ProcessEnv, keys: ContainersSetti
     localBases,
     imagePrefix: env.IMAGE_PREFIX || 'binzip',
     imageTag: env.IMAGE_TAG || 'latest',
-    version: env.VERSION || gitVersion(),
+    revision: env.REVISION || gitRevision(),
     nodeImage: env.NODE_IMAGE || (localBases ? `binzip-local/node:${nodeVersion}-bookworm-slim` : `node:${nodeVersion}-bookworm-slim`),
     natsImage: env.NATS_IMAGE || (localBases ? 'binzip-local/nats:latest' : 'nats:2.10-alpine'),
     mongoImage: env.MONGO_IMAGE || 'mongo:7',
@@ -245,7 +246,7 @@ export async function ensureImages(
     if (!(await missing(image))) continue;
     // The label's version is the package.json's, as /health's is (one source: scripts/lib/release.ts).
     const version = serviceVersion(name, options.source);
-    const revision = options.revision ?? s.version;
+    const revision = options.revision ?? s.revision;
     await buildImage(
       s,
       image,

@@ -37,7 +37,9 @@ export interface Release {
 
 /** Every tagged release of a process, newest version first. */
 export function releases(name: string): Release[] {
-  const tags = git(['tag', '--list', `${name}-v*`, '--sort=-v:refname']).out.split('\n').filter(Boolean);
+  const tags = git(['tag', '--list', `${name}-v*`, '--sort=-v:refname'])
+    .out.split('\n')
+    .filter(Boolean);
   return tags.map((tag) => ({ name, tag, version: tag.slice(name.length + 2), commit: git(['rev-list', '-n', '1', tag]).out }));
 }
 

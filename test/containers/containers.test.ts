@@ -13,15 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import {
-  ContainersError,
-  containerLogTail,
-  containersDown,
-  containersUp,
-  projectContainers,
-  run,
-  type ContainersSettings,
-} from '../../scripts/lib/containers';
+import { ContainersError, containerLogTail, containersDown, containersUp, projectContainers, run, type ContainersSettings } from '../../scripts/lib/containers';
 import { freePort } from '../../scripts/lib/server-process';
 import { describeWithTools } from '../support/deploy';
 import { eventually, gatewayClient, settingsFor } from './helpers';
@@ -94,7 +86,13 @@ describeWithTools('the system in containers (podman, docker-compose)', ['podman'
   it("every image carries its process's version: the OCI label and /health both say services/<name>/package.json's", async () => {
     for (const name of PROCESS_NAMES) {
       const version = (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'services', name, 'package.json'), 'utf8')) as { version: string }).version;
-      const label = await run('podman', ['image', 'inspect', '--format', '{{index .Labels "org.opencontainers.image.version"}}', `binzip/${name}:${settings.imageTag}`]);
+      const label = await run('podman', [
+        'image',
+        'inspect',
+        '--format',
+        '{{index .Labels "org.opencontainers.image.version"}}',
+        `binzip/${name}:${settings.imageTag}`,
+      ]);
       expect({ name, label: label.stdout.trim() }).toEqual({ name, label: version });
       expect({ name, health: await healthVersion(`${settings.project}_${name}_1`) }).toEqual({ name, health: version });
     }
@@ -156,7 +154,11 @@ describeWithTools('containers:up without an engine or an image', ['podman', 'doc
   });
 
   it('with a base image neither here nor pullable: a clear message, no hang, nothing started', async () => {
-    const { settings, dataDir } = settingsFor('noimage', { CONTAINERS_LOCAL_BASES: '0', NODE_IMAGE: 'localhost:1/binzip-missing/node:0' }, await freePort('127.0.0.1'));
+    const { settings, dataDir } = settingsFor(
+      'noimage',
+      { CONTAINERS_LOCAL_BASES: '0', NODE_IMAGE: 'localhost:1/binzip-missing/node:0' },
+      await freePort('127.0.0.1'),
+    );
     try {
       const started = Date.now();
       const failure = await containersUp(settings).then(

@@ -17,7 +17,7 @@ export function settingsFor(label: string, env: NodeJS.ProcessEnv, port: number)
     {
       CONTAINERS_LOCAL_BASES: process.env.CONTAINERS_LOCAL_BASES ?? '1',
       IMAGE_TAG: process.env.IMAGE_TAG,
-      VERSION: process.env.VERSION,
+      REVISION: process.env.REVISION,
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       COMPOSE_PROJECT_NAME: `binzip-test-${label}-${process.pid}`,

@@ -40,7 +40,8 @@ describeWithTools('podman kube play of the dev overlay', ['podman', 'kubectl'], 
   };
   /** A podman secret as kube play reads it: a JSON object of base64 values, one per key. */
   const secret = async (name: string, data: Record<string, string>) => {
-    if ((await run('podman', ['secret', 'inspect', name])).code === 0) throw new Error(`a podman secret ${name} exists already (not this test's): remove it first`);
+    if ((await run('podman', ['secret', 'inspect', name])).code === 0)
+      throw new Error(`a podman secret ${name} exists already (not this test's): remove it first`);
     const file = path.join(work, `${name}.json`);
     writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]))), { mode: 0o600 });
     await podman(['secret', 'create', name, file]);
@@ -61,7 +62,7 @@ describeWithTools('podman kube play of the dev overlay', ['podman', 'kubectl'], 
 
   beforeAll(async () => {
     const settings = containersSettings(
-      { CONTAINERS_LOCAL_BASES: process.env.CONTAINERS_LOCAL_BASES ?? '1', PATH: process.env.PATH, HOME: process.env.HOME, VERSION: process.env.VERSION },
+      { CONTAINERS_LOCAL_BASES: process.env.CONTAINERS_LOCAL_BASES ?? '1', PATH: process.env.PATH, HOME: process.env.HOME, REVISION: process.env.REVISION },
       generateDevKeyPair(),
       work,
       (line) => process.stdout.write(`[kube play] ${line}\n`),
@@ -87,8 +88,8 @@ describeWithTools('podman kube play of the dev overlay', ['podman', 'kubectl'], 
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(PROCESSES.map((p) => `${PREFIX}${p}`).sort());
     // The gateway on the host: the player's choice of port (a cluster has the Ingress).
     const gateway = deployments.find((d) => d.metadata.name === `${PREFIX}gateway`) as KubeObject;
-    const container = (gateway.spec as { template: { spec: { containers: Array<{ ports: Array<{ containerPort: number; hostPort?: number }> }> } } }).template.spec
-      .containers[0];
+    const container = (gateway.spec as { template: { spec: { containers: Array<{ ports: Array<{ containerPort: number; hostPort?: number }> }> } } }).template
+      .spec.containers[0];
     container.ports[0].hostPort = port;
 
     const keys = generateDevKeyPair();
@@ -99,8 +100,14 @@ describeWithTools('podman kube play of the dev overlay', ['podman', 'kubectl'], 
     await podman(['network', 'create', network]);
 
     // The stores first (a cluster has them before the processes), then the six processes and their ConfigMaps.
-    await play('stores.yaml', played.filter((o) => o.kind === 'Pod'));
-    await play('processes.yaml', played.filter((o) => o.kind !== 'Pod'));
+    await play(
+      'stores.yaml',
+      played.filter((o) => o.kind === 'Pod'),
+    );
+    await play(
+      'processes.yaml',
+      played.filter((o) => o.kind !== 'Pod'),
+    );
 
     for (const name of PROCESSES) {
       const c = `${PREFIX}${name}-pod-0-${name}`;

@@ -124,7 +124,7 @@ describeWithTools('podman kube play of the dev overlay', ['podman', 'kubectl'], 
     const url = `http://127.0.0.1:${port}`;
     await eventually(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200, 60_000);
     // An answer from a service behind the gateway, over the pod-name addresses.
-    const boards = await fetch(`${url}/api/v1/boards?page=0`);
+    const boards = await fetch(`${url}/api/v1/boards?prefix=DEFAULT`);
     expect(boards.status).toBe(200);
     expect(((await boards.json()) as { code: string }).code).toBe('SUCCESS');
     const houses = await fetch(`${url}/api/v1/houses?page=0`);

@@ -64,7 +64,7 @@ class Load {
 
   start(): void {
     this.running = true;
-    const reads = [`/api/v1/boards/${this.boardId}`, `/api/v1/comments/${this.boardId}`, '/api/v1/notifications?size=5', '/api/v1/boards?page=0'];
+    const reads = [`/api/v1/boards/${this.boardId}`, `/api/v1/comments/${this.boardId}`, '/api/v1/notifications?size=5', '/api/v1/boards?prefix=DEFAULT'];
     // Three readers, about 15 reads/s in all, and one writer, about 2 comments/s (paced, one at a time each).
     for (let r = 0; r < 3; r++) {
       this.loops.push(

@@ -11,7 +11,7 @@
  * images (several minutes on a small machine); later runs reuse them.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { ContainersError, containerLogTail, containersDown, containersUp, projectContainers, run, type ContainersSettings } from '../../scripts/lib/containers';
 import { freePort } from '../../scripts/lib/server-process';
@@ -129,13 +129,16 @@ describeWithTools('containers:up without an engine or an image', ['podman', 'doc
   it('without podman on the PATH: one clear line, at once', () => {
     const dataDir = settingsFor('noengine', {}, 1).dataDir;
     try {
-      // Only node's own folder on the PATH: no podman, no docker-compose, no git.
+      // Only node on the PATH (a folder of its own: node's may hold podman too): no podman, no docker-compose, no git.
+      const bin = path.join(dataDir, 'bin');
+      mkdirSync(bin);
+      symlinkSync(process.execPath, path.join(bin, 'node'));
       const started = Date.now();
       let out = '';
       try {
         execFileSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/containers.ts', 'up'], {
           cwd: path.join(__dirname, '..', '..'),
-          env: { PATH: path.dirname(process.execPath), HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '18099' },
+          env: { PATH: bin, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '18099' },
           encoding: 'utf8',
           stdio: 'pipe',
           timeout: 60_000,

@@ -57,13 +57,16 @@ RUN if [ "${SERVICE}" = gateway ]; then mv /tmp/admin-console-dist admin-console
 
 FROM ${NODE_IMAGE}
 ARG SERVICE
-# The release this image is (a tag such as v1.2.0, or a commit); /health answers it as `version`.
-ARG VERSION=dev
+# The service's release: the `version` of services/${SERVICE}/package.json, which /health answers too (one source;
+# scripts/lib/release.ts passes it, and the container test checks the two agree). REVISION: the commit built.
+ARG VERSION=unknown
+ARG REVISION=unknown
 LABEL org.opencontainers.image.title="binzip-${SERVICE}" \
       org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.description="binzip ${SERVICE} (one of the gateway and five services)"
 # PORT here is the gateway's; compose sets each service's own. The health check reads the same variable.
-ENV NODE_ENV=production SERVICE=${SERVICE} SERVICE_VERSION=${VERSION} HOST=0.0.0.0 PORT=8080
+ENV NODE_ENV=production SERVICE=${SERVICE} HOST=0.0.0.0 PORT=8080
 # Node 24 sizes V8's young generation by the host's memory: on a large host the gateway's RSS under load went
 # from ~140 to ~220 MiB with no gain in throughput (README, "Gateway figures"). 16 MiB semi-spaces, Node 20's
 # size, keep every process's memory predictable; override NODE_OPTIONS to change it.

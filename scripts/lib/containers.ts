@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildDevMongoJar } from './mongo';
+import { exportCommit, previousRelease, serviceVersion } from './release';
 import { REPO_ROOT } from './system';
 
 export const PROCESSES = ['gateway', 'accounts', 'community', 'houses', 'records', 'notifications'] as const;
@@ -29,8 +30,8 @@ export interface ContainersSettings {
   /** `<prefix>/<process>:<tag>` (IMAGE_PREFIX, IMAGE_TAG). */
   imagePrefix: string;
   imageTag: string;
-  /** The release the images carry (VERSION, default `git describe --tags --always`). */
-  version: string;
+  /** The commit the images are built from, their `org.opencontainers.image.revision` (REVISION, default the checked-out commit). */
+  revision: string;
   nodeImage: string;
   natsImage: string;
   mongoImage: string;
@@ -51,9 +52,10 @@ export function nodeVersionOfDockerfile(): string {
   return match[1];
 }
 
-export function gitVersion(): string {
-  const res = spawnSync('git', ['describe', '--tags', '--always'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return res.status === 0 ? res.stdout.trim() : 'dev';
+/** The checked-out commit (short), `-dirty` with changes not committed: an image's revision label. */
+export function gitRevision(): string {
+  const res = spawnSync('git', ['describe', '--always', '--dirty', '--abbrev=9', '--match', 'no-tag-is-named-so'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  return res.status === 0 ? res.stdout.trim() : 'unknown';
 }
 
 /** The settings of containers:up / down from an environment (the same variables `npm start` reads, and a few of its own). */
@@ -71,7 +73,7 @@ export function containersSettings(env: NodeJS.ProcessEnv, keys: ContainersSetti
     localBases,
     imagePrefix: env.IMAGE_PREFIX || 'binzip',
     imageTag: env.IMAGE_TAG || 'latest',
-    version: env.VERSION || gitVersion(),
+    revision: env.REVISION || gitRevision(),
     nodeImage: env.NODE_IMAGE || (localBases ? `binzip-local/node:${nodeVersion}-bookworm-slim` : `node:${nodeVersion}-bookworm-slim`),
     natsImage: env.NATS_IMAGE || (localBases ? 'binzip-local/nats:latest' : 'nats:2.10-alpine'),
     mongoImage: env.MONGO_IMAGE || 'mongo:7',
@@ -166,13 +168,13 @@ function containersDir(s: ContainersSettings): string {
 }
 
 /** Builds one image with `podman build` (docker format: HEALTHCHECK kept); its output goes to a log file. */
-async function buildImage(s: ContainersSettings, name: string, args: string[], what: string): Promise<void> {
+async function buildImage(s: ContainersSettings, name: string, args: string[], what: string, cwd = REPO_ROOT): Promise<void> {
   const logFile = path.join(containersDir(s), `build-${name.replace(/[^a-z0-9.-]+/gi, '_')}.log`);
   fs.writeFileSync(logFile, '');
   s.log(`building ${name} (${what}; log ${path.relative(process.cwd(), logFile)}) …`);
   const started = Date.now();
   // --network host: `npm ci` and apt-get reach their registries from the build (the machine's network).
-  const res = await podman(['build', '--format', 'docker', '--network', 'host', '-t', name, ...args], { logFile });
+  const res = await run('podman', ['build', '--format', 'docker', '--network', 'host', '-t', name, ...args], { env: engineEnv(), logFile, cwd });
   if (res.code !== 0) {
     const tail = (res.stdout + res.stderr).trim().split('\n').slice(-15).join('\n');
     throw new ContainersError(`building ${name} failed (log ${logFile}):\n${tail}`);
@@ -193,8 +195,14 @@ async function ensurePulled(s: ContainersSettings, name: string): Promise<void> 
   }
 }
 
-/** Builds every image that is missing (all of the project's with `rebuild`). */
-export async function ensureImages(s: ContainersSettings, options: { rebuild?: boolean; processes?: readonly ProcessName[] } = {}): Promise<void> {
+/**
+ * Builds every image that is missing (all of the project's with `rebuild`). `source` builds the processes from
+ * another source tree (a release's, exported by scripts/lib/release.ts), `revision` naming its commit.
+ */
+export async function ensureImages(
+  s: ContainersSettings,
+  options: { rebuild?: boolean; processes?: readonly ProcessName[]; source?: string; revision?: string } = {},
+): Promise<void> {
   const missing = async (name: string) => options.rebuild || !(await imageExists(name));
   if (s.localBases) {
     if (!(await imageExists(s.nodeImage)) || !(await imageExists(s.debianImage))) {
@@ -236,13 +244,43 @@ export async function ensureImages(s: ContainersSettings, options: { rebuild?: b
   for (const name of options.processes ?? PROCESSES) {
     const image = imageName(s, name);
     if (!(await missing(image))) continue;
+    // The label's version is the package.json's, as /health's is (one source: scripts/lib/release.ts).
+    const version = serviceVersion(name, options.source);
+    const revision = options.revision ?? s.revision;
     await buildImage(
       s,
       image,
-      ['--build-arg', `NODE_IMAGE=${s.nodeImage}`, '--build-arg', `SERVICE=${name}`, '--build-arg', `VERSION=${s.version}`, '.'],
-      `${name} ${s.version} on ${s.nodeImage}`,
+      [
+        '--build-arg',
+        `NODE_IMAGE=${s.nodeImage}`,
+        '--build-arg',
+        `SERVICE=${name}`,
+        '--build-arg',
+        `VERSION=${version}`,
+        '--build-arg',
+        `REVISION=${revision}`,
+        '.',
+      ],
+      `${name} ${version} (${revision}) on ${s.nodeImage}`,
+      options.source ?? REPO_ROOT,
     );
   }
+}
+
+/**
+ * The image of a process's previous tagged release (scripts/lib/release.ts), `<prefix>/<process>:<its version>`,
+ * built from that commit's exported source (`git archive`) with the release's own Dockerfile, its version label
+ * from the release's package.json. Returns the image name.
+ */
+export async function buildPreviousRelease(s: ContainersSettings, name: ProcessName): Promise<string> {
+  const release = previousRelease(name);
+  if (!release) throw new ContainersError(`${name} has no tagged release other than ${serviceVersion(name)} (git tag ${name}-v<version>; npm run release:tag)`);
+  const image = `${s.imagePrefix}/${name}:${release.version}`;
+  if (await imageExists(image)) return image;
+  const source = path.join(s.dataDir, 'containers', `release-${release.tag}`);
+  exportCommit(release.commit, source);
+  await ensureImages({ ...s, imageTag: release.version }, { processes: [name], source, revision: release.commit.slice(0, 9) });
+  return image;
 }
 
 /** `podman system service` on a private socket, for the compose client; stopped when the command is done. */

@@ -3,121 +3,36 @@
  * process runs in its own container on one network beside NATS and the store, health checks turn healthy, a member
  * signs up, writes a post, another comments and the author reads the notification through the containerized
  * gateway; settings and the outbox cross into and out of the containers; a second `up` starts no second copy;
- * SIGTERM drains; a bad setting stops `up` with one line naming it and `down` cleans up after it.
+ * SIGTERM drains; every image's version label and /health agree with its package.json; a bad setting stops `up`
+ * with one line naming it and `down` cleans up after it; no engine, or a base image that cannot be had, is one clear
+ * message at once.
  * Run alone with `npm run test:containers` (jest.config.js leaves test/containers out of `npm test` otherwise).
  * Skipped (with a message) where podman or docker-compose is missing, except under CI=true. The first run builds the
  * images (several minutes on a small machine); later runs reuse them.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { generateDevKeyPair } from '../../shared/src/core/auth';
-import {
-  ContainersError,
-  containerLogTail,
-  containersDown,
-  containersSettings,
-  containersUp,
-  projectContainers,
-  run,
-  type ContainersSettings,
-} from '../../scripts/lib/containers';
+import { ContainersError, containerLogTail, containersDown, containersUp, projectContainers, run, type ContainersSettings } from '../../scripts/lib/containers';
 import { freePort } from '../../scripts/lib/server-process';
 import { describeWithTools } from '../support/deploy';
+import { eventually, gatewayClient, settingsFor } from './helpers';
 
 jest.setTimeout(60 * 60_000);
 
-const PASSWORD = 'Passw0rd!';
 const PROCESS_NAMES = ['gateway', 'accounts', 'community', 'houses', 'records', 'notifications'];
-
-function settingsFor(label: string, env: NodeJS.ProcessEnv, port: number): { settings: ContainersSettings; dataDir: string } {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `binzip-containers-${label}-`));
-  const log = (line: string) => process.stdout.write(`[containers ${label}] ${line}\n`);
-  const settings = containersSettings(
-    {
-      CONTAINERS_LOCAL_BASES: process.env.CONTAINERS_LOCAL_BASES ?? '1',
-      IMAGE_TAG: process.env.IMAGE_TAG,
-      VERSION: process.env.VERSION,
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      COMPOSE_PROJECT_NAME: `binzip-test-${label}-${process.pid}`,
-      PORT: String(port),
-      SHUTDOWN_DRAIN_MS: '3000',
-      ...env,
-    },
-    generateDevKeyPair(),
-    dataDir,
-    log,
-  );
-  return { settings, dataDir };
-}
-
-function codeSentTo(outboxDir: string, to: string): string | undefined {
-  try {
-    const lines = readFileSync(path.join(outboxDir, 'messages.jsonl'), 'utf8').trim().split('\n');
-    const message = lines
-      .map((l) => JSON.parse(l) as { to: string; text: string })
-      .reverse()
-      .find((m) => m.to === to);
-    return message ? /\b(\d{4,8})\b/.exec(message.text)?.[1] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 describeWithTools('the system in containers (podman, docker-compose)', ['podman', 'docker-compose'], () => {
   let settings: ContainersSettings;
   let dataDir: string;
   let url: string;
 
-  const call = async <T = unknown>(method: string, urlPath: string, body?: unknown, token?: string) => {
-    const res = await fetch(`${url}${urlPath}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: token } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
-    });
-    return { status: res.status, body: (await res.json()) as { code: string; message: string; data?: T } };
-  };
-  const ok = async <T = unknown>(method: string, urlPath: string, body?: unknown, token?: string): Promise<T> => {
-    const res = await call<T>(method, urlPath, body, token);
-    if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.data as T;
-  };
-  const outbox = () => path.join(dataDir, 'outbox');
-  const signUp = async (userName: string, phone: string, email: string): Promise<string> => {
-    for (const [channel, field, to] of [
-      ['sms', 'phone_num', phone],
-      ['email', 'email', email],
-    ]) {
-      await ok('POST', `/api/v1/users/send/${channel}`, { [field]: to });
-      const code = await eventually(() => codeSentTo(outbox(), to), 15_000);
-      // VERIFICATION_CODE_DIGITS=8 was handed to the accounts container.
-      expect(code).toMatch(/^\d{8}$/);
-      expect(await ok('POST', `/api/v1/users/check/${channel}`, { [field]: to, code })).toBe(true);
-    }
-    await ok('POST', '/api/v1/users/sign-up', {
-      userName,
-      password: PASSWORD,
-      nick_name: userName.slice(0, 8),
-      phone_num: phone,
-      age: '20대',
-      join_paths: ['검색'],
-      terms: ['SERVICE_USED_AGREE'],
-      email,
-    });
-    return (await ok<{ access_token: string }>('POST', '/api/v1/users/sign-in', { userName, password: PASSWORD })).access_token;
-  };
+  const { ok, signUp: signUpWith } = gatewayClient(
+    () => url,
+    () => dataDir,
+  );
+  // VERIFICATION_CODE_DIGITS=8 was handed to the accounts container.
+  const signUp = (userName: string, phone: string, email: string) => signUpWith(userName, phone, email, 8);
 
   beforeAll(async () => {
     ({ settings, dataDir } = settingsFor('sys', { VERIFICATION_CODE_DIGITS: '8' }, await freePort('127.0.0.1')));
@@ -168,6 +83,21 @@ describeWithTools('the system in containers (podman, docker-compose)', ['podman'
     expect(JSON.stringify(inbox[0])).toContain(String(boardId));
   });
 
+  it("every image carries its process's version: the OCI label and /health both say services/<name>/package.json's", async () => {
+    for (const name of PROCESS_NAMES) {
+      const version = (JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'services', name, 'package.json'), 'utf8')) as { version: string }).version;
+      const label = await run('podman', [
+        'image',
+        'inspect',
+        '--format',
+        '{{index .Labels "org.opencontainers.image.version"}}',
+        `binzip/${name}:${settings.imageTag}`,
+      ]);
+      expect({ name, label: label.stdout.trim() }).toEqual({ name, label: version });
+      expect({ name, health: await healthVersion(`${settings.project}_${name}_1`) }).toEqual({ name, health: version });
+    }
+  });
+
   it('a second up starts no second copy', async () => {
     const before = (await projectContainers(settings.project)).map((c) => c.name).sort();
     await containersUp(settings);
@@ -184,6 +114,67 @@ describeWithTools('the system in containers (podman, docker-compose)', ['podman'
     expect(logs).toContain('shutting down');
     expect(logs).toContain('drain over');
     expect((await run('podman', ['start', name])).code).toBe(0);
+  });
+});
+
+/** `version` in /health of a process, asked inside its container (services are not published on the host). */
+async function healthVersion(container: string): Promise<string | undefined> {
+  const script = "fetch('http://127.0.0.1:'+process.env.PORT+'/health').then((r)=>r.json()).then((b)=>console.log(JSON.stringify(b.data)))";
+  const res = await run('podman', ['exec', container, 'node', '-e', script]);
+  if (res.code !== 0) throw new Error(`${container}: ${res.stderr}`);
+  return (JSON.parse(res.stdout) as { version?: string }).version;
+}
+
+describeWithTools('containers:up without an engine or an image', ['podman', 'docker-compose'], () => {
+  it('without podman on the PATH: one clear line, at once', () => {
+    const dataDir = settingsFor('noengine', {}, 1).dataDir;
+    try {
+      // Only node on the PATH (a folder of its own: node's may hold podman too): no podman, no docker-compose, no git.
+      const bin = path.join(dataDir, 'bin');
+      mkdirSync(bin);
+      symlinkSync(process.execPath, path.join(bin, 'node'));
+      const started = Date.now();
+      let out = '';
+      try {
+        execFileSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/containers.ts', 'up'], {
+          cwd: path.join(__dirname, '..', '..'),
+          env: { PATH: bin, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '18099' },
+          encoding: 'utf8',
+          stdio: 'pipe',
+          timeout: 60_000,
+        });
+      } catch (err) {
+        const e = err as { status: number; stdout: string; stderr: string };
+        expect(e.status).toBe(1);
+        out = e.stderr;
+      }
+      expect(out.trim()).toMatch(/^\[containers\] podman is not installed: `apt-get install -y podman`/);
+      expect(out.trim().split('\n')).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(60_000);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('with a base image neither here nor pullable: a clear message, no hang, nothing started', async () => {
+    const { settings, dataDir } = settingsFor(
+      'noimage',
+      { CONTAINERS_LOCAL_BASES: '0', NODE_IMAGE: 'localhost:1/binzip-missing/node:0' },
+      await freePort('127.0.0.1'),
+    );
+    try {
+      const started = Date.now();
+      const failure = await containersUp(settings).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      expect(failure).toBeInstanceOf(ContainersError);
+      expect(failure?.message).toMatch(/^image localhost:1\/binzip-missing\/node:0 is not here and could not be pulled .*CONTAINERS_LOCAL_BASES=1/);
+      expect(Date.now() - started).toBeLessThan(150_000);
+      expect(await projectContainers(settings.project)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { accessLog, errorHandler, notFoundHandler, observeRequestDurations, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/core';
+import { accessLog, errorHandler, notFoundHandler, observeRequestDurations, processVersion, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/core';
 import type { GatewayConfig } from './config';
 import type { TrustFunction } from './proxy/trust';
 import { SERVICE_NAMES, type Pools } from './proxy/upstreams';
@@ -32,7 +32,7 @@ export function buildApp(deps: GatewayAppDeps): Express {
   app.use(observeRequestDurations());
 
   app.get('/health', (_req, res) => {
-    res.json(successEnvelope({ status: 'UP', service: 'gateway' }));
+    res.json(successEnvelope({ status: 'UP', service: 'gateway', version: processVersion('gateway') }));
   });
   app.use(operatorRoutes(deps));
   // The access-token keys every process accepts (public halves only), for anyone verifying tokens outside; short

@@ -2,7 +2,7 @@
  * The gateway serves the built administrators' console at /admin (a throw-away build folder here, so the
  * test does not depend on `npm run build`).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -95,7 +95,7 @@ describe('with a build', () => {
   it("the gateway's own routes still answer", async () => {
     const res = await request(gateway(buildDir)).get('/health');
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ status: 'UP', service: 'gateway' });
+    expect(res.body.data).toEqual({ status: 'UP', service: 'gateway', version: (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version });
   });
 });
 

@@ -25,3 +25,4 @@ export * from './operations';
 export * from './api-examples';
 /** The metric classes of the prom-client copy that holds `metricsRegistry`, for a process's own metrics. */
 export { Counter, Histogram } from 'prom-client';
+export * from './version';

@@ -10,6 +10,7 @@ import { ErrorCodes, GatewayFaults } from '../core/errors';
 import { FIELD_LABELS_KEY, type FieldLabels } from '../core/validation';
 import type { Logger } from '../core/logger';
 import { observeRequestDurations } from '../core/metrics';
+import { processVersion } from '../core/version';
 import { isConnected, isStoreUnavailableError } from '../store/mongo';
 import type { ApiDocument } from '../core/openapi';
 import type { ResponseCache } from '../bus/response-cache';
@@ -85,7 +86,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const healthy = connected && (options.healthy ? await options.healthy() : true);
     res
       .status(healthy ? 200 : 503)
-      .json(healthy ? successEnvelope({ status: 'UP', service: options.service }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
+      .json(healthy ? successEnvelope({ status: 'UP', service: options.service, version: processVersion(options.service) }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
   });
   if (options.apiDocument) {
     const document = options.apiDocument;

@@ -22,6 +22,7 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/record_category', service: 'records' },
   { prefix: '/api/v1/record', service: 'records' },
   { prefix: '/api/v1/notifications', service: 'notifications' },
+  { prefix: '/api/v1/saved-searches', service: 'notifications' },
   // The administrators' API (../shared/design/backoffice.md).
   { prefix: '/api/v1/admin/users', service: 'accounts' },
   { prefix: '/api/v1/admin/withdrawals', service: 'accounts' },
@@ -29,6 +30,7 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/admin/reports', service: 'houses' },
   { prefix: '/api/v1/admin/stats/houses', service: 'houses' },
   { prefix: '/api/v1/admin/boards', service: 'community' },
+  { prefix: '/api/v1/admin/stats/notifications', service: 'notifications' },
 ];
 
 /**

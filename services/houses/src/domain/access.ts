@@ -1,6 +1,7 @@
-import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims } from '@binzip/shared';
+import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims, type OutboxEvent } from '@binzip/shared';
 import type { HouseDoc } from '../models';
 import type { HousesContext } from './context';
+import { listingEventsOf } from './listing-events';
 
 export const isAuthor = (house: HouseDoc, claims: AuthClaims | undefined): boolean => claims !== undefined && house.authorId === claims.userId;
 
@@ -43,14 +44,28 @@ const stateOf = (house: HouseDoc) => ({ tmpYn: house.tmpYn, dealState: house.dea
  * an AppError); a lost race re-reads and re-decides. A listing whose state keeps changing under the request
  * is answered with C0004 (429, try again shortly), never a 500 (shared `retryOnConflict`).
  */
-export async function changeHouse(ctx: HousesContext, houseId: number, change: (house: HouseDoc | null) => Partial<HouseDoc>): Promise<HouseDoc> {
-  return retryOnConflict(async () => {
+export async function changeHouse(
+  ctx: HousesContext,
+  houseId: number,
+  change: (house: HouseDoc | null) => Partial<HouseDoc>,
+  moreEvents?: (before: HouseDoc, after: HouseDoc) => OutboxEvent[],
+): Promise<HouseDoc> {
+  let published = false;
+  const changed = await retryOnConflict(async () => {
     const house = await findHouse(ctx, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
-    const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, { $set: fields, $inc: { rev: 1 } }).exec();
-    return result.matchedCount === 1 ? { ...house, ...fields, rev: house.rev + 1 } : CONFLICT;
+    const after = { ...house, ...fields, rev: house.rev + 1 };
+    // The write's events go in the same atomic update as the change (the outbox; listing-events.ts decides which).
+    const events = [...(await listingEventsOf(ctx, house, after, ctx.now())), ...(moreEvents?.(house, after) ?? [])];
+    const update = { $set: fields, $inc: { rev: 1 }, ...(events.length > 0 ? { $push: { pendingEvents: { $each: events } } } : {}) };
+    const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, update).exec();
+    if (result.matchedCount !== 1) return CONFLICT;
+    published = events.length > 0;
+    return after;
   });
+  if (published) ctx.eventsPending();
+  return changed;
 }
 
 /**

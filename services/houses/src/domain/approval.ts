@@ -1,4 +1,4 @@
-import { AppError } from '@binzip/shared';
+import { AppError, houseListingDecided } from '@binzip/shared';
 import { isListed } from '../models';
 import { changeHouse } from './access';
 import type { HousesContext } from './context';
@@ -18,6 +18,16 @@ export async function decideApproval(ctx: HousesContext, decision: ApprovalDecis
     if (!decision.approve) return { dealState: 'REJECTED', rejectReason: decision.reason ?? '', listed: false };
     // Approval puts the listing at the top of the newest-update-first public list.
     return { dealState: 'ONGOING', rejectReason: null, listed: isListed({ ...house, dealState: 'ONGOING' }), updatedAt: ctx.now() };
-  });
+  }, (_before, after) => [
+    // The author is told of the decision (notifications' LISTING_APPROVED / LISTING_REJECTED).
+    houseListingDecided.outbox({
+      houseId,
+      authorId: after.authorId,
+      title: after.title,
+      approved: decision.approve,
+      reason: decision.approve ? null : (decision.reason ?? ''),
+      occurredAt: ctx.now().toISOString(),
+    }),
+  ]);
   return houseId;
 }

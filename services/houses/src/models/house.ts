@@ -1,4 +1,4 @@
-import { registerModel } from '@binzip/shared';
+import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -79,6 +79,8 @@ export interface HouseDoc extends ListingContent {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /** The listing's events waiting for the relay (domain/listing-events.ts): stored in the write that caused them. */
+  pendingEvents?: OutboxEvent[];
 }
 
 const houseSchema = new Schema<HouseDoc>(
@@ -129,6 +131,8 @@ const houseSchema = new Schema<HouseDoc>(
   },
   { versionKey: false, collection: 'houses', minimize: false },
 );
+
+addOutbox(houseSchema);
 
 // Public list: `listed` equality first, then the filter, then the sort (newest update, id as tie-break).
 houseSchema.index({ listed: 1, updatedAt: -1, _id: -1 });

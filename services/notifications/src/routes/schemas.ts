@@ -1,6 +1,8 @@
-import { absentQueryValue, idParams, idString, pageSchema, queryBoolean, querySize, type FieldLabels } from '@binzip/shared';
+import { absentQueryValue, idParams, idString, nonBlankText, pageSchema, queryBoolean, querySize, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
 import type { InboxPage, NotificationItem } from '../domain/inbox';
+import type { SavedSearchInput, SavedSearchItem } from '../domain/saved-searches';
+import { HouseTypes, provincesOf, PublicDealStates, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
 export const fieldLabels: FieldLabels = {
@@ -8,6 +10,24 @@ export const fieldLabels: FieldLabels = {
   id: '커서',
   size: '개수',
   notificationId: '알림 번호',
+  savedSearchId: '관심 조건 번호',
+  name: '이름',
+  alert: '알림 여부',
+  province: '지역',
+  county: '시군구',
+  rentalType: '거래 유형',
+  dealState: '거래 상태',
+  houseType: '매물 유형',
+  recommendedTag: '추천 태그',
+  minPrice: '최소 가격',
+  maxPrice: '최대 가격',
+  south: '남쪽 위도',
+  west: '서쪽 경도',
+  north: '북쪽 위도',
+  east: '동쪽 경도',
+  latitude: '위도',
+  longitude: '경도',
+  radiusKm: '반경(km)',
 };
 
 export const NOTIFICATION_PAGE_SIZE = 5;
@@ -45,3 +65,79 @@ export const inboxPageSchema = z
     notifications: pageSchema(notificationItemSchema, { totals: false, pageable: true }),
   })
   .meta({ id: 'NotificationInbox' }) satisfies z.ZodType<InboxPage>;
+
+// Saved searches (issue 38)
+
+/** Korea's bounding box, as houses' places (a circle's centre must lie in it). */
+const KOREA = { south: 33, west: 124, north: 39, east: 132 };
+/** Most distance a saved circle covers (houses' near query's bound). */
+export const MAX_RADIUS_KM = 200;
+
+const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
+const price = z.number().int().min(0).max(1_000_000_000_000);
+
+/** A region word, a province's short or full name; anything else is refused naming the field (decisions.md's words). */
+const region = z
+  .string()
+  .trim()
+  .max(20)
+  .refine((value) => provincesOf(value) !== undefined, {
+    message: '알 수 없는 지역입니다. 수도권, 경상, 전라, 충청, 제주, 강원 또는 시·도 이름(예: 경기, 강원특별자치도)을 보내 주세요.',
+  });
+
+export const savedSearchBody = z
+  .strictObject({
+    name: nonBlankText(50).transform((s) => s.trim()),
+    alert: z.boolean().default(true).meta({ description: '새 매물 알림을 받을지 (기본 true)' }),
+    province: optional(region).meta({ description: '지역어(수도권, 경상, 전라, 충청, 제주, 강원) 또는 시·도 (예: 강원, 경기도)' }),
+    county: optional(nonBlankText(20).transform((s) => s.trim())).meta({ description: '시·군·구 (예: 강릉시)' }),
+    rentalType: optional(z.enum(RentalTypes)),
+    dealState: optional(z.enum(PublicDealStates)),
+    houseType: optional(z.enum(HouseTypes)),
+    recommendedTag: optional(z.enum(RecommendedTags)),
+    minPrice: optional(price),
+    maxPrice: optional(price),
+    south: optional(z.number().min(-90).max(90)),
+    west: optional(z.number().min(-180).max(180)),
+    north: optional(z.number().min(-90).max(90)),
+    east: optional(z.number().min(-180).max(180)),
+    latitude: optional(z.number().min(KOREA.south).max(KOREA.north)),
+    longitude: optional(z.number().min(KOREA.west).max(KOREA.east)),
+    radiusKm: optional(z.number().gt(0).max(MAX_RADIUS_KM)),
+  })
+  .superRefine((body, issue) => {
+    const say = (path: string, message: string) => issue.addIssue({ code: 'custom', path: [path], message });
+    if (body.minPrice !== undefined && body.maxPrice !== undefined && body.minPrice > body.maxPrice) say('maxPrice', `${fieldLabels.maxPrice} 값이 ${fieldLabels.minPrice}보다 작습니다.`);
+    const box = [body.south, body.west, body.north, body.east];
+    const circle = [body.latitude, body.longitude, body.radiusKm];
+    if (box.some((v) => v !== undefined) && box.some((v) => v === undefined)) say('south', '상자는 south, west, north, east를 모두 보내야 합니다.');
+    if (circle.some((v) => v !== undefined) && circle.some((v) => v === undefined)) say('latitude', '원은 latitude, longitude, radiusKm를 모두 보내야 합니다.');
+    if (box.some((v) => v !== undefined) && circle.some((v) => v !== undefined)) say('latitude', '상자와 원 중 하나만 보낼 수 있습니다.');
+    if (body.south !== undefined && body.north !== undefined && body.south > body.north) say('north', `${fieldLabels.north} 값이 ${fieldLabels.south}보다 작습니다.`);
+    if (body.west !== undefined && body.east !== undefined && body.west > body.east) say('east', `${fieldLabels.east} 값이 ${fieldLabels.west}보다 작습니다.`);
+  }) satisfies z.ZodType<SavedSearchInput>;
+
+export const savedSearchParams = idParams('savedSearchId');
+
+export const savedSearchItemSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    alert: z.boolean(),
+    province: z.string().optional(),
+    county: z.string().optional(),
+    rentalType: z.string().optional(),
+    dealState: z.string().optional(),
+    houseType: z.string().optional(),
+    recommendedTag: z.string().optional(),
+    minPrice: z.number().optional(),
+    maxPrice: z.number().optional(),
+    south: z.number().optional(),
+    west: z.number().optional(),
+    north: z.number().optional(),
+    east: z.number().optional(),
+    latitude: z.number().optional(),
+    longitude: z.number().optional(),
+    radiusKm: z.number().optional(),
+  })
+  .meta({ id: 'SavedSearch' }) satisfies z.ZodType<SavedSearchItem>;

@@ -1,8 +1,10 @@
 import { absentQueryValue, idParams, idString, nonBlankText, pageSchema, queryBoolean, querySize, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
+import type { FeedItem, FeedPage } from '../domain/feed';
 import type { InboxPage, NotificationItem } from '../domain/inbox';
+import type { Preferences } from '../domain/preferences';
 import type { SavedSearchInput, SavedSearchItem } from '../domain/saved-searches';
-import { HouseTypes, provincesOf, PublicDealStates, RecommendedTags, RentalTypes } from '../domain/vocabulary';
+import { HouseTypes, NoticeKinds, provincesOf, PublicDealStates, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
 export const fieldLabels: FieldLabels = {
@@ -28,6 +30,8 @@ export const fieldLabels: FieldLabels = {
   latitude: '위도',
   longitude: '경도',
   radiusKm: '반경(km)',
+  kind: '알림 종류',
+  days: '일수',
 };
 
 export const NOTIFICATION_PAGE_SIZE = 5;
@@ -141,3 +145,57 @@ export const savedSearchItemSchema = z
     radiusKm: z.number().optional(),
   })
   .meta({ id: 'SavedSearch' }) satisfies z.ZodType<SavedSearchItem>;
+
+// The feed, preferences, statistics (issue 38)
+
+export const feedQuery = z.object({
+  kind: z.preprocess(absentQueryValue, z.enum(NoticeKinds).optional()).meta({ description: `알림 종류 (${NoticeKinds.join(', ')}); 비우면 전체` }),
+  read: queryBoolean().meta({ description: '비우면 전체, `false` 안 읽음, `true` 읽음' }),
+  id: z.preprocess(absentQueryValue, idString.optional()).meta({ description: '커서: 이전 응답의 nextId (첫 요청은 비움)' }),
+  size: querySize(NOTIFICATION_PAGE_SIZE, NOTIFICATION_MAX_PAGE_SIZE),
+});
+
+export const feedItemSchema = z
+  .object({
+    notification_id: z.number().int(),
+    kind: z.enum(NoticeKinds),
+    status: z.boolean(),
+    created_at: z.string(),
+    nick_name: z.string().optional(),
+    board_id: z.number().int().optional(),
+    board_title: z.string().optional(),
+    comment: z.string().optional(),
+    comment_user: z.string().optional(),
+    type: z.enum(['board', 'record']).optional(),
+    house_id: z.number().int().optional(),
+    house_title: z.string().optional(),
+    saved_search_id: z.number().int().nullable().optional(),
+    reason: z.string().nullable().optional(),
+    price: z.number().nullable().optional(),
+    deal_state: z.string().nullable().optional(),
+  })
+  .meta({ id: 'NotificationFeedItem' }) satisfies z.ZodType<FeedItem>;
+
+export const feedPageSchema = z
+  .object({
+    nextId: z.number().int().nullable(),
+    notifications: pageSchema(feedItemSchema, { totals: false, pageable: true }),
+  })
+  .meta({ id: 'NotificationFeed' }) satisfies z.ZodType<FeedPage>;
+
+const kindSwitches = Object.fromEntries(NoticeKinds.map((kind) => [kind, z.boolean()])) as Record<(typeof NoticeKinds)[number], z.ZodBoolean>;
+
+export const preferencesSchema = z.object(kindSwitches).meta({ id: 'NotificationPreferences' }) satisfies z.ZodType<Preferences>;
+
+/** PUT: any of the kinds (the others keep their setting); an unknown kind is C0002. */
+export const preferencesBody = z.strictObject(Object.fromEntries(NoticeKinds.map((kind) => [kind, z.boolean().optional()])) as Record<(typeof NoticeKinds)[number], z.ZodOptional<z.ZodBoolean>>);
+
+export const alertStatsQuery = z.object({
+  days: z
+    .preprocess((value) => absentQueryValue(value) ?? '14', z.string().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().int().min(1).max(90)))
+    .meta({ type: 'integer', minimum: 1, maximum: 90, default: 14, description: '오늘까지 며칠 (한국 시간)' }),
+});
+
+export const alertStatsSchema = z
+  .object({ days: z.array(z.object({ date: z.string(), alerts: z.number().int() })) })
+  .meta({ id: 'NotificationAlertStats' });

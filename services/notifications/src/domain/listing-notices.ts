@@ -24,7 +24,7 @@ function occurredAtOrNow(text: string): Date {
 
 /**
  * Stores one notice per recipient and answers the ones that are new (for the stream and push). Idempotent: a
- * LISTING_MATCH is unique per (listing, member) whatever event carried it, any other kind per (event, member),
+ * LISTING_MATCH is unique per (listing, member) whatever event carried it, any other kind per (event, kind, member),
  * so a redelivery or re-publication stores nothing twice. Members who turned the kind off get nothing.
  */
 export async function storeListingNotices(
@@ -44,7 +44,7 @@ export async function storeListingNotices(
     const already =
       notice.kind === 'LISTING_MATCH'
         ? await model.exists({ kind: notice.kind, commentId: notice.houseId, recipientId: recipient.userId }).exec()
-        : await model.exists({ eventId: notice.eventId, recipientId: recipient.userId }).exec();
+        : await model.exists({ eventId: notice.eventId, kind: notice.kind, recipientId: recipient.userId }).exec();
     if (already) continue;
     const id = await nextId(model.db, 'notification');
     const doc: NotificationDoc = {

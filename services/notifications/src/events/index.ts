@@ -16,7 +16,7 @@ export interface NoticeDelivery {
 
 /**
  * Every event notifications consumes; main.ts hands them to runService, tests start the same list. Each is
- * acked only after its notifications are stored; the unique keys ((kind, commentId, recipientId), (eventId,
+ * acked only after its notifications are stored; the unique keys ((kind, commentId, recipientId), (eventId, kind,
  * recipientId)) make a redelivery harmless, so an alert delayed by a NATS or store outage arrives once after it.
  * Once stored, the recipients' cached inboxes are forgotten here and in the other instances (`inboxes`; every
  * recipient's, so a redelivery after a crash between the two still forgets them), and each new notice is

@@ -21,7 +21,7 @@ export interface NotificationDoc {
   /**
    * The fact the notice is about, unique per kind and recipient: the comment's id (board, record), the listing's
    * id (LISTING_MATCH: a member is told of one listing once), or the notice's own id (the other listing kinds,
-   * made unique per event by the (eventId, recipientId) key).
+   * made unique per event by the (eventId, kind, recipientId) key).
    */
   commentId: number;
   /** A record comment notice sent to the author of the comment it answers: the feed's REPLY. */
@@ -74,8 +74,8 @@ notificationSchema.index({ kind: 1, commentId: 1, recipientId: 1 }, { unique: tr
 // The inbox: a recipient's notifications newest first, optionally by read flag.
 notificationSchema.index({ recipientId: 1, _id: -1 });
 notificationSchema.index({ recipientId: 1, read: 1, _id: -1 });
-// One notice per event and recipient, whatever is redelivered (the listing kinds; comment notices already were).
-notificationSchema.index({ eventId: 1, recipientId: 1 }, { unique: true, name: 'one_per_event_and_recipient' });
+// One notice per event, kind and recipient, whatever is redelivered (the listing kinds; comment notices already were).
+notificationSchema.index({ eventId: 1, kind: 1, recipientId: 1 }, { unique: true, name: 'one_per_event_and_recipient' });
 // The contract's list (comment kinds only) and the feed's kind filter.
 notificationSchema.index({ recipientId: 1, kind: 1, _id: -1 });
 notificationSchema.index({ recipientId: 1, kind: 1, read: 1, _id: -1 });

@@ -25,7 +25,13 @@ afterAll(() => h.close());
 
 it("an agent's save publishes the listing once, in the same write, with what alerts match on", async () => {
   const kicks = h.outboxKicks.count;
-  const houseId = await createListing(h, agent, { title: '강릉 바닷가 집', city: '강원도 강릉시 주문진읍', houseType: 'HOUSE', latitude: 37.89, longitude: 128.83 });
+  const houseId = await createListing(h, agent, {
+    title: '강릉 바닷가 집',
+    city: '강원도 강릉시 주문진읍',
+    houseType: 'HOUSE',
+    latitude: 37.89,
+    longitude: 128.83,
+  });
   const [event] = await pending(houseId);
   expect(await subjects(houseId)).toEqual(['houses.listing.published']);
   expect(houseListingPublished.schema.parse(event.data)).toMatchObject({
@@ -45,7 +51,9 @@ it("an agent's save publishes the listing once, in the same write, with what ale
 
   // An edit of a listing that stays public publishes nothing (no scrapper: no change notice either).
   await relayed(houseId);
-  await api(h).update(agent, houseId, validListing({ title: '강릉 바닷가 집 (수정)', price: 9000 })).expect(200);
+  await api(h)
+    .update(agent, houseId, validListing({ title: '강릉 바닷가 집 (수정)', price: 9000 }))
+    .expect(200);
   expect(await subjects(houseId)).toEqual([]);
 });
 
@@ -76,9 +84,17 @@ it("a price or deal state change tells the listing's scrappers, not its author",
   const houseId = await createListing(h, agent);
   await relayed(houseId);
   await api(h).scrap(fan, houseId).expect(200);
-  await api(h).update(agent, houseId, validListing({ price: 8000 })).expect(200);
+  await api(h)
+    .update(agent, houseId, validListing({ price: 8000 }))
+    .expect(200);
   const [changed] = await pending(houseId);
-  expect(houseListingChanged.schema.parse(changed.data)).toMatchObject({ houseId, price: 8000, previousPrice: 12000, dealState: 'ONGOING', scrapperIds: [fan.id] });
+  expect(houseListingChanged.schema.parse(changed.data)).toMatchObject({
+    houseId,
+    price: 8000,
+    previousPrice: 12000,
+    dealState: 'ONGOING',
+    scrapperIds: [fan.id],
+  });
 
   await relayed(houseId);
   await api(h).complete(agent, houseId).expect(200);
@@ -86,6 +102,8 @@ it("a price or deal state change tells the listing's scrappers, not its author",
 
   // A title-only edit changes neither.
   await relayed(houseId);
-  await api(h).update(agent, houseId, validListing({ price: 8000, title: '새 제목' })).expect(200);
+  await api(h)
+    .update(agent, houseId, validListing({ price: 8000, title: '새 제목' }))
+    .expect(200);
   expect(await subjects(houseId)).toEqual([]);
 });

@@ -85,7 +85,10 @@ beforeAll(async () => {
   await save(DAN, { name: '강릉 근처', latitude: 37.76, longitude: 128.9, radiusKm: 20 });
   await save(AGENT, { name: '내 매물도', province: '강원도' });
   bus = await h.bus();
-  consumers = await startConsumers(bus, notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, undefined, { deliver: (doc) => delivered.push(doc) }));
+  consumers = await startConsumers(
+    bus,
+    notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, undefined, { deliver: (doc) => delivered.push(doc) }),
+  );
 });
 
 afterAll(async () => {
@@ -100,7 +103,12 @@ it('a published listing alerts each matching member once within 2 s: not the aut
   await eventually(async () => (await recipientsOf(event.houseId)).length === 2, 2_000, 20);
   expect(Date.now() - started).toBeLessThan(2_000);
   expect(await recipientsOf(event.houseId)).toEqual([ANN, DAN]);
-  expect(delivered.filter((d) => d.targetId === event.houseId).map((d) => d.recipientId).sort()).toEqual([ANN, DAN]);
+  expect(
+    delivered
+      .filter((d) => d.targetId === event.houseId)
+      .map((d) => d.recipientId)
+      .sort(),
+  ).toEqual([ANN, DAN]);
 
   // Published again (a new message id), re-published by a re-approval (a new event): still once each.
   await publish(event, `${event.eventId}-again`);
@@ -127,7 +135,7 @@ it('compares each condition: price, rental type, and the point for a circle', as
   expect(await recipientsOf(unplaced.houseId)).toEqual([ANN]);
 });
 
-it('reads only the searches under the listing\'s keys, not every search', async () => {
+it("reads only the searches under the listing's keys, not every search", async () => {
   // 300 searches elsewhere: none is a candidate for a Gangwon sale.
   await h.models.savedSearches.insertMany(
     Array.from({ length: 300 }, (_, i) => ({
@@ -197,8 +205,22 @@ it('a member who turns a kind off gets no such notice; preferences answer every 
 });
 
 it('approvals, rejections, scrap changes and replies reach the feed with their kinds, once', async () => {
-  const approved = houseListingDecided.build({ houseId: 8001, authorId: ANN, title: '승인 집', approved: true, reason: null, occurredAt: new Date().toISOString() });
-  const rejected = houseListingDecided.build({ houseId: 8002, authorId: ANN, title: '거절 집', approved: false, reason: '사진 부족', occurredAt: new Date().toISOString() });
+  const approved = houseListingDecided.build({
+    houseId: 8001,
+    authorId: ANN,
+    title: '승인 집',
+    approved: true,
+    reason: null,
+    occurredAt: new Date().toISOString(),
+  });
+  const rejected = houseListingDecided.build({
+    houseId: 8002,
+    authorId: ANN,
+    title: '거절 집',
+    approved: false,
+    reason: '사진 부족',
+    occurredAt: new Date().toISOString(),
+  });
   const changed = houseListingChanged.build({
     houseId: 8003,
     authorId: AGENT,
@@ -230,7 +252,9 @@ it('approvals, rejections, scrap changes and replies reach the feed with their k
     await bus.publish(subject, event, event.eventId);
     await bus.publish(subject, event, `${event.eventId}-again`);
   }
-  await eventually(async () => (await h.models.notifications.countDocuments({ commentId: 61 }).exec()) === 2 && (await feed(BEN, { kind: 'SCRAP_CHANGED' })).length === 1);
+  await eventually(
+    async () => (await h.models.notifications.countDocuments({ commentId: 61 }).exec()) === 2 && (await feed(BEN, { kind: 'SCRAP_CHANGED' })).length === 1,
+  );
   const annKinds = (await feed(ANN, { size: '50' })).filter((i) => i.house_id === 8001 || i.house_id === 8002);
   expect(annKinds.map((i) => [i.kind, i.house_title, i.reason ?? null]).sort()).toEqual([
     ['LISTING_APPROVED', '승인 집', null],
@@ -243,10 +267,17 @@ it('approvals, rejections, scrap changes and replies reach the feed with their k
   expect((await feed(CAROL)).map((i) => i.kind)).toEqual(['COMMENT']);
   // The contract's list shows the reply as it always did.
   const contract = await request(app).get('/api/v1/notifications').set(auth(BEN));
-  expect(contract.body.data.notifications.content).toEqual([
-    expect.objectContaining({ board_id: 5, comment: '답글입니다', type: 'record' }),
+  expect(contract.body.data.notifications.content).toEqual([expect.objectContaining({ board_id: 5, comment: '답글입니다', type: 'record' })]);
+  expect(Object.keys(contract.body.data.notifications.content[0])).toEqual([
+    'notification_id',
+    'nick_name',
+    'board_id',
+    'board_title',
+    'status',
+    'comment',
+    'comment_user',
+    'type',
   ]);
-  expect(Object.keys(contract.body.data.notifications.content[0])).toEqual(['notification_id', 'nick_name', 'board_id', 'board_title', 'status', 'comment', 'comment_user', 'type']);
   expect((await feed(AGENT)).some((i) => i.kind === 'SCRAP_CHANGED')).toBe(false);
 });
 

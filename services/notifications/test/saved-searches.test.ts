@@ -12,7 +12,11 @@ const ANN = 301;
 const BEN = 302;
 const FULL = 303;
 
-const post = (userId: number, body: unknown) => request(app).post('/api/v1/saved-searches').set('Authorization', bearer({ userId })).send(body as object);
+const post = (userId: number, body: unknown) =>
+  request(app)
+    .post('/api/v1/saved-searches')
+    .set('Authorization', bearer({ userId }))
+    .send(body as object);
 const list = (userId: number) => request(app).get('/api/v1/saved-searches').set('Authorization', bearer({ userId }));
 const stored = (userId: number) => h.models.savedSearches.countDocuments({ userId }).exec();
 
@@ -79,7 +83,7 @@ it('saves a search with every condition and lists it back with its id, nothing i
   expect((await list(BEN)).body.data).toEqual([]);
 });
 
-it('changes and deletes only the member\'s own searches', async () => {
+it("changes and deletes only the member's own searches", async () => {
   const id = (await post(BEN, { name: '전세', rentalType: 'JEONSE' })).body.data as number;
   expect((await h.models.savedSearches.findById(id).lean().exec())?.matchKeys).toEqual(['*|JEONSE']);
 
@@ -91,15 +95,43 @@ it('changes and deletes only the member\'s own searches', async () => {
   expect((await list(BEN)).body.data).toEqual([{ id, name: '경기 월세', province: '경기', rentalType: 'MONTHLYRENT', alert: true }]);
 
   // Another member's id: refused, nothing changed or removed.
-  const foreignPut = await request(app).put(`/api/v1/saved-searches/${id}`).set('Authorization', bearer({ userId: ANN })).send({ name: '가로채기' });
+  const foreignPut = await request(app)
+    .put(`/api/v1/saved-searches/${id}`)
+    .set('Authorization', bearer({ userId: ANN }))
+    .send({ name: '가로채기' });
   expectError(foreignPut, 403, 'C0003');
-  expectError(await request(app).delete(`/api/v1/saved-searches/${id}`).set('Authorization', bearer({ userId: ANN })), 403, 'C0003');
+  expectError(
+    await request(app)
+      .delete(`/api/v1/saved-searches/${id}`)
+      .set('Authorization', bearer({ userId: ANN })),
+    403,
+    'C0003',
+  );
   expect((await list(BEN)).body.data[0].name).toBe('경기 월세');
 
-  expect((await request(app).delete(`/api/v1/saved-searches/${id}`).set('Authorization', bearer({ userId: BEN }))).status).toBe(200);
+  expect(
+    (
+      await request(app)
+        .delete(`/api/v1/saved-searches/${id}`)
+        .set('Authorization', bearer({ userId: BEN }))
+    ).status,
+  ).toBe(200);
   expect((await list(BEN)).body.data).toEqual([]);
-  expectError(await request(app).delete(`/api/v1/saved-searches/${id}`).set('Authorization', bearer({ userId: BEN })), 404, 'C0001');
-  expectError(await request(app).put('/api/v1/saved-searches/abc').set('Authorization', bearer({ userId: BEN })).send({ name: 'x' }), 400, 'C0002');
+  expectError(
+    await request(app)
+      .delete(`/api/v1/saved-searches/${id}`)
+      .set('Authorization', bearer({ userId: BEN })),
+    404,
+    'C0001',
+  );
+  expectError(
+    await request(app)
+      .put('/api/v1/saved-searches/abc')
+      .set('Authorization', bearer({ userId: BEN }))
+      .send({ name: 'x' }),
+    400,
+    'C0002',
+  );
 });
 
 it.each([

@@ -175,7 +175,16 @@ export type SessionsRevokedV1 = EventData<typeof sessionsRevoked>;
  * against it: an event another service reads must not change under the same version. A new version is a new
  * definition here (the old one stays until its consumers have moved).
  */
-export const EVENTS: readonly EventDefinition[] = [userSnapshots, communityCommentCreated, recordCommentCreated, houseReportCreated, sessionsRevoked, houseListingPublished, houseListingDecided, houseListingChanged];
+export const EVENTS: readonly EventDefinition[] = [
+  userSnapshots,
+  communityCommentCreated,
+  recordCommentCreated,
+  houseReportCreated,
+  sessionsRevoked,
+  houseListingPublished,
+  houseListingDecided,
+  houseListingChanged,
+];
 
 /** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
 export interface EventContract {

@@ -38,11 +38,7 @@ export async function listingEventsOf(ctx: HousesContext, before: HouseDoc | nul
   }
   const changed = before !== null && !before.tmpYn && !after.tmpYn && (before.price !== after.price || before.dealState !== after.dealState);
   if (changed && (before.listed || after.listed) && !after.deleted) {
-    const scraps = await ctx.models.scraps
-      .find({ houseId: after._id }, { userId: 1 })
-      .limit(MAX_TOLD_SCRAPPERS)
-      .lean<Array<{ userId: number }>>()
-      .exec();
+    const scraps = await ctx.models.scraps.find({ houseId: after._id }, { userId: 1 }).limit(MAX_TOLD_SCRAPPERS).lean<Array<{ userId: number }>>().exec();
     const scrapperIds = scraps.map((s) => s.userId).filter((id) => id !== after.authorId);
     if (scrapperIds.length > 0) {
       events.push(

@@ -74,7 +74,8 @@ export function matches(search: SearchConditions, listing: PublishedListing): bo
   if (hasBox || hasCircle) {
     if (listing.latitude === null || listing.longitude === null) return false;
     const point = { latitude: listing.latitude, longitude: listing.longitude };
-    if (hasBox && !(point.latitude >= search.south! && point.latitude <= search.north! && point.longitude >= search.west! && point.longitude <= search.east!)) return false;
+    if (hasBox && !(point.latitude >= search.south! && point.latitude <= search.north! && point.longitude >= search.west! && point.longitude <= search.east!))
+      return false;
     if (hasCircle && distanceKm({ latitude: search.latitude!, longitude: search.longitude! }, point) > search.radiusKm!) return false;
   }
   return true;

@@ -20,7 +20,8 @@ export async function setPreferences(ctx: NotificationsContext, caller: AuthClai
   const now = ctx.now();
   const model = ctx.models.preferences;
   if (turnOn.length > 0) await model.updateOne({ _id: caller.userId }, { $pullAll: { off: turnOn }, $set: { updatedAt: now } }, { upsert: true }).exec();
-  if (turnOff.length > 0) await model.updateOne({ _id: caller.userId }, { $addToSet: { off: { $each: turnOff } }, $set: { updatedAt: now } }, { upsert: true }).exec();
+  if (turnOff.length > 0)
+    await model.updateOne({ _id: caller.userId }, { $addToSet: { off: { $each: turnOff } }, $set: { updatedAt: now } }, { upsert: true }).exec();
   return getPreferences(ctx, caller);
 }
 

@@ -34,7 +34,9 @@ export interface SavedSearchInput extends SearchConditions {
 export type SavedSearchItem = { id: number; name: string; alert: boolean } & { [K in keyof SearchConditions]?: SearchConditions[K] };
 
 function conditionsOf(input: SearchConditions): Required<{ [K in keyof SearchConditions]: SearchConditions[K] | null }> {
-  return Object.fromEntries(ConditionFields.map((field) => [field, input[field] ?? null])) as Required<{ [K in keyof SearchConditions]: SearchConditions[K] | null }>;
+  return Object.fromEntries(ConditionFields.map((field) => [field, input[field] ?? null])) as Required<{
+    [K in keyof SearchConditions]: SearchConditions[K] | null;
+  }>;
 }
 
 export function renderSavedSearch(doc: SavedSearchDoc): SavedSearchItem {
@@ -88,7 +90,11 @@ async function ownSearch(ctx: NotificationsContext, caller: AuthClaims, savedSea
 }
 
 /** Replaces a search's name, conditions and alert (PUT: the whole search, as POST). */
-export async function updateSavedSearch(ctx: NotificationsContext, caller: AuthClaims, input: { savedSearchId: number; search: SavedSearchInput }): Promise<number> {
+export async function updateSavedSearch(
+  ctx: NotificationsContext,
+  caller: AuthClaims,
+  input: { savedSearchId: number; search: SavedSearchInput },
+): Promise<number> {
   const { savedSearchId, search } = input;
   await ownSearch(ctx, caller, savedSearchId);
   const result = await ctx.models.savedSearches

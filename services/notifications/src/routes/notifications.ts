@@ -5,7 +5,17 @@ import { alertStats, listFeed } from '../domain/feed';
 import { listInbox, markRead } from '../domain/inbox';
 import { getPreferences, setPreferences } from '../domain/preferences';
 import { inboxKey } from './cache-keys';
-import { alertStatsQuery, alertStatsSchema, feedPageSchema, feedQuery, inboxPageSchema, listQuery, notificationParams, preferencesBody, preferencesSchema } from './schemas';
+import {
+  alertStatsQuery,
+  alertStatsSchema,
+  feedPageSchema,
+  feedQuery,
+  inboxPageSchema,
+  listQuery,
+  notificationParams,
+  preferencesBody,
+  preferencesSchema,
+} from './schemas';
 
 const operation = operationsOf<NotificationsContext>();
 const tags = ['notifications'];

@@ -111,13 +111,15 @@ export const savedSearchBody = z
   })
   .superRefine((body, issue) => {
     const say = (path: string, message: string) => issue.addIssue({ code: 'custom', path: [path], message });
-    if (body.minPrice !== undefined && body.maxPrice !== undefined && body.minPrice > body.maxPrice) say('maxPrice', `${fieldLabels.maxPrice} 값이 ${fieldLabels.minPrice}보다 작습니다.`);
+    if (body.minPrice !== undefined && body.maxPrice !== undefined && body.minPrice > body.maxPrice)
+      say('maxPrice', `${fieldLabels.maxPrice} 값이 ${fieldLabels.minPrice}보다 작습니다.`);
     const box = [body.south, body.west, body.north, body.east];
     const circle = [body.latitude, body.longitude, body.radiusKm];
     if (box.some((v) => v !== undefined) && box.some((v) => v === undefined)) say('south', '상자는 south, west, north, east를 모두 보내야 합니다.');
     if (circle.some((v) => v !== undefined) && circle.some((v) => v === undefined)) say('latitude', '원은 latitude, longitude, radiusKm를 모두 보내야 합니다.');
     if (box.some((v) => v !== undefined) && circle.some((v) => v !== undefined)) say('latitude', '상자와 원 중 하나만 보낼 수 있습니다.');
-    if (body.south !== undefined && body.north !== undefined && body.south > body.north) say('north', `${fieldLabels.north} 값이 ${fieldLabels.south}보다 작습니다.`);
+    if (body.south !== undefined && body.north !== undefined && body.south > body.north)
+      say('north', `${fieldLabels.north} 값이 ${fieldLabels.south}보다 작습니다.`);
     if (body.west !== undefined && body.east !== undefined && body.west > body.east) say('east', `${fieldLabels.east} 값이 ${fieldLabels.west}보다 작습니다.`);
   }) satisfies z.ZodType<SavedSearchInput>;
 
@@ -188,14 +190,21 @@ const kindSwitches = Object.fromEntries(NoticeKinds.map((kind) => [kind, z.boole
 export const preferencesSchema = z.object(kindSwitches).meta({ id: 'NotificationPreferences' }) satisfies z.ZodType<Preferences>;
 
 /** PUT: any of the kinds (the others keep their setting); an unknown kind is C0002. */
-export const preferencesBody = z.strictObject(Object.fromEntries(NoticeKinds.map((kind) => [kind, z.boolean().optional()])) as Record<(typeof NoticeKinds)[number], z.ZodOptional<z.ZodBoolean>>);
+export const preferencesBody = z.strictObject(
+  Object.fromEntries(NoticeKinds.map((kind) => [kind, z.boolean().optional()])) as Record<(typeof NoticeKinds)[number], z.ZodOptional<z.ZodBoolean>>,
+);
 
 export const alertStatsQuery = z.object({
   days: z
-    .preprocess((value) => absentQueryValue(value) ?? '14', z.string().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().int().min(1).max(90)))
+    .preprocess(
+      (value) => absentQueryValue(value) ?? '14',
+      z
+        .string()
+        .regex(/^\d{1,3}$/)
+        .transform(Number)
+        .pipe(z.number().int().min(1).max(90)),
+    )
     .meta({ type: 'integer', minimum: 1, maximum: 90, default: 14, description: '오늘까지 며칠 (한국 시간)' }),
 });
 
-export const alertStatsSchema = z
-  .object({ days: z.array(z.object({ date: z.string(), alerts: z.number().int() })) })
-  .meta({ id: 'NotificationAlertStats' });
+export const alertStatsSchema = z.object({ days: z.array(z.object({ date: z.string(), alerts: z.number().int() })) }).meta({ id: 'NotificationAlertStats' });

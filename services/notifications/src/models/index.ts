@@ -3,10 +3,12 @@ import type { Connection } from 'mongoose';
 import { notificationModel } from './notification';
 import { preferencesModel } from './preferences';
 import { savedSearchModel } from './saved-search';
+import { streamTicketModel } from './stream-ticket';
 
 export * from './notification';
 export * from './preferences';
 export * from './saved-search';
+export * from './stream-ticket';
 
 export type NotificationsModels = ReturnType<typeof notificationsModels>;
 
@@ -15,11 +17,12 @@ export function notificationsModels(connection: Connection) {
     notifications: notificationModel(connection),
     savedSearches: savedSearchModel(connection),
     preferences: preferencesModel(connection),
+    streamTickets: streamTicketModel(connection),
     users: projectedUserModel(connection),
   };
 }
 
 /** Builds the indexes before anything relies on the unique key (consumers start after this). */
 export async function initModels(models: NotificationsModels): Promise<void> {
-  await Promise.all([models.notifications.init(), models.savedSearches.init(), models.preferences.init(), models.users.init()]);
+  await Promise.all([models.notifications.init(), models.savedSearches.init(), models.preferences.init(), models.streamTickets.init(), models.users.init()]);
 }

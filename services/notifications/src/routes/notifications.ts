@@ -4,6 +4,7 @@ import type { NotificationsContext } from '../domain/context';
 import { alertStats, listFeed } from '../domain/feed';
 import { listInbox, markRead } from '../domain/inbox';
 import { getPreferences, setPreferences } from '../domain/preferences';
+import { issueTicket, tokenExpiry } from '../domain/stream';
 import { inboxKey } from './cache-keys';
 import {
   alertStatsQuery,
@@ -68,6 +69,16 @@ export const notificationOperations = [
     body: preferencesBody,
     data: preferencesSchema,
     handle: (ctx, { caller, body }) => setPreferences(ctx, caller, body),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/notifications/stream/ticket',
+    operationId: 'issueNotificationStreamTicket',
+    summary: '실시간 알림 스트림 입장권 (1회용, 30초): EventSource가 `?ticket=`으로 보냄',
+    tags,
+    access: 'user',
+    data: z.object({ ticket: z.string() }).meta({ id: 'NotificationStreamTicket' }),
+    handle: (ctx, { caller, req }) => issueTicket(ctx, caller, tokenExpiry(req.headers.authorization)),
   }),
   operation({
     method: 'put',

@@ -32,6 +32,12 @@ export const fieldLabels: FieldLabels = {
   radiusKm: '반경(km)',
   kind: '알림 종류',
   days: '일수',
+  COMMENT: '댓글 알림',
+  REPLY: '답글 알림',
+  LISTING_MATCH: '관심 조건 새 매물 알림',
+  LISTING_APPROVED: '매물 승인 알림',
+  LISTING_REJECTED: '매물 거절 알림',
+  SCRAP_CHANGED: '스크랩 매물 변경 알림',
 };
 
 export const NOTIFICATION_PAGE_SIZE = 5;

@@ -1320,6 +1320,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/notifications/stream/ticket': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * 실시간 알림 스트림 입장권 (1회용, 30초): EventSource가 `?ticket=`으로 보냄
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    post: operations['issueNotificationStreamTicket'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/notifications/{notificationId}': {
     parameters: {
       query?: never;
@@ -2408,6 +2428,9 @@ export interface components {
       LISTING_APPROVED: boolean;
       LISTING_REJECTED: boolean;
       SCRAP_CHANGED: boolean;
+    };
+    NotificationStreamTicket: {
+      ticket: string;
     };
     SavedSearch: {
       id: number;
@@ -15773,6 +15796,138 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  issueNotificationStreamTicket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationStreamTicket'];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'U0012';
             message: string;
           };
         };

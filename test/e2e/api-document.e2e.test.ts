@@ -104,6 +104,10 @@ test('notifications: every operation through the gateway matches the document', 
   ).toBe(200);
   expect((await e2e.api('GET', '/api/v1/admin/stats/notifications', { token: token(AUTHOR) })).body.code).toBe('J0006');
 
+  const ticket = await e2e.ok<{ ticket: string }>('POST', '/api/v1/notifications/stream/ticket', { token: token(AUTHOR) });
+  expect(ticket.ticket).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  expect((await e2e.api('POST', '/api/v1/notifications/stream/ticket')).body.code).toBe('J0000');
+
   expect((await apiContract()).uncovered('notifications')).toEqual([]);
 });
 

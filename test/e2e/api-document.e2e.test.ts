@@ -87,6 +87,7 @@ test('notifications: every operation through the gateway matches the document', 
   expect((await e2e.api('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(STRANGER) })).body.code).toBe('C0003');
   expect(await e2e.ok('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR) })).toBe(searchId);
   expect((await e2e.api('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR) })).body.code).toBe('C0001');
+  expect((await e2e.api('PUT', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR), body: { name: 'x' } })).body.code).toBe('C0001');
   const feed = await e2e.ok<{ notifications: { content: Array<{ notification_id: number; kind: string }> } }>(
     'GET',
     '/api/v1/notifications/feed?kind=COMMENT',
@@ -103,6 +104,9 @@ test('notifications: every operation through the gateway matches the document', 
     (await e2e.api('GET', '/api/v1/admin/stats/notifications?days=2', { token: bearer({ userId: ADMIN, authority: 'ADMIN', userType: 'WEB' }) })).status,
   ).toBe(200);
   expect((await e2e.api('GET', '/api/v1/admin/stats/notifications', { token: token(AUTHOR) })).body.code).toBe('J0006');
+  expect(
+    (await e2e.api('GET', '/api/v1/admin/stats/notifications?days=0', { token: bearer({ userId: ADMIN, authority: 'ADMIN', userType: 'WEB' }) })).body.code,
+  ).toBe('C0002');
 
   const ticket = await e2e.ok<{ ticket: string }>('POST', '/api/v1/notifications/stream/ticket', { token: token(AUTHOR) });
   expect(ticket.ticket).toMatch(/^[A-Za-z0-9_-]{32}$/);

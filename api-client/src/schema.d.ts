@@ -1340,6 +1340,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/notifications/feed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 알림 피드: 모든 종류 (커서, 최신순)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    get: operations['listNotificationFeed'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/notifications/preferences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 알림 종류별 수신 설정
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    get: operations['getNotificationPreferences'];
+    /**
+     * 알림 종류별 수신 설정 변경 (보낸 종류만)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    put: operations['setNotificationPreferences'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/notifications/stream/ticket': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * 실시간 알림 스트림 입장권 (1회용, 30초): EventSource가 `?ticket=`으로 보냄
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    post: operations['issueNotificationStreamTicket'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/notifications/{notificationId}': {
     parameters: {
       query?: never;
@@ -1353,6 +1417,74 @@ export interface paths {
      * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
      */
     put: operations['markNotificationRead'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/saved-searches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 내 관심 조건 목록 (저장한 순)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    get: operations['listSavedSearches'];
+    put?: never;
+    /**
+     * 관심 조건 저장 (최대 20개)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    post: operations['createSavedSearch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/saved-searches/{savedSearchId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * 관심 조건 수정 (전체 교체)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    put: operations['updateSavedSearch'];
+    post?: never;
+    /**
+     * 관심 조건 삭제
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    delete: operations['deleteSavedSearch'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/stats/notifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 일별 관심 조건 알림 발송 수
+     * @description 관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).
+     */
+    get: operations['notificationAlertStats'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -2381,6 +2513,77 @@ export interface components {
       comment_user: string;
       /** @enum {string} */
       type: 'board' | 'record';
+    };
+    NotificationFeed: {
+      nextId: number | null;
+      notifications: {
+        content: components['schemas']['NotificationFeedItem'][];
+        last: boolean;
+        size: number;
+        number: number;
+        sort: components['schemas']['SortInfo'];
+        first: boolean;
+        numberOfElements: number;
+        empty: boolean;
+        pageable: components['schemas']['Pageable'];
+      };
+    };
+    NotificationFeedItem: {
+      notification_id: number;
+      /** @enum {string} */
+      kind: 'COMMENT' | 'REPLY' | 'LISTING_MATCH' | 'LISTING_APPROVED' | 'LISTING_REJECTED' | 'SCRAP_CHANGED';
+      status: boolean;
+      created_at: string;
+      nick_name?: string;
+      board_id?: number;
+      board_title?: string;
+      comment?: string;
+      comment_user?: string;
+      /** @enum {string} */
+      type?: 'board' | 'record';
+      house_id?: number;
+      house_title?: string;
+      saved_search_id?: number | null;
+      reason?: string | null;
+      price?: number | null;
+      deal_state?: string | null;
+    };
+    NotificationPreferences: {
+      COMMENT: boolean;
+      REPLY: boolean;
+      LISTING_MATCH: boolean;
+      LISTING_APPROVED: boolean;
+      LISTING_REJECTED: boolean;
+      SCRAP_CHANGED: boolean;
+    };
+    NotificationStreamTicket: {
+      ticket: string;
+    };
+    SavedSearch: {
+      id: number;
+      name: string;
+      alert: boolean;
+      province?: string;
+      county?: string;
+      rentalType?: string;
+      dealState?: string;
+      houseType?: string;
+      recommendedTag?: string;
+      minPrice?: number;
+      maxPrice?: number;
+      south?: number;
+      west?: number;
+      north?: number;
+      east?: number;
+      latitude?: number;
+      longitude?: number;
+      radiusKm?: number;
+    };
+    NotificationAlertStats: {
+      days: {
+        date: string;
+        alerts: number;
+      }[];
     };
     RecordHot: {
       records: {
@@ -15848,6 +16051,543 @@ export interface operations {
       };
     };
   };
+  listNotificationFeed: {
+    parameters: {
+      query?: {
+        /** @description 알림 종류 (COMMENT, REPLY, LISTING_MATCH, LISTING_APPROVED, LISTING_REJECTED, SCRAP_CHANGED); 비우면 전체 */
+        kind?: 'COMMENT' | 'REPLY' | 'LISTING_MATCH' | 'LISTING_APPROVED' | 'LISTING_REJECTED' | 'SCRAP_CHANGED' | null;
+        /** @description 비우면 전체, `false` 안 읽음, `true` 읽음 */
+        read?: boolean;
+        /** @description 커서: 이전 응답의 nextId (첫 요청은 비움) */
+        id?: number;
+        /** @description 페이지 크기: 기본 5, 최대 50 (더 큰 값은 50으로 읽음) */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationFeed'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationPreferences'];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** 댓글 알림 */
+          COMMENT?: boolean;
+          /** 답글 알림 */
+          REPLY?: boolean;
+          /** 관심 조건 새 매물 알림 */
+          LISTING_MATCH?: boolean;
+          /** 매물 승인 알림 */
+          LISTING_APPROVED?: boolean;
+          /** 매물 거절 알림 */
+          LISTING_REJECTED?: boolean;
+          /** 스크랩 매물 변경 알림 */
+          SCRAP_CHANGED?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationPreferences'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  issueNotificationStreamTicket: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationStreamTicket'];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
   markNotificationRead: {
     parameters: {
       query?: never;
@@ -15959,6 +16699,859 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listSavedSearches: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['SavedSearch'][];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  createSavedSearch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** 이름 */
+          name: string;
+          /**
+           * 알림 여부
+           * @description 새 매물 알림을 받을지 (기본 true)
+           * @default true
+           */
+          alert?: boolean;
+          /**
+           * 지역
+           * @description 지역어(수도권, 경상, 전라, 충청, 제주, 강원) 또는 시·도 (예: 강원, 경기도)
+           */
+          province?: string | null;
+          /**
+           * 시군구
+           * @description 시·군·구 (예: 강릉시)
+           */
+          county?: string | null;
+          /**
+           * 거래 유형
+           * @enum {string|null}
+           */
+          rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT' | null;
+          /**
+           * 거래 상태
+           * @enum {string|null}
+           */
+          dealState?: 'ONGOING' | 'COMPLETED' | null;
+          /**
+           * 매물 유형
+           * @enum {string|null}
+           */
+          houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE' | null;
+          /**
+           * 추천 태그
+           * @enum {string|null}
+           */
+          recommendedTag?: 'WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM' | null;
+          /** 최소 가격 */
+          minPrice?: number | null;
+          /** 최대 가격 */
+          maxPrice?: number | null;
+          /** 남쪽 위도 */
+          south?: number | null;
+          /** 서쪽 경도 */
+          west?: number | null;
+          /** 북쪽 위도 */
+          north?: number | null;
+          /** 동쪽 경도 */
+          east?: number | null;
+          /** 위도 */
+          latitude?: number | null;
+          /** 경도 */
+          longitude?: number | null;
+          /** 반경(km) */
+          radiusKm?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 관심 조건 id */
+            data: number;
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  updateSavedSearch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        savedSearchId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** 이름 */
+          name: string;
+          /**
+           * 알림 여부
+           * @description 새 매물 알림을 받을지 (기본 true)
+           * @default true
+           */
+          alert?: boolean;
+          /**
+           * 지역
+           * @description 지역어(수도권, 경상, 전라, 충청, 제주, 강원) 또는 시·도 (예: 강원, 경기도)
+           */
+          province?: string | null;
+          /**
+           * 시군구
+           * @description 시·군·구 (예: 강릉시)
+           */
+          county?: string | null;
+          /**
+           * 거래 유형
+           * @enum {string|null}
+           */
+          rentalType?: 'SALE' | 'JEONSE' | 'MONTHLYRENT' | null;
+          /**
+           * 거래 상태
+           * @enum {string|null}
+           */
+          dealState?: 'ONGOING' | 'COMPLETED' | null;
+          /**
+           * 매물 유형
+           * @enum {string|null}
+           */
+          houseType?: 'LAND' | 'HOUSE' | 'FARM_HOUSE' | null;
+          /**
+           * 추천 태그
+           * @enum {string|null}
+           */
+          recommendedTag?: 'WANT_TO_INTERIOR_FOR_THE_FIRST_TIME' | 'WANT_TO_READY_HOUSE' | 'HAVE_CHILDREN' | 'WANT_TO_LOOK_A_GOOD_VIEW' | 'WANT_TO_FARM' | null;
+          /** 최소 가격 */
+          minPrice?: number | null;
+          /** 최대 가격 */
+          maxPrice?: number | null;
+          /** 남쪽 위도 */
+          south?: number | null;
+          /** 서쪽 경도 */
+          west?: number | null;
+          /** 북쪽 위도 */
+          north?: number | null;
+          /** 동쪽 경도 */
+          east?: number | null;
+          /** 위도 */
+          latitude?: number | null;
+          /** 경도 */
+          longitude?: number | null;
+          /** 반경(km) */
+          radiusKm?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 관심 조건 id */
+            data: number;
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0003: 해당 요청에 대한 권한이 없습니다. / U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0003' | 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description C0001: 존재하지 않는 리소스 요청입니다. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  deleteSavedSearch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        savedSearchId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 관심 조건 id */
+            data: number;
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0003: 해당 요청에 대한 권한이 없습니다. / U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0003' | 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description C0001: 존재하지 않는 리소스 요청입니다. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  notificationAlertStats: {
+    parameters: {
+      query?: {
+        /** @description 오늘까지 며칠 (한국 시간) */
+        days?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['NotificationAlertStats'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description J0006: 권한이 없습니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0006';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };

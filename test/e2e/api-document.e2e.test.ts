@@ -13,6 +13,7 @@ jest.setTimeout(240_000);
 const AUTHOR = 601;
 const COMMENTER = 602;
 const STRANGER = 603;
+const ADMIN = 604;
 const token = (userId: number) => bearer({ userId, userName: `user${userId}` });
 
 let e2e: E2eSystem;
@@ -22,6 +23,7 @@ beforeAll(async () => {
   await e2e.publishUser({ id: AUTHOR, nick_name: '글쓴이' });
   await e2e.publishUser({ id: COMMENTER, nick_name: '댓글러' });
   await e2e.publishUser({ id: STRANGER, nick_name: '지나가는이' });
+  await e2e.publishUser({ id: ADMIN, nick_name: '관리자', authority: 'ADMIN', userType: 'WEB' });
 });
 
 afterAll(async () => {
@@ -71,6 +73,47 @@ test('notifications: every operation through the gateway matches the document', 
   expect((await e2e.api('PUT', '/api/v1/notifications/abc', { token: token(AUTHOR) })).body.code).toBe('C0002');
   expect((await e2e.api('GET', '/api/v1/notifications')).body.code).toBe('J0000');
   expect((await e2e.api('GET', `/api/v1/notifications?id=${inbox.nextId ?? ''}&read=true`, { token: token(AUTHOR) })).status).toBe(200);
+
+  // Saved searches, the feed, preferences and the alert statistics (issue 38).
+  const searchId = await e2e.ok<number>('POST', '/api/v1/saved-searches', {
+    token: token(AUTHOR),
+    body: { name: '강원 매매', province: '강원', rentalType: 'SALE' },
+  });
+  expect((await e2e.api('POST', '/api/v1/saved-searches', { token: token(AUTHOR), body: { name: 'x', province: '아틀란티스' } })).body.code).toBe('C0002');
+  expect(await e2e.ok('GET', '/api/v1/saved-searches', { token: token(AUTHOR) })).toEqual([
+    { id: searchId, name: '강원 매매', province: '강원', rentalType: 'SALE', alert: true },
+  ]);
+  expect(await e2e.ok('PUT', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR), body: { name: '경상', province: '경상', alert: false } })).toBe(
+    searchId,
+  );
+  expect((await e2e.api('PUT', `/api/v1/saved-searches/${searchId}`, { token: token(STRANGER), body: { name: 'x' } })).body.code).toBe('C0003');
+  expect((await e2e.api('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(STRANGER) })).body.code).toBe('C0003');
+  expect(await e2e.ok('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR) })).toBe(searchId);
+  expect((await e2e.api('DELETE', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR) })).body.code).toBe('C0001');
+  expect((await e2e.api('PUT', `/api/v1/saved-searches/${searchId}`, { token: token(AUTHOR), body: { name: 'x' } })).body.code).toBe('C0001');
+  const feed = await e2e.ok<{ notifications: { content: Array<{ notification_id: number; kind: string }> } }>(
+    'GET',
+    '/api/v1/notifications/feed?kind=COMMENT',
+    { token: token(AUTHOR) },
+  );
+  expect(feed.notifications.content[0]).toMatchObject({ notification_id: notificationId, kind: 'COMMENT' });
+  expect((await e2e.api('GET', '/api/v1/notifications/feed?kind=PARTY', { token: token(AUTHOR) })).body.code).toBe('C0002');
+  expect(await e2e.ok('PUT', '/api/v1/notifications/preferences', { token: token(AUTHOR), body: { SCRAP_CHANGED: false } })).toMatchObject({
+    SCRAP_CHANGED: false,
+    COMMENT: true,
+  });
+  expect(await e2e.ok('GET', '/api/v1/notifications/preferences', { token: token(AUTHOR) })).toMatchObject({ SCRAP_CHANGED: false });
+  expect(
+    (await e2e.api('GET', '/api/v1/admin/stats/notifications?days=2', { token: bearer({ userId: ADMIN, authority: 'ADMIN', userType: 'WEB' }) })).status,
+  ).toBe(200);
+  expect((await e2e.api('GET', '/api/v1/admin/stats/notifications', { token: token(AUTHOR) })).body.code).toBe('J0006');
+  expect(
+    (await e2e.api('GET', '/api/v1/admin/stats/notifications?days=0', { token: bearer({ userId: ADMIN, authority: 'ADMIN', userType: 'WEB' }) })).body.code,
+  ).toBe('C0002');
+
+  const ticket = await e2e.ok<{ ticket: string }>('POST', '/api/v1/notifications/stream/ticket', { token: token(AUTHOR) });
+  expect(ticket.ticket).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  expect((await e2e.api('POST', '/api/v1/notifications/stream/ticket')).body.code).toBe('J0000');
 
   expect((await apiContract()).uncovered('notifications')).toEqual([]);
 });

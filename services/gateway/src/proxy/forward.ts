@@ -105,14 +105,24 @@ export function createServiceProxies(options: ProxyOptions): Record<ServiceName,
     scheduling: 'lifo',
     timeout: options.idleSocketMs,
   });
-  return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options)])) as Record<ServiceName, ProxyHandler>;
+  // Long-lived answers (the notifications stream, issue 38) each hold their own connection for as long as the
+  // client stays: on the pooled agent they would take its sockets from ordinary requests and count against
+  // `maxQueued`. They get an agent of their own without pooling or a socket ceiling (each stream costs the gateway
+  // two descriptors, one per side: the process's open-file limit is their bound).
+  const streamAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options, streamAgent)])) as Record<ServiceName, ProxyHandler>;
+}
+
+/** Paths answered by a long-lived stream (Server-Sent Events): `GET /api/v1/notifications/stream`. */
+export function isLongLivedStream(req: http.IncomingMessage): boolean {
+  return req.method === 'GET' && /^\/api\/v1\/notifications\/stream(?:\?|$)/i.test(req.url ?? '');
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const isStreamed = (body: UpstreamBody): body is StreamedBody => body !== undefined && !Buffer.isBuffer(body);
 
-function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOptions): ProxyHandler {
+function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOptions, streamAgent: http.Agent): ProxyHandler {
   const { logger } = options;
   const pool = options.pools[service];
   /** Requests handed to each instance and not yet over (on a connection or waiting for one in the agent). */
@@ -168,9 +178,17 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     }
   };
 
+  /** The next instance in turn, whatever its load (streams). */
+  const pickAny = (tried: ReadonlySet<string>): { target: string } | { full: boolean } => {
+    const target = pool.pick(new Set(tried));
+    return target === undefined ? { full: false } : { target };
+  };
+
   const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: UpstreamBody, tried: Set<string>): void => {
     const requestId = req.headers['x-request-id'];
-    const choice = choose(tried);
+    // A stream is not held against an instance's room (`inFlight`): it would fill it for as long as it lasts.
+    const longLived = isLongLivedStream(req);
+    const choice = longLived ? pickAny(tried) : choose(tried);
     if ('full' in choice) {
       if (choice.full) {
         upstreamFaults.inc({ service, kind: 'overloaded' });
@@ -218,9 +236,18 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     };
     const on = <A extends unknown[]>(listener: (...args: A) => void) => guarded(onError, listener);
 
-    const proxyReq = http.request({ agent, protocol, hostname, port, method: req.method, path: req.url, headers, setHost: false });
+    const proxyReq = http.request({
+      agent: longLived ? streamAgent : agent,
+      protocol,
+      hostname,
+      port,
+      method: req.method,
+      path: req.url,
+      headers,
+      setHost: false,
+    });
     // Counted until the upstream request is over (a destroyed one still waiting leaves the agent's queue only then).
-    proxyReq.once('close', on(hold(target)));
+    if (!longLived) proxyReq.once('close', on(hold(target)));
     const unwatch = idempotent
       ? watch(
           target,

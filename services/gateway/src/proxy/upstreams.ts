@@ -22,6 +22,7 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/record_category', service: 'records' },
   { prefix: '/api/v1/record', service: 'records' },
   { prefix: '/api/v1/notifications', service: 'notifications' },
+  { prefix: '/api/v1/saved-searches', service: 'notifications' },
   // The administrators' API (../shared/design/backoffice.md).
   { prefix: '/api/v1/admin/users', service: 'accounts' },
   { prefix: '/api/v1/admin/withdrawals', service: 'accounts' },
@@ -32,6 +33,7 @@ export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   // Issue 40: the audit trail's one owner (docs/decisions-local.md "Audit trail") and the bulk approvals.
   { prefix: '/api/v1/admin/audit', service: 'accounts' },
   { prefix: '/api/v1/admin/houses', service: 'houses' },
+  { prefix: '/api/v1/admin/stats/notifications', service: 'notifications' },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims, type OutboxEvent } from '@binzip/shared';
 import type { HouseDoc } from '../models';
 import type { HousesContext } from './context';
+import { listingEventsOf } from './listing-events';
 
 export const isAuthor = (house: HouseDoc, claims: AuthClaims | undefined): boolean => claims !== undefined && house.authorId === claims.userId;
 
@@ -47,20 +48,25 @@ export async function changeHouse(
   ctx: HousesContext,
   houseId: number,
   change: (house: HouseDoc | null) => Partial<HouseDoc>,
-  /** Events stored in the same write (an administrator's action and its audit entry, issue 40). */
-  events?: (house: HouseDoc, fields: Partial<HouseDoc>) => OutboxEvent[],
+  /** Events stored in the same write besides the listing's own (an administrator's action and its audit entry, issue 40). */
+  moreEvents?: (before: HouseDoc, after: HouseDoc) => OutboxEvent[],
 ): Promise<HouseDoc> {
+  let published = false;
   const changed = await retryOnConflict(async () => {
     const house = await findHouse(ctx, houseId);
     const fields = change(house);
     if (!house) throw AppError.notFound();
-    const pending = events?.(house, fields) ?? [];
-    const update = pending.length > 0 ? { $set: fields, $inc: { rev: 1 }, $push: { pendingEvents: { $each: pending } } } : { $set: fields, $inc: { rev: 1 } };
+    const after = { ...house, ...fields, rev: house.rev + 1 };
+    // The write's events go in the same atomic update as the change (the outbox; listing-events.ts decides which).
+    const events = [...(await listingEventsOf(ctx, house, after, ctx.now())), ...(moreEvents?.(house, after) ?? [])];
+    const update = { $set: fields, $inc: { rev: 1 }, ...(events.length > 0 ? { $push: { pendingEvents: { $each: events } } } : {}) };
     const result = await ctx.models.houses.updateOne({ _id: houseId, ...stateOf(house) }, update).exec();
-    return result.matchedCount === 1 ? { house: { ...house, ...fields, rev: house.rev + 1 }, published: pending.length > 0 } : CONFLICT;
+    if (result.matchedCount !== 1) return CONFLICT;
+    published = events.length > 0;
+    return after;
   });
-  if (changed.published) ctx.eventsPending();
-  return changed.house;
+  if (published) ctx.eventsPending();
+  return changed;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, auditEvent, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, houseListingDecided, type AuthClaims } from '@binzip/shared';
 import { isListed } from '../models';
 import { changeHouse } from './access';
 import type { HousesContext } from './context';
@@ -26,7 +26,7 @@ export async function decideApproval(ctx: HousesContext, admin: AuthClaims, deci
       // Approval puts the listing at the top of the newest-update-first public list.
       return { dealState: 'ONGOING', rejectReason: null, listed: isListed({ ...house, dealState: 'ONGOING' }), updatedAt: ctx.now() };
     },
-    (house) => [
+    (house, after) => [
       auditEvent(
         'houses',
         admin,
@@ -39,6 +39,15 @@ export async function decideApproval(ctx: HousesContext, admin: AuthClaims, deci
         },
         ctx.now(),
       ),
+      // The author is told of the decision (notifications' LISTING_APPROVED / LISTING_REJECTED).
+      houseListingDecided.outbox({
+        houseId,
+        authorId: after.authorId,
+        title: after.title,
+        approved: decision.approve,
+        reason: decision.approve ? null : reason,
+        occurredAt: ctx.now().toISOString(),
+      }),
     ],
   );
   return houseId;

@@ -3,6 +3,7 @@ import { isListed, type DealState, type HouseDoc } from '../models';
 import { changeHouse, isAuthor, publishesAtOnce, readableHouse } from './access';
 import type { HousesContext } from './context';
 import { placeOnWrite } from './geocoding';
+import { listingEventsOf } from './listing-events';
 import { listingInput, type ListingBody } from './listing-input';
 import { authorsOf, toDetail, type HouseDetail, type HouseModeration } from './render';
 
@@ -14,7 +15,7 @@ export async function createListing(ctx: HousesContext, caller: AuthClaims, body
   const houseId = await nextId(ctx.models.houses.db, 'house');
   const dealState: DealState | null = input.tmpYn ? null : publishesAtOnce(caller) ? 'ONGOING' : 'APPLYING';
   const state = { tmpYn: input.tmpYn, dealState, reported: false, deleted: false };
-  await ctx.models.houses.create({
+  const house: HouseDoc = {
     _id: houseId,
     authorId: caller.userId,
     authorType: caller.userType,
@@ -27,7 +28,11 @@ export async function createListing(ctx: HousesContext, caller: AuthClaims, body
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
-  });
+  };
+  // A listing public at once (an agent's or administrator's save) carries its publication in the same write.
+  const pendingEvents = await listingEventsOf(ctx, null, house, now);
+  await ctx.models.houses.create({ ...house, pendingEvents });
+  if (pendingEvents.length > 0) ctx.eventsPending();
   ctx.geocodingPending?.();
   return houseId;
 }

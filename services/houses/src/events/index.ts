@@ -1,11 +1,12 @@
-import { adminActionRecorded, houseReportCreated, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, houseListingChanged, houseListingDecided, houseListingPublished, houseReportCreated, type OutboxDeclaration } from '@binzip/shared';
 import type { HousesModels } from '../models';
 
 /**
  * What houses publishes: each report carries its `houses.report.created` (accounts counts reports per author);
- * each administrator's decision on a listing carries its `audit.houses` in the listing's write (issue 40).
+ * a listing's writes carry `houses.listing.published`, `.decided` and `.changed` (notifications' alerts, issue 38);
+ * each administrator's decision on a listing carries its `audit.houses` in the listing's write too (issue 40).
  */
 export const housesOutbox = (models: HousesModels): OutboxDeclaration => ({
-  events: [houseReportCreated, adminActionRecorded],
+  events: [houseReportCreated, houseListingPublished, houseListingDecided, houseListingChanged, adminActionRecorded],
   models: [models.reports, models.houses],
 });

@@ -84,7 +84,10 @@ export interface HouseDoc extends ListingContent {
    * a report decision keeps its outcome and note here, so the author of a listing taken down reads why.
    */
   moderation?: { action: 'DISMISS' | 'REMOVE'; note: string | null; decidedAt: Date } | null;
-  /** The administrators' actions waiting for the relay (`audit.houses`, issue 40), stored with the action's write. */
+  /**
+   * The listing's events waiting for the relay, stored in the write that caused them: its own (domain/listing-events.ts,
+   * issue 38) and the administrators' actions on it (`audit.houses`, issue 40).
+   */
   pendingEvents?: OutboxEvent[];
 }
 

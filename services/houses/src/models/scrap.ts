@@ -19,5 +19,7 @@ const scrapSchema = new Schema<ScrapDoc>(
 scrapSchema.index({ userId: 1, houseId: 1 }, { unique: true });
 // A member's scraps, newest first (`_id` breaks ties, so it is in the index too).
 scrapSchema.index({ userId: 1, createdAt: -1, _id: -1 });
+// The members who scrapped one listing: told when its price or deal state changes (issue 38).
+scrapSchema.index({ houseId: 1 });
 
 export const scrapModel = (connection: Connection): Model<ScrapDoc> => registerModel(connection, 'Scrap', scrapSchema);

@@ -1,6 +1,7 @@
 import { isDuplicateKeyError, nextId, type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/shared';
-import type { NotificationKind } from '../models';
+import type { NotificationDoc, NotificationKind } from '../models';
 import type { NotificationsContext } from './context';
+import { turnedOff } from './preferences';
 
 /** A saved comment, whichever service it was written in. */
 export interface CommentNotice {
@@ -15,6 +16,8 @@ export interface CommentNotice {
   occurredAt: string;
   /** Everyone the comment concerns, before the rules below are applied. */
   concernedUserIds: Array<number | null>;
+  /** A reply's parent comment author: his notice is the feed's REPLY (issue 38). */
+  replyToUserId?: number | null;
 }
 
 export function boardCommentNotice(event: CommunityCommentCreatedV1): CommentNotice {
@@ -44,6 +47,7 @@ export function recordCommentNotice(event: RecordCommentCreatedV1): CommentNotic
     commenterNickName: event.commenterNickName,
     occurredAt: event.occurredAt,
     concernedUserIds: [event.recordAuthorId, event.parentCommentAuthorId],
+    replyToUserId: event.parentCommentAuthorId,
   };
 }
 
@@ -65,17 +69,24 @@ function occurredAtOrNow(text: string): Date {
  * Stores the notifications a comment causes; safe to run any number of times for one comment (the unique
  * key absorbs repeats). Returns how many were new. Any other failure propagates so the event is redelivered.
  */
-export async function notifyAboutComment(ctx: NotificationsContext, notice: CommentNotice): Promise<number> {
+export async function notifyAboutComment(ctx: NotificationsContext, notice: CommentNotice, stored?: (doc: NotificationDoc) => void): Promise<number> {
   const model = ctx.models.notifications;
   let created = 0;
-  for (const recipientId of recipientsOf(notice)) {
+  const recipients = recipientsOf(notice);
+  // A member who turned the kind off gets no notice (the contract's list included): COMMENT, or REPLY for the
+  // author of the comment answered.
+  const isReply = (recipientId: number) => notice.kind === 'record' && notice.replyToUserId === recipientId;
+  const [commentOff, replyOff] = await Promise.all([turnedOff(ctx, 'COMMENT', recipients), turnedOff(ctx, 'REPLY', recipients)]);
+  for (const recipientId of recipients) {
+    if ((isReply(recipientId) ? replyOff : commentOff).has(recipientId)) continue;
     const key = { kind: notice.kind, commentId: notice.commentId, recipientId };
     // Checking first keeps redeliveries from burning ids; the unique index still settles a race.
     if (await model.exists(key).exec()) continue;
     try {
-      await model.create({
+      const doc = await model.create({
         _id: await nextId(model.db, 'notification'),
         ...key,
+        reply: isReply(recipientId),
         targetId: notice.targetId,
         targetTitle: notice.targetTitle,
         comment: notice.content,
@@ -86,6 +97,7 @@ export async function notifyAboutComment(ctx: NotificationsContext, notice: Comm
         createdAt: occurredAtOrNow(notice.occurredAt),
       });
       created++;
+      stored?.(doc.toObject());
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }

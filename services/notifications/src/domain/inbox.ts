@@ -1,5 +1,5 @@
 import { AppError, buildSlice, nickNamesOf, UNKNOWN_NICKNAME, type AuthClaims, type PageObject } from '@binzip/shared';
-import type { NotificationDoc, NotificationKind } from '../models';
+import { CommentKinds, type NotificationDoc, type NotificationKind } from '../models';
 import type { NotificationsContext } from './context';
 
 /** Exactly the spec's Notification resource plus decisions.md's `type`; nothing else goes on the wire. */
@@ -30,7 +30,8 @@ export interface InboxQuery {
 /** Newest first, cursor by id; nicknames come from the user projection at read time so renames show. */
 export async function listInbox(ctx: NotificationsContext, caller: AuthClaims, query: InboxQuery): Promise<InboxPage> {
   const recipientId = caller.userId;
-  const filter: Record<string, unknown> = { recipientId };
+  // Only comment notices: the contract's list shows nothing a client of the spec cannot read (issue 38).
+  const filter: Record<string, unknown> = { recipientId, kind: { $in: CommentKinds } };
   if (query.read !== undefined) filter.read = query.read;
   if (query.beforeId !== undefined) filter._id = { $lt: query.beforeId };
   const docs = await ctx.models.notifications
@@ -51,7 +52,7 @@ export async function listInbox(ctx: NotificationsContext, caller: AuthClaims, q
     status: doc.read,
     comment: doc.comment,
     comment_user: nickNames.get(doc.commenterId) ?? (doc.commenterNickName || UNKNOWN_NICKNAME),
-    type: doc.kind,
+    type: doc.kind as NotificationKind,
   }));
   const last = pageDocs[pageDocs.length - 1];
   return {

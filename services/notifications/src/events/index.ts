@@ -1,22 +1,45 @@
-import { communityCommentCreated, consume, recordCommentCreated, type ResponseCache } from '@binzip/shared';
+import {
+  communityCommentCreated,
+  consume,
+  houseListingChanged,
+  houseListingDecided,
+  houseListingPublished,
+  recordCommentCreated,
+  type ResponseCache,
+} from '@binzip/shared';
 import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
+import { alertMatches, tellDecision, tellScrappers } from '../domain/listing-notices';
+import type { NotificationDoc } from '../models';
 import { noticeKeys } from '../routes/cache-keys';
 
 /** How often an event is tried and how long between tries (`EVENT_MAX_DELIVER`, `EVENT_BACKOFF_MS`). */
 export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS'>;
 
+/** Where a newly stored notice goes at once: the live streams and Web Push (domain/live.ts); absent in some tests. */
+export interface NoticeDelivery {
+  deliver(doc: NotificationDoc): void;
+}
+
 /**
  * Every event notifications consumes; main.ts hands them to runService, tests start the same list. Each is
- * acked only after its notifications are stored; the unique key (kind, commentId, recipientId) makes a
- * redelivery harmless. Once stored, the recipients' cached inboxes are forgotten here and in the other instances
- * (`inboxes`; every recipient's, so a redelivery after a crash between the two still forgets them).
+ * acked only after its notifications are stored; the unique keys ((kind, commentId, recipientId), (eventId, kind,
+ * recipientId)) make a redelivery harmless, so an alert delayed by a NATS or store outage arrives once after it.
+ * Once stored, the recipients' cached inboxes are forgotten here and in the other instances (`inboxes`; every
+ * recipient's, so a redelivery after a crash between the two still forgets them), and each new notice is
+ * handed to `delivery` (stream and push).
  */
-export const notificationsConsumers = (ctx: NotificationsContext, settings: EventSettings, inboxes?: Pick<ResponseCache, 'changed'>) => {
+export const notificationsConsumers = (
+  ctx: NotificationsContext,
+  settings: EventSettings,
+  inboxes?: Pick<ResponseCache, 'changed'>,
+  delivery?: NoticeDelivery,
+) => {
   const tries = { maxDeliver: settings.EVENT_MAX_DELIVER, backoffMs: settings.EVENT_BACKOFF_MS };
+  const deliver = (doc: NotificationDoc) => delivery?.deliver(doc);
   const store = async (notice: CommentNotice): Promise<void> => {
-    await notifyAboutComment(ctx, notice);
+    await notifyAboutComment(ctx, notice, deliver);
     inboxes?.changed(noticeKeys(notice));
   };
   return [
@@ -31,6 +54,24 @@ export const notificationsConsumers = (ctx: NotificationsContext, settings: Even
       durable: 'notifications-record-comments',
       ...tries,
       handle: (event) => store(recordCommentNotice(event)),
+    }),
+    // A listing made public alerts the members whose saved searches it matches (LISTING_MATCH).
+    consume(houseListingPublished, {
+      durable: 'notifications-listing-alerts',
+      ...tries,
+      handle: async (event) => (await alertMatches(ctx, event)).forEach(deliver),
+    }),
+    // An administrator's decision tells the listing's author (LISTING_APPROVED, LISTING_REJECTED).
+    consume(houseListingDecided, {
+      durable: 'notifications-listing-decisions',
+      ...tries,
+      handle: async (event) => (await tellDecision(ctx, event)).forEach(deliver),
+    }),
+    // A price or deal state change tells the members who scrapped the listing (SCRAP_CHANGED).
+    consume(houseListingChanged, {
+      durable: 'notifications-scrap-changes',
+      ...tries,
+      handle: async (event) => (await tellScrappers(ctx, event)).forEach(deliver),
     }),
   ];
 };

@@ -1,8 +1,14 @@
 import { registerModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
-export const NotificationKinds = ['board', 'record'] as const;
-export type NotificationKind = (typeof NotificationKinds)[number];
+/** The comment notices' kinds: the contract's `type` (decisions.md), the only ones its list shows. */
+export const CommentKinds = ['board', 'record'] as const;
+export type NotificationKind = (typeof CommentKinds)[number];
+/** The notices issue 38 added: only the feed, the stream and push show them. */
+export const ListingKinds = ['LISTING_MATCH', 'LISTING_APPROVED', 'LISTING_REJECTED', 'SCRAP_CHANGED'] as const;
+export type ListingKind = (typeof ListingKinds)[number];
+export const NotificationKinds = [...CommentKinds, ...ListingKinds] as const;
+export type StoredKind = (typeof NotificationKinds)[number];
 
 /**
  * One notice to one user about one comment. `targetId`/`targetTitle` are the board's (kind board) or the
@@ -11,8 +17,22 @@ export type NotificationKind = (typeof NotificationKinds)[number];
 export interface NotificationDoc {
   _id: number;
   recipientId: number;
-  kind: NotificationKind;
+  kind: StoredKind;
+  /**
+   * The fact the notice is about, unique per kind and recipient: the comment's id (board, record), the listing's
+   * id (LISTING_MATCH: a member is told of one listing once), or the notice's own id (the other listing kinds,
+   * made unique per event by the (eventId, kind, recipientId) key).
+   */
   commentId: number;
+  /** A record comment notice sent to the author of the comment it answers: the feed's REPLY. */
+  reply?: boolean;
+  /** LISTING_MATCH: the saved search that matched (the member's first matching one). */
+  savedSearchId?: number | null;
+  /** LISTING_REJECTED: the administrator's reason. */
+  reason?: string | null;
+  /** SCRAP_CHANGED: the listing's price and deal state after the change. */
+  price?: number | null;
+  dealState?: string | null;
   targetId: number;
   targetTitle: string;
   comment: string;
@@ -31,9 +51,15 @@ const notificationSchema = new Schema<NotificationDoc>(
     recipientId: { type: Number, required: true },
     kind: { type: String, enum: NotificationKinds, required: true },
     commentId: { type: Number, required: true },
+    reply: { type: Boolean, default: false },
+    savedSearchId: { type: Number, default: null },
+    reason: { type: String, default: null },
+    price: { type: Number, default: null },
+    dealState: { type: String, default: null },
     targetId: { type: Number, required: true },
     targetTitle: { type: String, default: '' },
     comment: { type: String, default: '' },
+    // 0 on the listing kinds: nobody commented.
     commenterId: { type: Number, required: true },
     commenterNickName: { type: String, default: '' },
     read: { type: Boolean, required: true, default: false },
@@ -48,5 +74,12 @@ notificationSchema.index({ kind: 1, commentId: 1, recipientId: 1 }, { unique: tr
 // The inbox: a recipient's notifications newest first, optionally by read flag.
 notificationSchema.index({ recipientId: 1, _id: -1 });
 notificationSchema.index({ recipientId: 1, read: 1, _id: -1 });
+// One notice per event, kind and recipient, whatever is redelivered (the listing kinds; comment notices already were).
+notificationSchema.index({ eventId: 1, kind: 1, recipientId: 1 }, { unique: true, name: 'one_per_event_and_recipient' });
+// The contract's list (comment kinds only) and the feed's kind filter.
+notificationSchema.index({ recipientId: 1, kind: 1, _id: -1 });
+notificationSchema.index({ recipientId: 1, kind: 1, read: 1, _id: -1 });
+// Alerts sent per day (the administrators' statistics).
+notificationSchema.index({ kind: 1, createdAt: 1 });
 
 export const notificationModel = (connection: Connection): Model<NotificationDoc> => registerModel(connection, 'Notification', notificationSchema);

@@ -1,9 +1,22 @@
 import { operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import type { NotificationsContext } from '../domain/context';
+import { alertStats, listFeed } from '../domain/feed';
 import { listInbox, markRead } from '../domain/inbox';
+import { getPreferences, setPreferences } from '../domain/preferences';
+import { issueTicket, tokenExpiry } from '../domain/stream';
 import { inboxKey } from './cache-keys';
-import { inboxPageSchema, listQuery, notificationParams } from './schemas';
+import {
+  alertStatsQuery,
+  alertStatsSchema,
+  feedPageSchema,
+  feedQuery,
+  inboxPageSchema,
+  listQuery,
+  notificationParams,
+  preferencesBody,
+  preferencesSchema,
+} from './schemas';
 
 const operation = operationsOf<NotificationsContext>();
 const tags = ['notifications'];
@@ -24,6 +37,49 @@ export const notificationOperations = [
     dependsOn: ({ caller }) => [inboxKey(caller.userId)],
     handle: (ctx, { caller, query }) => listInbox(ctx, caller, { read: query.read, beforeId: query.id, size: query.size }),
   }),
+  // Fixed paths before `/api/v1/notifications/{notificationId}`.
+  operation({
+    method: 'get',
+    path: '/api/v1/notifications/feed',
+    operationId: 'listNotificationFeed',
+    summary: '알림 피드: 모든 종류 (커서, 최신순)',
+    tags,
+    access: 'user',
+    query: feedQuery,
+    data: feedPageSchema,
+    handle: (ctx, { caller, query }) => listFeed(ctx, caller, { kind: query.kind, read: query.read, beforeId: query.id, size: query.size }),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/notifications/preferences',
+    operationId: 'getNotificationPreferences',
+    summary: '알림 종류별 수신 설정',
+    tags,
+    access: 'user',
+    data: preferencesSchema,
+    handle: (ctx, { caller }) => getPreferences(ctx, caller),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/notifications/preferences',
+    operationId: 'setNotificationPreferences',
+    summary: '알림 종류별 수신 설정 변경 (보낸 종류만)',
+    tags,
+    access: 'user',
+    body: preferencesBody,
+    data: preferencesSchema,
+    handle: (ctx, { caller, body }) => setPreferences(ctx, caller, body),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/notifications/stream/ticket',
+    operationId: 'issueNotificationStreamTicket',
+    summary: '실시간 알림 스트림 입장권 (1회용, 30초): EventSource가 `?ticket=`으로 보냄',
+    tags,
+    access: 'user',
+    data: z.object({ ticket: z.string() }).meta({ id: 'NotificationStreamTicket' }),
+    handle: (ctx, { caller, req }) => issueTicket(ctx, caller, tokenExpiry(req.headers.authorization)),
+  }),
   operation({
     method: 'put',
     path: '/api/v1/notifications/{notificationId}',
@@ -37,5 +93,20 @@ export const notificationOperations = [
     // A success means the caller is the notification's recipient.
     changes: ({ caller }) => [inboxKey(caller.userId)],
     handle: (ctx, { caller, params }) => markRead(ctx, caller, params),
+  }),
+];
+
+/** /api/v1/admin/stats/notifications: administrators only. */
+export const notificationAdminOperations = [
+  operation({
+    method: 'get',
+    path: '/api/v1/admin/stats/notifications',
+    operationId: 'notificationAlertStats',
+    summary: '일별 관심 조건 알림 발송 수',
+    tags: ['admin-stats'],
+    access: 'admin',
+    query: alertStatsQuery,
+    data: alertStatsSchema,
+    handle: (ctx, { query }) => alertStats(ctx, query),
   }),
 ];

@@ -3589,7 +3589,7 @@ export interface operations {
         /**
          * @example {
          *       "phone_num": "01055510001",
-         *       "code": "530676"
+         *       "code": "042504"
          *     }
          */
         'application/json': {
@@ -3947,7 +3947,7 @@ export interface operations {
         /**
          * @example {
          *       "email": "member1@contract.example",
-         *       "code": "198789"
+         *       "code": "585307"
          *     }
          */
         'application/json': {
@@ -6228,7 +6228,7 @@ export interface operations {
            *             "userType": "NONE",
            *             "authority": "USER",
            *             "status": "ACTIVE",
-           *             "createdAt": "2026-11-25T02:14:03.533+09:00",
+           *             "createdAt": "2026-11-28T00:01:05.818+09:00",
            *             "suspenseReason": null,
            *             "reportedAt": null,
            *             "reportCount": 0
@@ -6733,15 +6733,19 @@ export interface operations {
       query?: {
         /** @description 페이지 번호, 0부터 시작 (첫 페이지는 0) */
         page?: number;
-        /**
-         * @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음)
-         * @example 100
-         */
+        /** @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음) */
         size?: number;
-        /** @description 아이디 또는 닉네임의 일부 */
+        /**
+         * @description 아이디 또는 닉네임의 일부
+         * @example a
+         */
         search?: string;
+        /** @example NONE */
         userType?: 'NONE' | 'AGENT' | 'WEB' | 'SERVER';
-        /** @description 정렬: requestedAt 중 하나와 asc 또는 desc (예: requestedAt,desc; 기본 requestedAt,asc) */
+        /**
+         * @description 정렬: requestedAt 중 하나와 asc 또는 desc (예: requestedAt,desc; 기본 requestedAt,asc)
+         * @example requestedAt,desc
+         */
         sort?: string;
       };
       header?: never;
@@ -6771,22 +6775,11 @@ export interface operations {
            *               "기타"
            *             ],
            *             "content": "이사",
-           *             "requestedAt": "2026-11-25T02:14:03.492+09:00"
-           *           },
-           *           {
-           *             "userId": 13,
-           *             "userName": "contract_19",
-           *             "nickName": "계약회원19",
-           *             "userType": "NONE",
-           *             "reasons": [
-           *               "재가입"
-           *             ],
-           *             "content": "",
-           *             "requestedAt": "2026-11-25T02:14:03.725+09:00"
+           *             "requestedAt": "2026-11-28T00:01:05.480+09:00"
            *           }
            *         ],
            *         "last": true,
-           *         "size": 100,
+           *         "size": 20,
            *         "number": 0,
            *         "sort": {
            *           "empty": false,
@@ -6794,9 +6787,9 @@ export interface operations {
            *           "sorted": true
            *         },
            *         "first": true,
-           *         "numberOfElements": 2,
+           *         "numberOfElements": 1,
            *         "empty": false,
-           *         "totalElements": 2,
+           *         "totalElements": 1,
            *         "totalPages": 1
            *       }
            *     }
@@ -7156,18 +7149,6 @@ export interface operations {
            *         ],
            *         "signUpsByDay": [
            *           {
-           *             "date": "2026-10-27",
-           *             "count": 0
-           *           },
-           *           {
-           *             "date": "2026-10-28",
-           *             "count": 0
-           *           },
-           *           {
-           *             "date": "2026-10-29",
-           *             "count": 0
-           *           },
-           *           {
            *             "date": "2026-10-30",
            *             "count": 0
            *           },
@@ -7273,6 +7254,18 @@ export interface operations {
            *           },
            *           {
            *             "date": "2026-11-25",
+           *             "count": 0
+           *           },
+           *           {
+           *             "date": "2026-11-26",
+           *             "count": 0
+           *           },
+           *           {
+           *             "date": "2026-11-27",
+           *             "count": 0
+           *           },
+           *           {
+           *             "date": "2026-11-28",
            *             "count": 11
            *           }
            *         ]
@@ -7388,8 +7381,12 @@ export interface operations {
         actor?: string;
         /** @description 대문자 동사: APPROVE, REJECT, SUSPEND, LIFT_SUSPENSION, COMPLETE_WITHDRAWAL, DELETE, DELETE_COMMENT, PIN, UNPIN, DISMISS, REMOVE */
         action?: string;
+        /** @example USER */
         targetType?: 'HOUSE' | 'USER' | 'BOARD' | 'COMMENT' | 'REPORT' | 'RECORD';
-        /** @description 대상의 id */
+        /**
+         * @description 대상의 id
+         * @example 12
+         */
         targetId?: number;
         /** @description 처리가 관련된 회원 (정지된 회원, 게시글 작성자): 회원 페이지의 기록 */
         memberId?: number;
@@ -7414,6 +7411,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "content": [
+           *           {
+           *             "id": "fc4b82d3-1c65-4cfe-a419-4393a13abb2d",
+           *             "actor": {
+           *               "id": 1,
+           *               "userName": "contractadmin"
+           *             },
+           *             "action": "LIFT_SUSPENSION",
+           *             "targetType": "USER",
+           *             "targetId": 12,
+           *             "reason": null,
+           *             "at": "2026-11-28T00:01:07.280+09:00",
+           *             "requestId": "325bdda7-3b5d-47ae-8c3e-eaec5bfe44e0",
+           *             "service": "accounts",
+           *             "memberId": 12
+           *           },
+           *           {
+           *             "id": "9a4486b6-ed84-45d6-88fd-f52f4304b208",
+           *             "actor": {
+           *               "id": 1,
+           *               "userName": "contractadmin"
+           *             },
+           *             "action": "SUSPEND",
+           *             "targetType": "USER",
+           *             "targetId": 12,
+           *             "reason": "도배",
+           *             "at": "2026-11-28T00:01:06.631+09:00",
+           *             "requestId": "d0114b98-5d20-450d-b33a-3979456b9c84",
+           *             "service": "accounts",
+           *             "memberId": 12
+           *           }
+           *         ],
+           *         "last": true,
+           *         "size": 20,
+           *         "number": 0,
+           *         "sort": {
+           *           "empty": false,
+           *           "unsorted": false,
+           *           "sorted": true
+           *         },
+           *         "first": true,
+           *         "numberOfElements": 2,
+           *         "empty": false,
+           *         "totalElements": 2,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -11224,7 +11274,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:11:39.383+09:00",
+           *             "createdAt": "2026-11-27T23:53:17.493+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "스크랩할 집",
@@ -11747,7 +11797,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *             "createdAt": "2026-11-27T23:53:19.589+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "승인 기다리는 집",
@@ -12095,6 +12145,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "ids": [
+         *         5,
+         *         99999999
+         *       ],
+         *       "approve": false,
+         *       "reason": "주소 확인 불가"
+         *     }
+         */
         'application/json': {
           /**
            * 매물 번호 목록
@@ -12118,6 +12178,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "id": 5,
+           *           "code": "SUCCESS",
+           *           "message": "성공"
+           *         },
+           *         {
+           *           "id": 99999999,
+           *           "code": "C0001",
+           *           "message": "존재하지 않는 리소스 요청입니다."
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -12298,7 +12376,7 @@ export interface operations {
            *             "authorId": 720002,
            *             "nickName": "계약회원",
            *             "reportCount": 1,
-           *             "lastReportedAt": "2026-11-27T20:11:46.678+09:00",
+           *             "lastReportedAt": "2026-11-27T23:53:20.502+09:00",
            *             "status": "OPEN",
            *             "reports": [
            *               {
@@ -12306,7 +12384,7 @@ export interface operations {
            *                 "reportTypeName": "스팸게시글/광고",
            *                 "reportReason": "광고",
            *                 "reporterNickName": "계약구경꾼",
-           *                 "createdAt": "2026-11-27T20:11:46.678+09:00"
+           *                 "createdAt": "2026-11-27T23:53:20.502+09:00"
            *               }
            *             ]
            *           },
@@ -12316,7 +12394,7 @@ export interface operations {
            *             "authorId": 720001,
            *             "nickName": "계약중개",
            *             "reportCount": 1,
-           *             "lastReportedAt": "2026-11-27T20:11:41.897+09:00",
+           *             "lastReportedAt": "2026-11-27T23:53:18.489+09:00",
            *             "status": "OPEN",
            *             "reports": [
            *               {
@@ -12324,7 +12402,7 @@ export interface operations {
            *                 "reportTypeName": "허위매물",
            *                 "reportReason": "없는 집",
            *                 "reporterNickName": "계약구경꾼",
-           *                 "createdAt": "2026-11-27T20:11:41.897+09:00"
+           *                 "createdAt": "2026-11-27T23:53:18.489+09:00"
            *               }
            *             ]
            *           }
@@ -12679,15 +12757,15 @@ export interface operations {
            *       "code": "SUCCESS",
            *       "message": "성공",
            *       "data": {
-           *         "total": 2,
+           *         "total": 3,
            *         "byDealState": {
            *           "APPLYING": 0,
            *           "ONGOING": 2,
            *           "COMPLETED": 0,
-           *           "REJECTED": 0
+           *           "REJECTED": 1
            *         },
            *         "byRentalType": {
-           *           "SALE": 2,
+           *           "SALE": 3,
            *           "JEONSE": 0,
            *           "MONTHLYRENT": 0
            *         },
@@ -12698,7 +12776,7 @@ export interface operations {
            *           },
            *           {
            *             "region": "경상",
-           *             "count": 2
+           *             "count": 3
            *           },
            *           {
            *             "region": "전라",
@@ -12862,7 +12940,7 @@ export interface operations {
            *             "price": 0,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-27T20:11:28.324+09:00",
+           *             "createdAt": "2026-11-27T23:53:13.601+09:00",
            *             "isCompleted": false,
            *             "imageUrl": null,
            *             "title": "쓰는 중",
@@ -13387,7 +13465,7 @@ export interface operations {
            *         ],
            *         "nickName": "계약중개",
            *         "userType": "AGENT",
-           *         "createdAt": "2026-11-27T20:10:32.604+09:00",
+           *         "createdAt": "2026-11-27T23:52:46.836+09:00",
            *         "isCompleted": false,
            *         "isScraped": false,
            *         "latitude": 36.54393,
@@ -13525,6 +13603,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "houseId": 4,
+           *           "title": "승인 기다리는 집",
+           *           "reportType": "ADVERTISING_BOARD",
+           *           "reportReason": "광고",
+           *           "state": "DISMISSED",
+           *           "note": null,
+           *           "createdAt": "2026-11-27T23:53:20.502+09:00",
+           *           "decidedAt": "2026-11-27T23:53:21.200+09:00"
+           *         },
+           *         {
+           *           "houseId": 3,
+           *           "title": "스크랩할 집",
+           *           "reportType": "FAKE_SALE",
+           *           "reportReason": "없는 집",
+           *           "state": "RECEIVED",
+           *           "note": null,
+           *           "createdAt": "2026-11-27T23:53:18.489+09:00",
+           *           "decidedAt": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -14035,7 +14141,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:10:32.604+09:00",
+           *             "createdAt": "2026-11-27T23:52:46.836+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "하회마을 고택",
@@ -14428,13 +14534,13 @@ export interface operations {
            *       "data": {
            *         "content": [
            *           {
-           *             "houseId": 6,
+           *             "houseId": 7,
            *             "rentalType": "SALE",
            *             "city": "경상북도 안동시 도산면",
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *             "createdAt": "2026-11-27T23:53:24.131+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "주소로 찾을 집",
@@ -14448,13 +14554,13 @@ export interface operations {
            *             "longitude": 128.742337
            *           },
            *           {
-           *             "houseId": 5,
+           *             "houseId": 6,
            *             "rentalType": "SALE",
            *             "city": "경상북도 안동시 풍천면",
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:11:50.324+09:00",
+           *             "createdAt": "2026-11-27T23:53:23.491+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "좌표를 준 집",
@@ -14474,7 +14580,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *             "createdAt": "2026-11-27T23:53:19.589+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "승인 기다리는 집",
@@ -14665,13 +14771,13 @@ export interface operations {
            *       "data": {
            *         "content": [
            *           {
-           *             "houseId": 5,
+           *             "houseId": 6,
            *             "rentalType": "SALE",
            *             "city": "경상북도 안동시 풍천면",
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:11:50.324+09:00",
+           *             "createdAt": "2026-11-27T23:53:23.491+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "좌표를 준 집",
@@ -14692,7 +14798,7 @@ export interface operations {
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약회원",
-           *             "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *             "createdAt": "2026-11-27T23:53:19.589+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "승인 기다리는 집",
@@ -14707,13 +14813,13 @@ export interface operations {
            *             "distanceKm": 20.185
            *           },
            *           {
-           *             "houseId": 6,
+           *             "houseId": 7,
            *             "rentalType": "SALE",
            *             "city": "경상북도 안동시 도산면",
            *             "price": 9000,
            *             "monthlyPrice": 0,
            *             "nickName": "계약중개",
-           *             "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *             "createdAt": "2026-11-27T23:53:24.131+09:00",
            *             "isCompleted": false,
            *             "imageUrl": "https://img.example.com/andong.jpg",
            *             "title": "주소로 찾을 집",
@@ -15150,7 +15256,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 5 */
+        /** @example 6 */
         houseId: number;
       };
       cookie?: never;
@@ -15175,7 +15281,7 @@ export interface operations {
            *           "price": 9000,
            *           "monthlyPrice": 0,
            *           "nickName": "계약회원",
-           *           "createdAt": "2026-11-27T20:11:43.374+09:00",
+           *           "createdAt": "2026-11-27T23:53:19.589+09:00",
            *           "isCompleted": false,
            *           "imageUrl": "https://img.example.com/andong.jpg",
            *           "title": "승인 기다리는 집",
@@ -15190,13 +15296,13 @@ export interface operations {
            *           "distanceKm": 20.185
            *         },
            *         {
-           *           "houseId": 6,
+           *           "houseId": 7,
            *           "rentalType": "SALE",
            *           "city": "경상북도 안동시 도산면",
            *           "price": 9000,
            *           "monthlyPrice": 0,
            *           "nickName": "계약중개",
-           *           "createdAt": "2026-11-27T20:11:51.498+09:00",
+           *           "createdAt": "2026-11-27T23:53:24.131+09:00",
            *           "isCompleted": false,
            *           "imageUrl": "https://img.example.com/andong.jpg",
            *           "title": "주소로 찾을 집",
@@ -15378,7 +15484,7 @@ export interface operations {
            *         ],
            *         "nickName": "계약중개",
            *         "userType": "AGENT",
-           *         "createdAt": "2026-11-27T20:10:32.604+09:00",
+           *         "createdAt": "2026-11-27T23:52:46.836+09:00",
            *         "isCompleted": false,
            *         "isScraped": false,
            *         "latitude": 36.54393,
@@ -16054,7 +16160,10 @@ export interface operations {
   listNotificationFeed: {
     parameters: {
       query?: {
-        /** @description 알림 종류 (COMMENT, REPLY, LISTING_MATCH, LISTING_APPROVED, LISTING_REJECTED, SCRAP_CHANGED); 비우면 전체 */
+        /**
+         * @description 알림 종류 (COMMENT, REPLY, LISTING_MATCH, LISTING_APPROVED, LISTING_REJECTED, SCRAP_CHANGED); 비우면 전체
+         * @example COMMENT
+         */
         kind?: 'COMMENT' | 'REPLY' | 'LISTING_MATCH' | 'LISTING_APPROVED' | 'LISTING_REJECTED' | 'SCRAP_CHANGED' | null;
         /** @description 비우면 전체, `false` 안 읽음, `true` 읽음 */
         read?: boolean;
@@ -16075,6 +16184,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "nextId": 1,
+           *         "notifications": {
+           *           "content": [
+           *             {
+           *               "notification_id": 1,
+           *               "kind": "COMMENT",
+           *               "status": true,
+           *               "created_at": "2026-11-28T00:09:22.779+09:00",
+           *               "nick_name": "글쓴이",
+           *               "board_id": 1,
+           *               "board_title": "빈집 수리 후기",
+           *               "comment": "멋지네요",
+           *               "comment_user": "댓글러",
+           *               "type": "board"
+           *             }
+           *           ],
+           *           "last": true,
+           *           "size": 5,
+           *           "number": 0,
+           *           "sort": {
+           *             "empty": false,
+           *             "unsorted": false,
+           *             "sorted": true
+           *           },
+           *           "first": true,
+           *           "numberOfElements": 1,
+           *           "empty": false,
+           *           "pageable": {
+           *             "sort": {
+           *               "empty": false,
+           *               "unsorted": false,
+           *               "sorted": true
+           *             },
+           *             "offset": 0,
+           *             "pageSize": 5,
+           *             "pageNumber": 0,
+           *             "paged": true,
+           *             "unpaged": false
+           *           }
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16192,6 +16349,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "COMMENT": true,
+           *         "REPLY": true,
+           *         "LISTING_MATCH": true,
+           *         "LISTING_APPROVED": true,
+           *         "LISTING_REJECTED": true,
+           *         "SCRAP_CHANGED": false
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16290,6 +16461,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "SCRAP_CHANGED": false
+         *     }
+         */
         'application/json': {
           /** 댓글 알림 */
           COMMENT?: boolean;
@@ -16313,6 +16489,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "COMMENT": true,
+           *         "REPLY": true,
+           *         "LISTING_MATCH": true,
+           *         "LISTING_APPROVED": true,
+           *         "LISTING_REJECTED": true,
+           *         "SCRAP_CHANGED": false
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16471,6 +16661,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "ticket": "vXAwRHpCY0wiplp8lURb2R-BX5N438G8"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16772,6 +16971,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "id": 1,
+           *           "name": "강원 매매",
+           *           "alert": true,
+           *           "province": "강원",
+           *           "rentalType": "SALE"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16870,6 +17084,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "강원 매매",
+         *       "province": "강원",
+         *       "rentalType": "SALE"
+         *     }
+         */
         'application/json': {
           /** 이름 */
           name: string;
@@ -16937,6 +17158,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -17086,12 +17314,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         savedSearchId: number;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "경상",
+         *       "province": "경상",
+         *       "alert": false
+         *     }
+         */
         'application/json': {
           /** 이름 */
           name: string;
@@ -17159,6 +17395,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -17321,6 +17564,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example 1 */
         savedSearchId: number;
       };
       cookie?: never;
@@ -17333,6 +17577,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -17480,7 +17731,10 @@ export interface operations {
   notificationAlertStats: {
     parameters: {
       query?: {
-        /** @description 오늘까지 며칠 (한국 시간) */
+        /**
+         * @description 오늘까지 며칠 (한국 시간)
+         * @example 2
+         */
         days?: number;
       };
       header?: never;
@@ -17495,6 +17749,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "days": [
+           *           {
+           *             "date": "2026-11-27",
+           *             "alerts": 0
+           *           },
+           *           {
+           *             "date": "2026-11-28",
+           *             "alerts": 0
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';

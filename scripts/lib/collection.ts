@@ -170,6 +170,14 @@ const PLAN: Step[] = [
   },
   { operationId: 'listWaitingHouses' },
   { operationId: 'decideHouseApproval', params: { houseId: '{{approvedHouseId}}' } },
+  // Several at once (issue 40): one waiting listing approved in bulk, each row answering its own outcome.
+  {
+    operationId: 'createHouse',
+    extra: { suffix: 'bulk', name: '매물 등록 — 일괄 승인받을 매물' },
+    folder: 'house-approval',
+    script: keep('bulkHouseId', 'res.body.data'),
+  },
+  { operationId: 'decideHouseApprovals', body: { ids: ['{{bulkHouseId}}'], approve: true }, raw: ['ids'] },
   { operationId: 'scrapHouse', params: { houseId: '{{approvedHouseId}}' } },
   { operationId: 'listScrappedHouses' },
   { operationId: 'unscrapHouse', params: { houseId: '{{approvedHouseId}}' } },
@@ -192,6 +200,8 @@ const PLAN: Step[] = [
   { operationId: 'deleteHouse', params: { houseId: '{{houseId}}' } },
   { operationId: 'listHouseReports' },
   { operationId: 'decideHouseReport', params: { houseId: '{{approvedHouseId}}' } },
+  // The reporter reads what became of the report (issue 40).
+  { operationId: 'listMyHouseReports', token: 'agentToken', folder: 'house-reports' },
   { operationId: 'houseStats' },
   // Boards: the member writes, the administrator comments (the member is notified).
   { operationId: 'createBoard', script: keep('boardId', 'res.body.data') },
@@ -224,6 +234,15 @@ const PLAN: Step[] = [
   { operationId: 'adminPinBoard', params: { boardId: '{{promotionBoardId}}' } },
   { operationId: 'listNotifications', script: keep('notificationId', 'res.body.data.notifications.content[0].notification_id') },
   { operationId: 'markNotificationRead', params: { notificationId: '{{notificationId}}' } },
+  { operationId: 'listNotificationFeed' },
+  { operationId: 'getNotificationPreferences' },
+  { operationId: 'setNotificationPreferences' },
+  { operationId: 'issueNotificationStreamTicket' },
+  // Saved searches (issue 38): made, listed, changed, removed.
+  { operationId: 'createSavedSearch', script: keep('savedSearchId', 'res.body.data') },
+  { operationId: 'listSavedSearches' },
+  { operationId: 'updateSavedSearch', params: { savedSearchId: '{{savedSearchId}}' } },
+  { operationId: 'deleteSavedSearch', params: { savedSearchId: '{{savedSearchId}}' } },
   // Records: an administrator writes, another reviews.
   { operationId: 'createRecord', script: keep('recordId', 'res.body.data') },
   { operationId: 'listRecords' },
@@ -264,6 +283,9 @@ const PLAN: Step[] = [
   { operationId: 'adminListWithdrawals', script: keep('withdrawingUserId', 'res.body.data.content[0].userId') },
   { operationId: 'adminCompleteWithdrawal', params: { userId: '{{withdrawingUserId}}' } },
   { operationId: 'adminUserStats' },
+  { operationId: 'notificationAlertStats' },
+  // The trail of everything the administrators did above (issue 40).
+  { operationId: 'adminListAudit' },
 ];
 
 interface Operation {
@@ -306,6 +328,8 @@ function request(step: Step, { method, template, op }: Operation, seq: number): 
     const recorded = (json.example ?? {}) as Json;
     let text = JSON.stringify({ ...recorded, ...step.body }, null, 2);
     for (const field of step.raw ?? []) text = text.replace(new RegExp(`("${field}": )"(\\{\\{\\w+\\}\\})"`), '$1$2');
+    // The same inside an array (`ids: ['{{bulkHouseId}}']`): the variable's number, not a string.
+    for (const field of step.raw ?? []) text = text.replace(new RegExp(`("${field}": \\[\\s*)"(\\{\\{\\w+\\}\\})"`), '$1$2');
     body = { json: text };
   } else if (content['multipart/form-data']) {
     bodyKind = 'multipartForm';

@@ -37,6 +37,9 @@ test('listings approved while NATS is down alert each matching member once after
     houses = await startServiceHarness('alertsoutagehouses', { models: housesModels, initModels: initHouses, buildApp: housesApp });
     notifications = await startServiceHarness('alertsoutagenotif', { models: notificationsModels, initModels: initNotifications, buildApp: notificationsApp });
     bus = await EventBus.connect({ url: nats.uri, prefix: houses.names.natsPrefix, name: 'alerts-outage', logger });
+    // Every stream, as each process's start makes them: the approvals' audit entries (AUDIT, which nobody here
+    // consumes) are published from the same outbox, ahead of the listing's own events.
+    await bus.ensureStreams();
     relay = startOutboxRelay(bus, housesOutbox(houses.models), { logger, intervalMs: 300 });
     consumers = await startConsumers(bus, notificationsConsumers(notifications.ctx, { EVENT_MAX_DELIVER: 50, EVENT_BACKOFF_MS: [300] }));
 

@@ -280,7 +280,8 @@ const PLAN: Step[] = [
   { operationId: 'adminListUsers', query: { search: 'contract_1' } },
   { operationId: 'adminSuspendUser', params: { id: '{{memberId}}' } },
   { operationId: 'adminLiftSuspension', params: { id: '{{memberId}}' } },
-  { operationId: 'adminListWithdrawals', script: keep('withdrawingUserId', 'res.body.data.content[0].userId') },
+  // The agent who asked to leave (the recorded example's filters are another member's).
+  { operationId: 'adminListWithdrawals', query: { search: COLLECTION_ACCOUNTS.agent.userName, userType: 'AGENT' }, script: keep('withdrawingUserId', 'res.body.data.content[0].userId') },
   { operationId: 'adminCompleteWithdrawal', params: { userId: '{{withdrawingUserId}}' } },
   { operationId: 'adminUserStats' },
   { operationId: 'notificationAlertStats' },

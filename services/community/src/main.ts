@@ -5,7 +5,7 @@ import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
 import { referencedPictures } from './domain/pictures';
 import { communityOutbox } from './events';
-import { commentCreatedEvents } from './routes/cache-keys';
+import { commentCreatedEvents } from './cache-keys';
 import { communityModels, initModels } from './models';
 
 runService({

@@ -16,7 +16,7 @@ runService({
     responseCache.listen(bus, 'notifications', []);
     return {
       app: buildApp({ connection, logger, publicKey: config.JWT_PUBLIC_KEY, trustProxy: config.TRUST_PROXY, ceilings: config, responseCache }),
-      consumers: notificationsConsumers(serviceContext(models, { logger }), config, responseCache),
+      consumers: notificationsConsumers(serviceContext(models, { logger }), config),
       responseCache,
     };
   },

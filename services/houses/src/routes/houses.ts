@@ -1,6 +1,6 @@
 import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
-import { WHAT_EVERY_LISTING_WRITE_CHANGES } from './cache-keys';
+import { WHAT_EVERY_LISTING_WRITE_CHANGES } from '../cache-keys';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
 import { houseClusters, housesInBox, housesNear, nearbyHouses, regionCounts } from '../domain/place-queries';

@@ -1,8 +1,8 @@
-import { communityCommentCreated, consume, recordCommentCreated, type ResponseCache } from '@binzip/shared';
+import { communityCommentCreated, consume, recordCommentCreated } from '@binzip/shared';
 import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
-import { noticeKeys } from '../routes/cache-keys';
+import { noticeKeys } from '../cache-keys';
 
 /** How often an event is tried and how long between tries (`EVENT_MAX_DELIVER`, `EVENT_BACKOFF_MS`). */
 export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS'>;
@@ -10,14 +10,13 @@ export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS
 /**
  * Every event notifications consumes; main.ts hands them to runService, tests start the same list. Each is
  * acked only after its notifications are stored; the unique key (kind, commentId, recipientId) makes a
- * redelivery harmless. Once stored, the recipients' cached inboxes are forgotten here and in the other instances
- * (`inboxes`; every recipient's, so a redelivery after a crash between the two still forgets them).
+ * redelivery harmless. Once stored, the recipients' cached inboxes (`changes`) are forgotten by the runtime here and in
+ * the other instances (every recipient's, so a redelivery after a crash between the two still forgets them).
  */
-export const notificationsConsumers = (ctx: NotificationsContext, settings: EventSettings, inboxes?: Pick<ResponseCache, 'changed'>) => {
+export const notificationsConsumers = (ctx: NotificationsContext, settings: EventSettings) => {
   const tries = { maxDeliver: settings.EVENT_MAX_DELIVER, backoffMs: settings.EVENT_BACKOFF_MS };
   const store = async (notice: CommentNotice): Promise<void> => {
     await notifyAboutComment(ctx, notice);
-    inboxes?.changed(noticeKeys(notice));
   };
   return [
     // A board comment notifies the board's author.
@@ -25,12 +24,14 @@ export const notificationsConsumers = (ctx: NotificationsContext, settings: Even
       durable: 'notifications-board-comments',
       ...tries,
       handle: (event) => store(boardCommentNotice(event)),
+      changes: (event) => noticeKeys(boardCommentNotice(event)),
     }),
     // A record comment notifies the record's author and, for a reply, the parent comment's author.
     consume(recordCommentCreated, {
       durable: 'notifications-record-comments',
       ...tries,
       handle: (event) => store(recordCommentNotice(event)),
+      changes: (event) => noticeKeys(recordCommentNotice(event)),
     }),
   ];
 };

@@ -2,7 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import type { NotificationsContext } from '../domain/context';
 import { listInbox, markRead } from '../domain/inbox';
-import { inboxKey } from './cache-keys';
+import { inboxKey } from '../cache-keys';
 import { inboxPageSchema, listQuery, notificationParams } from './schemas';
 
 const operation = operationsOf<NotificationsContext>();

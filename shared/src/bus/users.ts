@@ -64,7 +64,11 @@ export async function applyUserSnapshot(
  * empty projection (a new database) replays every user: a durable left over from an earlier database would only
  * deliver what is new. `runService` starts it for every service with `userProjection: true`.
  */
-export function userProjection(options: { bus: Pick<ConsumeHost, 'connection' | 'subject'>; connection: Connection; service: string }): EventConsumer<typeof userSnapshots> {
+export function userProjection(options: {
+  bus: Pick<ConsumeHost, 'connection' | 'subject'>;
+  connection: Connection;
+  service: string;
+}): EventConsumer<typeof userSnapshots> {
   const model = projectedUserModel(options.connection);
   return consume(userSnapshots, {
     durable: `${options.service}-users`,

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { eventually, testEnv } from '../../../test/support';
 import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { commentCreatedEvents } from '../src/cache-keys';

@@ -13,7 +13,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, eventually } from '../../../test/support';
 import { addMember, cachedInstance, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { notifyAboutComment } from '../src/domain/comment-notices';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationsModels, type NotificationsModels } from '../src/models';

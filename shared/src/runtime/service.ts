@@ -168,7 +168,9 @@ function startRevocationFeed(
  * streams, session revocations, the user projection, the service's own parts, its outbox relay and consumers,
  * listen; and the reverse on SIGTERM/SIGINT.
  */
-export function runService<C extends BaseServiceConfig>(definition: ServiceDefinition<C>): void {
+export function runService<C extends BaseServiceConfig>(service: ServiceDefinition<C> | { definition: () => ServiceDefinition<C> }): void {
+  // A declared service (`defineService`, src/service.ts) or a definition with its own `start` (tests of the runtime).
+  const definition = 'definition' in service ? service.definition() : service;
   let logger: Logger | undefined;
   let shutdown: Shutdown | undefined;
   exitOnFatalErrors(

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectMongo, createLogger, generateDevKeyPair } from '@binzip/shared';
 import request from 'supertest';
-import { buildApp } from '../services/houses/src/app';
+import { buildApp } from '../services/houses/src/service';
 import { housesModels } from '../services/houses/src/models';
 import { startMongo } from './lib/mongo';
 import { seedHouses } from './seed-houses';

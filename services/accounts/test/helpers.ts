@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { testEnv } from '../../../test/support';
 import { startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp, type AppDeps } from '../src/app';
+import { buildApp, type AppDeps } from '../src/service';
 import { accountsContext, type AccountsContext } from '../src/domain/context';
 import { LocalMailSender, LocalSmsSender, type MailSender, type SmsSender } from '../src/domain/senders';
 import { createAdministrator } from '../src/domain/sign-up';

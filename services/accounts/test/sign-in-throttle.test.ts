@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { connectTestDb, testEnv, expectError } from '../../../test/support';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { LocalMailSender, LocalSmsSender } from '../src/domain/senders';
 import { signUp, signedIn, startAccountsHarness, TEST_BCRYPT_COST, type AccountsHarness } from './helpers';
 

@@ -2,7 +2,7 @@ import { UNKNOWN_NICKNAME } from '@binzip/shared';
 import request from 'supertest';
 import { bearer, expectError } from '../../../test/support';
 import { addAdmin, addMember, addPerson, startServiceHarness, updatePerson, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { boardPayload, type BoardPayload, ISO_OFFSET, postBoard, postComment } from './helpers';
 

@@ -2,7 +2,7 @@ import { communityCommentCreated } from '@binzip/shared';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { ISO_OFFSET, postBoard, postComment } from './helpers';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { sanitizeStoredBoards } from '../src/domain/boards';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { boardPayload, postBoard } from './helpers';

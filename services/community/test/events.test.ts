@@ -17,7 +17,7 @@ import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { communityOutbox } from '../src/events';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { postBoard, postComment } from './helpers';

@@ -1,7 +1,7 @@
 import { adminActionRecorded, type OutboxEvent } from '@binzip/shared';
 import request from 'supertest';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
 import { postBoard, postComment } from './helpers';
 

@@ -4,14 +4,14 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { eventually, testEnv } from '../../../test/support';
 import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { commentCreatedEvents } from '../src/routes/cache-keys';
+import { commentCreatedEvents } from '../src/cache-keys';
 import { postBoard, postComment } from './helpers';
 
 /**
- * Community's answers and its writes' keys (src/routes/cache-keys.ts) on two instances of the service, each with
+ * Community's answers and its writes' keys (src/cache-keys.ts) on two instances of the service, each with
  * its own cache listening on the real NATS as main.ts builds them, over one real MongoDB-protocol store. "Kept" is
  * shown by changing a board behind the service's back (`retitle`): only the cache can still show the old title.
  */

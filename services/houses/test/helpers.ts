@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { ServiceHarness, ServiceRecipe, TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { housesModels, initModels, type HousesModels } from '../src/models';
 
 /** How the tests build the houses service: `startServiceHarness('label', housesService)`. */

@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { expectError, testEnv } from '../../../test/support';
 import { photoWithGps } from '../../../test/support/pictures';
 import { addAdmin, addMember, startServiceHarness } from '../../../test/support/service';
-import { buildApp, type AppDeps } from '../src/app';
+import { buildApp, type AppDeps } from '../src/service';
 import { referencedPictures } from '../src/domain/pictures';
 import { housesService, validListing, type HousesHarness } from './helpers';
 

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { eventually as eventuallyTrue, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { createListing, type HousesHarness, housesService, validListing } from './helpers';
 
 let h: HousesHarness;

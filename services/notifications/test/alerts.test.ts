@@ -12,7 +12,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, eventually, expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { matchingMembers } from '../src/domain/listing-notices';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationsModels, type NotificationDoc, type NotificationsModels } from '../src/models';
@@ -87,7 +87,7 @@ beforeAll(async () => {
   bus = await h.bus();
   consumers = await startConsumers(
     bus,
-    notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, undefined, { deliver: (doc) => delivered.push(doc) }),
+    notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, { deliver: (doc) => delivered.push(doc) }),
   );
 });
 

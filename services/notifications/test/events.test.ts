@@ -14,7 +14,7 @@ import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { bearer, connectTestDb, dropTestDb, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
 

@@ -3,7 +3,7 @@ import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { bearer } from '../../../test/support';
 import { addMember, startServiceHarness, updatePerson, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { notifyAboutComment, recipientsOf } from '../src/domain/comment-notices';
 import { initModels, notificationModel, notificationsModels, type NotificationsModels } from '../src/models';
 import { boardNoticeMaker } from './helpers';

@@ -4,6 +4,7 @@ import {
   RESPONSE_CACHE_TTL_MS,
   ResponseCache,
   startConsumers,
+  withCacheChanges,
   type CommunityCommentCreatedV1,
   type EventBus,
   type RunningConsumer,
@@ -12,14 +13,14 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, eventually } from '../../../test/support';
 import { addMember, cachedInstance, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { notifyAboutComment } from '../src/domain/comment-notices';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationsModels, type NotificationsModels } from '../src/models';
 import { boardNoticeMaker } from './helpers';
 
 /**
- * A member's notification list, kept per member (src/routes/cache-keys.ts), on two instances of the service with
+ * A member's notification list, kept per member (src/cache-keys.ts), on two instances of the service with
  * their own caches on the real NATS, as main.ts builds them, over one real MongoDB-protocol store; the first one
  * runs the consumers. "Kept" is shown by storing a notice behind the service's back (`sneak`): only the cache can
  * still show the inbox without it.
@@ -75,7 +76,7 @@ beforeAll(async () => {
   };
   first = instance();
   second = instance();
-  consumers = await startConsumers(bus, notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [1_000] }, caches[0]));
+  consumers = await startConsumers(bus, withCacheChanges(notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [1_000] }), caches[0]));
   await bus.connection.flush();
 });
 

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, expectError } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { initModels, notificationsModels, type NotificationsModels } from '../src/models';
 
 let h: ServiceHarness<NotificationsModels>;

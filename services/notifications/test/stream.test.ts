@@ -4,7 +4,7 @@ import { createLogger, houseListingPublished, startConsumers, type EventBus, typ
 import request from 'supertest';
 import { bearer, eventually, expectError, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { storeListingNotices } from '../src/domain/listing-notices';
 import { LiveNotices } from '../src/domain/live';
 import { notificationsConsumers } from '../src/events';
@@ -125,7 +125,7 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) lives.push(new LiveNotices(bus, createLogger('live', 'silent')).start());
   first = await listen(lives[0]);
   second = await listen(lives[1]);
-  consumers = await startConsumers(bus, notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, undefined, lives[0]));
+  consumers = await startConsumers(bus, notificationsConsumers(h.ctx, { EVENT_MAX_DELIVER: 5, EVENT_BACKOFF_MS: [500] }, lives[0]));
   await bus.connection.flush();
 });
 

@@ -1,7 +1,7 @@
 import { consume, recordCommentCreated, type EventBus, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
 import request from 'supertest';
 import { startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/service';
 import { initModels, recordsModels, type RecordsModels } from '../src/models';
 
 export type RecordsHarness = ServiceHarness<RecordsModels>;

@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
 import { toDeadLetter, type DeadLetter } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
+import type { ConsumeHost, EventPublisher } from './hosts';
 import { publishMessage, type PublishOptions } from './publish';
 import { DEFAULT_STREAM_SETTINGS, STREAM_NAMES, ensureStream, ensureStreams, type StreamHost, type StreamName, type StreamSettings } from './streams';
 
@@ -24,7 +25,7 @@ export interface EventBusOptions {
  * de-duplication), consumers ack only after their write, what they give up on goes to the dead letters. The
  * prefix namespaces subjects, streams and durables so tests share one server.
  */
-export class EventBus implements StreamHost {
+export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   private constructor(
     readonly connection: NatsConnection,
     readonly jetstream: JetStreamClient,

@@ -4,7 +4,7 @@ import { requestContext } from '../core/context';
 import { REQUEST_ID_HEADER } from '../core/edge';
 import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/metrics';
 import { inMessagingSpan } from '../core/tracing';
-import type { EventBus } from './connection';
+import type { ConsumeHost } from './hosts';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, type DeadLetterReason } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 
@@ -20,13 +20,13 @@ export interface RunningConsumer {
  * Starts consumers in order; if one cannot start, those already started are stopped before the error is
  * thrown. The result stops them all, the last started first.
  */
-export async function startConsumers(bus: EventBus, consumers: readonly EventConsumer[]): Promise<RunningConsumer> {
+export async function startConsumers(bus: ConsumeHost, consumers: readonly EventConsumer[]): Promise<RunningConsumer> {
   const running: RunningConsumer[] = [];
   const stopAll = async () => {
     for (const consumer of running.splice(0).reverse()) await consumer.stop();
   };
   try {
-    for (const consumer of consumers) running.push(await bus.consume(consumer));
+    for (const consumer of consumers) running.push(await startConsumer(bus, consumer));
   } catch (err) {
     await stopAll();
     throw err;
@@ -34,7 +34,7 @@ export async function startConsumers(bus: EventBus, consumers: readonly EventCon
   return { stop: stopAll };
 }
 
-export async function startConsumer<E extends EventDefinition>(bus: EventBus, consumer: EventConsumer<E>): Promise<RunningConsumer> {
+export async function startConsumer<E extends EventDefinition>(bus: ConsumeHost, consumer: EventConsumer<E>): Promise<RunningConsumer> {
   const { event } = consumer;
   await bus.ensureStream(event.stream);
   await bus.ensureStream('DEAD_LETTERS');
@@ -113,7 +113,7 @@ export async function startConsumer<E extends EventDefinition>(bus: EventBus, co
  * then hear of nothing more until it restarts. The streams it is used on are short-lived (SESSIONS: 2 hours).
  */
 export async function followEvent<E extends EventDefinition>(
-  bus: EventBus,
+  bus: ConsumeHost,
   event: E,
   since: Date,
   handle: (data: EventData<E>) => void,
@@ -149,7 +149,7 @@ export async function followEvent<E extends EventDefinition>(
 }
 
 /** Hands one message to its handler inside the request-id context the message carries. */
-function dispatch(bus: EventBus, consumer: EventConsumer, msg: JsMsg): Promise<void> {
+function dispatch(bus: ConsumeHost, consumer: EventConsumer, msg: JsMsg): Promise<void> {
   const labels = { stream: consumer.event.stream, consumer: consumer.durable };
   eventsDelivered.inc(labels);
   if (msg.redelivered) eventsRedelivered.inc(labels);
@@ -159,7 +159,7 @@ function dispatch(bus: EventBus, consumer: EventConsumer, msg: JsMsg): Promise<v
   return requestId ? requestContext.run({ requestId }, handle) : handle();
 }
 
-async function handleMessage(bus: EventBus, consumer: EventConsumer, msg: JsMsg, requestId: string | undefined): Promise<void> {
+async function handleMessage(bus: ConsumeHost, consumer: EventConsumer, msg: JsMsg, requestId: string | undefined): Promise<void> {
   let raw: unknown;
   try {
     raw = msg.json();
@@ -197,7 +197,7 @@ async function handleMessage(bus: EventBus, consumer: EventConsumer, msg: JsMsg,
  * The copy is made by the consumer that holds the message and its error, not from the max-deliveries
  * advisory, which is a core NATS message lost when no one listens at that instant.
  */
-async function terminate(bus: EventBus, consumer: EventConsumer, msg: JsMsg, reason: DeadLetterReason, error: string): Promise<void> {
+async function terminate(bus: ConsumeHost, consumer: EventConsumer, msg: JsMsg, reason: DeadLetterReason, error: string): Promise<void> {
   const labels = { stream: consumer.event.stream, consumer: consumer.durable };
   eventsTerminated.inc({ ...labels, reason });
   const headers = natsHeaders();

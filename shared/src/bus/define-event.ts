@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { CacheKeys } from '../core/cache-policy';
 import { newOutboxEvent, type OutboxEvent } from './outbox';
 import type { StreamName } from './streams';
 
 /**
- * One event, declared once (shared/src/events.ts): its subject, the stream that keeps it, its version and the
+ * One event, declared once (shared/src/bus/events.ts): its subject, the stream that keeps it, its version and the
  * zod schema of its fields. The definition is the publisher's side (`outbox`: the event id and version filled
  * in, validated, stored with the write) and what a consumer names (`consume(event, ...)`); the compatibility gate
  * reads the same schema (`EVENT_CONTRACTS`).
@@ -105,6 +106,12 @@ export interface EventConsumer<E extends EventDefinition = EventDefinition> {
   replayWhen?: () => Promise<boolean>;
   /** Runs inside the request-id context (and trace) of the request that caused the event. */
   handle(data: EventData<E>, meta: EventMeta): Promise<void>;
+  /**
+   * The response cache's keys a handled event changed, as a write's `changes` names them (`undefined`: everything):
+   * once `handle` resolved, the runtime forgets them here and in the service's other instances (`withCacheChanges`).
+   * Leave it out when the handler changes nothing a cached answer shows.
+   */
+  changes?: (data: EventData<E>) => CacheKeys | undefined;
 }
 
 export function consume<E extends EventDefinition>(event: E, options: Omit<EventConsumer<E>, 'event'>): EventConsumer<E> {

@@ -4,8 +4,7 @@ import { currentRequestId } from '../core/context';
 import type { Logger } from '../core/logger';
 import { registerOutboxSource, type OutboxBacklogSource } from '../core/metrics';
 import { currentTraceCarrier, type TraceCarrier } from '../core/tracing';
-import type { EventBus } from './connection';
-import type { EventDefinition } from './define-event';
+import type { EventPublisher } from './hosts';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -63,7 +62,7 @@ export function newOutboxEvent(message: (eventId: string) => { subject: string; 
 }
 
 export interface OutboxRelayOptions {
-  bus: EventBus;
+  bus: EventPublisher;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   models: Model<any>[];
   logger: Logger;
@@ -192,13 +191,14 @@ export class OutboxRelay implements OutboxBacklogSource {
 
 /** The documents whose writes store events (`addOutbox` on their schemas) and the events they hold. */
 export interface OutboxDeclaration {
-  events: readonly EventDefinition[];
+  /** The event definitions (`defineEvent`) whose entries the documents hold; the relay labels its backlog by their streams. */
+  events: readonly { readonly stream: string }[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   models: Model<any>[];
 }
 
 /** Starts the relay of a service's outbox (runService; tests of a producer); its backlog is labelled by stream. */
-export function startOutboxRelay(bus: EventBus, outbox: OutboxDeclaration, options: { logger: Logger; intervalMs?: number }): OutboxRelay {
+export function startOutboxRelay(bus: EventPublisher, outbox: OutboxDeclaration, options: { logger: Logger; intervalMs?: number }): OutboxRelay {
   const stream = [...new Set(outbox.events.map((event) => event.stream))].join(',');
   const relay = new OutboxRelay({ bus, models: outbox.models, stream, ...options });
   relay.start();

@@ -1,21 +1,16 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { REQUEST_ID_HEADER } from '../core/edge';
-import { inMessagingSpan, injectTraceContext, type TraceCarrier } from '../core/tracing';
-import type { EventBus } from './connection';
+import { inMessagingSpan, injectTraceContext } from '../core/tracing';
+import type { PublishHost, PublishOptions } from './hosts';
 
-export interface PublishOptions {
-  /** The HTTP request that caused the event: sent as the `x-request-id` header, read into the consumers' logs. */
-  requestId?: string;
-  /** The trace stored with an outbox event; an empty one starts a new trace. */
-  trace?: TraceCarrier;
-}
+export type { PublishOptions } from './hosts';
 
 /**
  * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. A publish span
  * continues `trace` or, without it, the active trace, and the message carries its `traceparent` (only when
  * tracing is on).
  */
-export async function publishMessage(bus: EventBus, subject: string, payload: unknown, messageId: string, options: PublishOptions): Promise<void> {
+export async function publishMessage(bus: PublishHost, subject: string, payload: unknown, messageId: string, options: PublishOptions): Promise<void> {
   const stored = options.trace;
   await inMessagingSpan('publish', subject, stored ? { get: (key: string) => stored[key] } : undefined, async (span, active) => {
     const headers = natsHeaders();

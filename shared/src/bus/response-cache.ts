@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
 import type { CacheKeyOf, CacheKeys, CacheScope, RouteCache } from '../core/cache-policy';
-import type { EventBus } from './connection';
+import type { EventConsumer } from './define-event';
+import type { ConsumeHost } from './hosts';
 
 /**
  * Core-NATS subject on which an instance announces that it wrote, so the service's other instances forget too.
@@ -301,7 +302,7 @@ export class ResponseCache implements RouteCache {
    * the keys they name) and to the given event subjects (unprefixed, wildcards allowed): a plain subject forgets
    * every answer, a `CacheEventSubject` the keys its `changes` tells from the event.
    */
-  listen(bus: EventBus, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
+  listen(bus: Pick<ConsumeHost, 'connection' | 'subject'>, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
     this.connection = bus.connection;
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
@@ -438,4 +439,24 @@ export class ResponseCache implements RouteCache {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   }
+}
+
+/**
+ * The consumers, each forgetting the keys it declares (`changes`) once its handler stored the change: here and,
+ * announced, in the service's other instances. A redelivery forgets them again, so a crash between the write and
+ * the announcement still forgets them. `runService` applies it to the declared consumers; tests may too.
+ */
+export function withCacheChanges(consumers: readonly EventConsumer[], cache: Pick<ResponseCache, 'changed'> | undefined): EventConsumer[] {
+  if (!cache) return [...consumers];
+  return consumers.map((consumer) => {
+    const { changes } = consumer;
+    if (!changes) return consumer;
+    return {
+      ...consumer,
+      handle: async (data, meta) => {
+        await consumer.handle(data, meta);
+        cache.changed(changes(data));
+      },
+    };
+  });
 }

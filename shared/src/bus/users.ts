@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { cacheChangedSubject } from './response-cache';
 import type { Authority, UserType } from '../core/auth';
-import type { EventBus } from './connection';
+import type { ConsumeHost } from './hosts';
 import { consume, type EventConsumer } from './define-event';
 import { userSnapshots, type UserSnapshotV1, type UserStatus } from './events';
 import { isDuplicateKeyError, registerModel } from '../store/mongo';
@@ -64,7 +64,11 @@ export async function applyUserSnapshot(
  * empty projection (a new database) replays every user: a durable left over from an earlier database would only
  * deliver what is new. `runService` starts it for every service with `userProjection: true`.
  */
-export function userProjection(options: { bus: EventBus; connection: Connection; service: string }): EventConsumer<typeof userSnapshots> {
+export function userProjection(options: {
+  bus: Pick<ConsumeHost, 'connection' | 'subject'>;
+  connection: Connection;
+  service: string;
+}): EventConsumer<typeof userSnapshots> {
   const model = projectedUserModel(options.connection);
   return consume(userSnapshots, {
     durable: `${options.service}-users`,

@@ -4,7 +4,7 @@ import { requestContext } from './context';
 import { errorEnvelope, sendOk } from './envelope';
 import { AppError, ErrorCodes, GatewayFaults, ServiceBusyError, TooManyRequestsError } from './errors';
 import type { Logger } from './logger';
-import { InvalidFieldError } from './validation';
+import { InvalidFieldError, labelledMessage, labelsOf } from './validation';
 
 /**
  * The HTTP edge every process shares, gateway included: request ids, the access log, envelopes for every error,
@@ -71,10 +71,15 @@ export type FaultClassifier = (err: unknown, logger: Logger) => { status: number
  * answer the errors of layers this one does not import (the service runtime passes the store's).
  */
 export function errorHandler(logger: Logger, classifiers: readonly FaultClassifier[] = []): ErrorRequestHandler {
-  return (err: unknown, _req, res, next) => {
+  return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     if (err instanceof TooManyRequestsError || err instanceof ServiceBusyError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-    if (err instanceof InvalidFieldError) logger.info('request value refused', { field: err.field, answer: err.message });
+    if (err instanceof InvalidFieldError) {
+      const answer = labelledMessage(err, labelsOf(req));
+      logger.info('request value refused', { field: err.field, answer });
+      res.status(err.status).json(errorEnvelope(err.code, answer));
+      return;
+    }
     if (err instanceof AppError) {
       res.status(err.status).json(errorEnvelope(err.code, err.message));
       return;

@@ -51,11 +51,16 @@ export function describeIssue(issue: Issue, input: unknown, labels: FieldLabels 
   return `${field} 값이 올바르지 않습니다.`;
 }
 
-/** C0002 for one request value; `field` (the code name) is logged with the request id, never sent. */
+/**
+ * C0002 for one request value; `field` (the code name) is logged with the request id, never sent. A domain rule's
+ * refusal carries its `problem` instead of a finished message: the error handler puts the field's Korean label in
+ * front (`labelledMessage`), so the domain names fields and never imports the HTTP layer's labels.
+ */
 export class InvalidFieldError extends AppError {
   constructor(
     message: string,
     readonly field: string,
+    readonly problem?: string,
   ) {
     super('C0002', message);
   }
@@ -71,15 +76,22 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, labels
 
 /**
  * C0002 for a field a domain rule refuses (a body with nothing left once cleaned, a category that does not
- * fit): named by its label like the schema's own messages. `problem` follows the name.
+ * fit): the domain names the field by its code name; the error handler names it by its label (the service's
+ * `fieldLabels`), like the schema's own messages. `problem` follows the name.
  */
-export function invalidField(labels: FieldLabels, field: string, problem = '값이 올바르지 않습니다.'): InvalidFieldError {
-  return new InvalidFieldError(`${Object.hasOwn(labels, field) ? labels[field] : field} ${problem}`, field);
+export function invalidField(field: string, problem = '값이 올바르지 않습니다.'): InvalidFieldError {
+  return new InvalidFieldError(`${field} ${problem}`, field, problem);
+}
+
+/** The answer's message of an `invalidField` refusal: the field's label, then the problem. */
+export function labelledMessage(err: InvalidFieldError, labels: FieldLabels): string {
+  if (err.problem === undefined) return err.message;
+  return `${Object.hasOwn(labels, err.field) ? labels[err.field] : err.field} ${err.problem}`;
 }
 
 /** Where `createServiceApp` keeps the service's `FieldLabels` (`app.locals`). */
 export const FIELD_LABELS_KEY = 'fieldLabels';
-const labelsOf = (req: Request): FieldLabels => (req.app?.locals as Record<string, FieldLabels | undefined> | undefined)?.[FIELD_LABELS_KEY] ?? {};
+export const labelsOf = (req: Request): FieldLabels => (req.app?.locals as Record<string, FieldLabels | undefined> | undefined)?.[FIELD_LABELS_KEY] ?? {};
 
 export const parseBody = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.body ?? {}, labelsOf(req));
 export const parseQuery = <S extends z.ZodType>(req: Request, schema: S): z.output<S> => parseWith(schema, req.query ?? {}, labelsOf(req));

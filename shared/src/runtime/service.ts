@@ -17,7 +17,7 @@ import { followSessionRevocations } from '../bus/sessions';
 import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, type RevocationFeedReader } from '../bus/revocation-feed';
 import { startTracing } from '../core/tracing';
 import { projectedUserModel, rememberNickNames, userProjection } from '../bus/users';
-import { announcedKeys, cacheChangedSubject, type ResponseCache } from '../bus/response-cache';
+import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
 import { NICKNAME_MEMORY_MS } from '../core/cache-policy';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
@@ -168,7 +168,9 @@ function startRevocationFeed(
  * streams, session revocations, the user projection, the service's own parts, its outbox relay and consumers,
  * listen; and the reverse on SIGTERM/SIGINT.
  */
-export function runService<C extends BaseServiceConfig>(definition: ServiceDefinition<C>): void {
+export function runService<C extends BaseServiceConfig>(service: ServiceDefinition<C> | { definition: () => ServiceDefinition<C> }): void {
+  // A declared service (`defineService`, src/service.ts) or a definition with its own `start` (tests of the runtime).
+  const definition = 'definition' in service ? service.definition() : service;
   let logger: Logger | undefined;
   let shutdown: Shutdown | undefined;
   exitOnFatalErrors(
@@ -221,7 +223,8 @@ export function runService<C extends BaseServiceConfig>(definition: ServiceDefin
     const feed = startRevocationFeed(config, log, connection, definition.userProjection, revocationFeed);
     const stopNickNames = definition.userProjection ? rememberProjectedNickNames(bus, connection, definition.name, responseCache) : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
-    const consumers = await startConsumers(bus, declared);
+    // Each consumer's declared cache keys are forgotten once its handler stored the change.
+    const consumers = await startConsumers(bus, withCacheChanges(declared, responseCache));
     let draining = false;
     const operated = withOperatorEndpoints(app, {
       service: definition.name,

@@ -2,11 +2,18 @@ import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared
 import type { AccountsModels } from '../models';
 import { PasswordHasher } from './passwords';
 import type { MailSender, SmsSender } from './senders';
-import { DEFAULT_CODE_DIGITS } from './verification';
 
 /** Shown when a user has not set a profile image (DEFAULT_PROFILE_IMAGE_URL overrides it). */
 export const DEFAULT_PROFILE_IMAGE_URL = 'https://static.binzip.kr/images/default-profile.png';
 export const DEFAULT_BCRYPT_COST = 10;
+/**
+ * VERIFICATION_CODE_DIGITS: 6 by default; the original site's clients accept exactly 4. With at most
+ * MAX_FAILED_CHECKS guesses per code and MAX_SENDS_PER_DAY codes a day per target, a guesser's daily chance
+ * is 50 / 10^digits: 1 in 20,000 with 6 digits, 1 in 200 with 4 (decisions-local.md).
+ */
+export const DEFAULT_CODE_DIGITS = 6;
+export const MIN_CODE_DIGITS = 4;
+export const MAX_CODE_DIGITS = 8;
 
 /** The access-token key pair: accounts signs tokens (sign-in, reissue) and reads expired ones (reissue). */
 export interface SessionKeys {

@@ -9,14 +9,8 @@ export const SEND_WINDOW_MS = 10 * 60_000;
 export const MAX_SENDS_PER_WINDOW = 5;
 export const DAY_WINDOW_MS = 24 * 60 * 60_000;
 export const MAX_SENDS_PER_DAY = 10;
-/**
- * VERIFICATION_CODE_DIGITS: 6 by default; the original site's clients accept exactly 4. With at most
- * MAX_FAILED_CHECKS guesses per code and MAX_SENDS_PER_DAY codes a day per target, a guesser's daily chance
- * is 50 / 10^digits: 1 in 20,000 with 6 digits, 1 in 200 with 4 (decisions-local.md).
- */
-export const DEFAULT_CODE_DIGITS = 6;
-export const MIN_CODE_DIGITS = 4;
-export const MAX_CODE_DIGITS = 8;
+// The code length's bounds live with the context's defaults (context.ts), which must not import this module back.
+export { DEFAULT_CODE_DIGITS, MAX_CODE_DIGITS, MIN_CODE_DIGITS } from './context';
 export const VERIFIED_TTL_MS = 30 * 60_000;
 
 const hashCode = (salt: string, code: string): string => createHash('sha256').update(`${salt}:${code}`).digest('hex');

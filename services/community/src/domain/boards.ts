@@ -21,7 +21,6 @@ import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefi
 import type { CommunityContext } from './context';
 import { writeIfPinRoom } from './pinning';
 import { oneLineOf, plainTextOf } from './text';
-import { fieldLabels } from '../routes/schemas';
 import {
   boardItem,
   commentItem,
@@ -82,7 +81,7 @@ function pinned(user: AuthClaims, input: BoardInput): boolean {
 
 /** A category filter or a post's category that can never match the board type is a client mistake. */
 function assertCategoryFits(category: string | undefined, prefixes: readonly BoardPrefix[]): void {
-  if (category !== undefined && !categoryFits(category, prefixes)) throw invalidField(fieldLabels, 'category', '값이 게시판 종류에 맞지 않습니다.');
+  if (category !== undefined && !categoryFits(category, prefixes)) throw invalidField('category', '값이 게시판 종류에 맞지 않습니다.');
 }
 
 /** What is stored for a body: the sanitized HTML and the summaries derived from it (never from what was sent). */
@@ -109,7 +108,7 @@ function checkedCategory(input: BoardInput): string {
 function contentFields(user: AuthClaims, input: BoardInput, category: string) {
   // The length limit applied to what was sent (route schema); a body with nothing left once cleaned is no body.
   const code = sanitizeBody(input.code);
-  if (code.trim() === '') throw invalidField(fieldLabels, 'code');
+  if (code.trim() === '') throw invalidField('code');
   return {
     title: input.title,
     ...bodyFields(code),
@@ -202,7 +201,7 @@ export interface PreviewQuery {
 export async function previewBoards(ctx: CommunityContext, query: PreviewQuery): Promise<BoardItem[]> {
   // The spec takes `category` only with the INTRO preview; elsewhere it would silently change the result.
   if (query.category !== undefined && query.prefix !== 'INTRO')
-    throw invalidField(fieldLabels, 'category', '값은 게시판 종류가 INTRO일 때만 사용할 수 있습니다.');
+    throw invalidField('category', '값은 게시판 종류가 INTRO일 때만 사용할 수 있습니다.');
   const prefixes = prefixesOf(query.prefix);
   assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };

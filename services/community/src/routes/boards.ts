@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { authorKey, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from './cache-keys';
+import { authorKey, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from '../cache-keys';
 import {
   boardBody,
   boardCategorySchema,

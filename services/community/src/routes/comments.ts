@@ -2,7 +2,7 @@ import { idString, operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { boardKey, commentDeletionKeys, commentKeys } from './cache-keys';
+import { boardKey, commentDeletionKeys, commentKeys } from '../cache-keys';
 import { commentBody, commentIdData, commentItemSchema, fieldLabels } from './schemas';
 
 const operation = operationsOf<CommunityContext>();

@@ -2,7 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import type { CommunityContext } from '../domain/context';
 import { love, loves, unlove } from '../domain/loves';
-import { loveKeys } from './cache-keys';
+import { loveKeys } from '../cache-keys';
 import { boardIdData, boardParams } from './schemas';
 
 const operation = operationsOf<CommunityContext>();

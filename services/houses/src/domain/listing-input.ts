@@ -1,5 +1,4 @@
 import { AppError, invalidField, sanitizeBody } from '@binzip/shared';
-import { fieldLabels } from '../routes/schemas';
 import type { ListingContent } from '../models/house';
 import type { GeoPoint } from './places';
 
@@ -39,14 +38,14 @@ export function listingInput(body: ListingBody): ListingInput {
   if (!body.tmpYn) {
     if ([...code].length > MAX_CODE_LENGTH) throw new AppError('H0000');
     code = sanitizeBody(code);
-    if (code.trim() === '') throw invalidField(fieldLabels, 'code');
+    if (code.trim() === '') throw invalidField('code');
   } else {
     code = sanitizeBody(code);
   }
   const latitude = body.latitude ?? null;
   const longitude = body.longitude ?? null;
   if ((latitude === null) !== (longitude === null))
-    throw invalidField(fieldLabels, latitude === null ? 'latitude' : 'longitude', '값이 누락되었습니다. 위도와 경도는 함께 보내야 합니다.');
+    throw invalidField(latitude === null ? 'latitude' : 'longitude', '값이 누락되었습니다. 위도와 경도는 함께 보내야 합니다.');
   return {
     tmpYn: body.tmpYn,
     point: latitude !== null && longitude !== null ? { latitude, longitude } : null,

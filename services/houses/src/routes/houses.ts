@@ -1,6 +1,6 @@
 import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
-import { WHAT_EVERY_LISTING_WRITE_CHANGES } from './cache-keys';
+import { WHAT_EVERY_LISTING_WRITE_CHANGES } from '../cache-keys';
 import { myReports } from '../domain/admin-reports';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';

@@ -2,7 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { scrapHouse, unscrapHouse } from '../domain/interactions';
 import { scrapList } from '../domain/queries';
-import { scrapsKey } from './cache-keys';
+import { scrapsKey } from '../cache-keys';
 import { houseIdData, houseListPageableSchema, houseParams, scrapListQuery } from './schemas';
 
 const operation = operationsOf<HousesContext>();

@@ -5,14 +5,13 @@ import {
   houseListingDecided,
   houseListingPublished,
   recordCommentCreated,
-  type ResponseCache,
 } from '@binzip/shared';
 import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
 import { alertMatches, tellDecision, tellScrappers } from '../domain/listing-notices';
 import type { NotificationDoc } from '../models';
-import { noticeKeys } from '../routes/cache-keys';
+import { noticeKeys } from '../cache-keys';
 
 /** How often an event is tried and how long between tries (`EVENT_MAX_DELIVER`, `EVENT_BACKOFF_MS`). */
 export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS'>;
@@ -26,21 +25,15 @@ export interface NoticeDelivery {
  * Every event notifications consumes; main.ts hands them to runService, tests start the same list. Each is
  * acked only after its notifications are stored; the unique keys ((kind, commentId, recipientId), (eventId, kind,
  * recipientId)) make a redelivery harmless, so an alert delayed by a NATS or store outage arrives once after it.
- * Once stored, the recipients' cached inboxes are forgotten here and in the other instances (`inboxes`; every
- * recipient's, so a redelivery after a crash between the two still forgets them), and each new notice is
- * handed to `delivery` (stream and push).
+ * Once stored, the recipients' cached inboxes (`changes`) are forgotten by the runtime here and in the other
+ * instances (every recipient's, so a redelivery after a crash between the two still forgets them), and each new
+ * notice is handed to `delivery` (stream and push).
  */
-export const notificationsConsumers = (
-  ctx: NotificationsContext,
-  settings: EventSettings,
-  inboxes?: Pick<ResponseCache, 'changed'>,
-  delivery?: NoticeDelivery,
-) => {
+export const notificationsConsumers = (ctx: NotificationsContext, settings: EventSettings, delivery?: NoticeDelivery) => {
   const tries = { maxDeliver: settings.EVENT_MAX_DELIVER, backoffMs: settings.EVENT_BACKOFF_MS };
   const deliver = (doc: NotificationDoc) => delivery?.deliver(doc);
   const store = async (notice: CommentNotice): Promise<void> => {
     await notifyAboutComment(ctx, notice, deliver);
-    inboxes?.changed(noticeKeys(notice));
   };
   return [
     // A board comment notifies the board's author.
@@ -48,12 +41,14 @@ export const notificationsConsumers = (
       durable: 'notifications-board-comments',
       ...tries,
       handle: (event) => store(boardCommentNotice(event)),
+      changes: (event) => noticeKeys(boardCommentNotice(event)),
     }),
     // A record comment notifies the record's author and, for a reply, the parent comment's author.
     consume(recordCommentCreated, {
       durable: 'notifications-record-comments',
       ...tries,
       handle: (event) => store(recordCommentNotice(event)),
+      changes: (event) => noticeKeys(recordCommentNotice(event)),
     }),
     // A listing made public alerts the members whose saved searches it matches (LISTING_MATCH).
     consume(houseListingPublished, {

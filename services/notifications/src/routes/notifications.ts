@@ -5,7 +5,7 @@ import { alertStats, listFeed } from '../domain/feed';
 import { listInbox, markRead } from '../domain/inbox';
 import { getPreferences, setPreferences } from '../domain/preferences';
 import { issueTicket, tokenExpiry } from '../domain/stream';
-import { inboxKey } from './cache-keys';
+import { inboxKey } from '../cache-keys';
 import {
   alertStatsQuery,
   alertStatsSchema,

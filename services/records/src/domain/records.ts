@@ -27,7 +27,6 @@ import type { RecordsContext } from './context';
 import { countView, viewerKey } from './hits';
 import { nickNames, renderListItems, type RecordListItem } from './render';
 import { APPROVED, liveRecord } from './access';
-import { fieldLabels } from '../routes/schemas';
 
 export interface NewRecord {
   title: string;
@@ -98,7 +97,7 @@ export interface ReviewDetail {
  * same userType, as the accounts projection knows them now. A record nobody can review is approved at once.
  */
 export async function createRecord(ctx: RecordsContext, author: AuthClaims, input: NewRecord): Promise<number> {
-  if (!categoryFitsType(input.type, input.category)) throw invalidField(fieldLabels, 'category', '값이 유형과 맞지 않습니다.');
+  if (!categoryFitsType(input.type, input.category)) throw invalidField('category', '값이 유형과 맞지 않습니다.');
   const team = await ctx.models.users
     .find({ authority: 'ADMIN', userType: author.userType, status: 'ACTIVE', _id: { $ne: author.userId } }, { _id: 1 })
     .sort({ _id: 1 })
@@ -185,8 +184,8 @@ export async function listRecords(ctx: RecordsContext, query: { part: Part; type
   const filter: FilterQuery<RecordDoc> = { ...APPROVED };
   if (query.part !== 'all') filter.part = query.part;
   if (query.type !== 'all') {
-    if (query.category === undefined) throw invalidField(fieldLabels, 'category', '값이 누락되었습니다.');
-    if (!categoryFitsType(query.type, query.category)) throw invalidField(fieldLabels, 'category', '값이 유형과 맞지 않습니다.');
+    if (query.category === undefined) throw invalidField('category', '값이 누락되었습니다.');
+    if (!categoryFitsType(query.type, query.category)) throw invalidField('category', '값이 유형과 맞지 않습니다.');
     filter.type = query.type;
     filter.category = query.category;
   }

@@ -1,5 +1,4 @@
 import { AppError, CONFLICT, invalidField, nextId, retryOnConflict, type AuthClaims } from '@binzip/shared';
-import { fieldLabels } from '../routes/schemas';
 import type { RecordDoc, ReviewDoc } from '../models';
 import type { ReviewStatus, ReviewerStatus } from './vocabulary';
 import type { RecordsContext } from './context';
@@ -27,7 +26,7 @@ function assertReviewOpen(record: RecordDoc, role: Role): void {
 /** The author answers with `mine`; reviewers give a verdict. */
 function assertStatusFits(role: Role, status: ReviewStatus): void {
   const fits = role.kind === 'author' ? status === 'mine' : status !== 'mine';
-  if (!fits) throw invalidField(fieldLabels, 'status');
+  if (!fits) throw invalidField('status');
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CacheKeys } from '@binzip/shared';
-import { recipientsOf, type CommentNotice } from '../domain/comment-notices';
+import { recipientsOf, type CommentNotice } from './domain/comment-notices';
 
 /**
  * What notifications' cached answers show, as the response cache's keys (docs/decisions-local.md, "Response

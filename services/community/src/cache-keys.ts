@@ -1,9 +1,9 @@
 import { communityCommentCreated, type CacheEventSubject, type CacheKeys, type PageObject } from '@binzip/shared';
-import { prefixOfBoard } from '../domain/boards';
-import { placeOfComment } from '../domain/comments';
-import type { CommunityContext } from '../domain/context';
-import type { BoardItem } from '../domain/render';
-import { prefixesOf, type BoardPrefix, type PreviewPrefix } from '../domain/vocabulary';
+import { prefixOfBoard } from './domain/boards';
+import { placeOfComment } from './domain/comments';
+import type { CommunityContext } from './domain/context';
+import type { BoardItem } from './domain/render';
+import { prefixesOf, type BoardPrefix, type PreviewPrefix } from './domain/vocabulary';
 
 /**
  * What community's cached answers show, as the response cache's keys (docs/decisions-local.md, "Response cache"):

@@ -1,0 +1,116 @@
+/**
+ * The import graph of the production code (shared/src, services/*\/src), type-only imports included, as the
+ * TypeScript compiler's pre-processor reads them: `import`, `import type`, `export … from` and `import('…')`.
+ * `@binzip/shared` and its subpaths resolve to shared/src's index files; packages outside the repository are left
+ * out. Used by `npm run check:cycles` (part of `npm run lint`) and `npm run count:structure`.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+export const ROOT = resolve(__dirname, '..', '..');
+
+/** Every .ts file under `dir` (repository-relative), test folders and declaration files left out. */
+export function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (abs: string): void => {
+    if (!existsSync(abs)) return;
+    for (const name of readdirSync(abs)) {
+      const path = join(abs, name);
+      if (statSync(path).isDirectory()) {
+        if (name !== 'node_modules' && name !== 'dist' && name !== 'test') walk(path);
+      } else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) {
+        out.push(relative(ROOT, path));
+      }
+    }
+  };
+  walk(join(ROOT, dir));
+  return out.sort();
+}
+
+/** The production files: the shared library and every service's src/. */
+export function productionFiles(): string[] {
+  const services = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'src')));
+  return [...sourceFiles('shared/src'), ...services.flatMap((name) => sourceFiles(`services/${name}/src`))];
+}
+
+function resolveFile(base: string): string | undefined {
+  for (const candidate of [`${base}.ts`, join(base, 'index.ts'), base]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+/** The repository file an import specifier names, or undefined for a package outside the repository. */
+export function resolveImport(from: string, specifier: string): string | undefined {
+  let abs: string | undefined;
+  if (specifier.startsWith('.')) abs = resolveFile(resolve(ROOT, dirname(from), specifier));
+  else if (specifier === '@binzip/shared') abs = resolveFile(join(ROOT, 'shared/src'));
+  else if (specifier.startsWith('@binzip/shared/')) abs = resolveFile(join(ROOT, 'shared/src', specifier.slice('@binzip/shared/'.length)));
+  return abs ? relative(ROOT, abs) : undefined;
+}
+
+/** file -> the repository files it imports (type-only imports included). */
+export function importGraph(files: readonly string[] = productionFiles()): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
+    const targets = new Set<string>();
+    for (const ref of info.importedFiles) {
+      const target = resolveImport(file, ref.fileName);
+      if (target && target !== file) targets.add(target);
+    }
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
+}
+
+/** The strongly connected components with more than one file (Tarjan): each is at least one import cycle. */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    indices.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, indices.get(next)!));
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
+  return found;
+}
+
+/** Every file reachable from `entry` (itself included): what a reader follows from it. */
+export function reachable(graph: Map<string, string[]>, entry: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const next of graph.get(file) ?? []) queue.push(next);
+  }
+  return seen;
+}

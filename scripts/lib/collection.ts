@@ -281,7 +281,11 @@ const PLAN: Step[] = [
   { operationId: 'adminSuspendUser', params: { id: '{{memberId}}' } },
   { operationId: 'adminLiftSuspension', params: { id: '{{memberId}}' } },
   // The agent who asked to leave (the recorded example's filters are another member's).
-  { operationId: 'adminListWithdrawals', query: { search: COLLECTION_ACCOUNTS.agent.userName, userType: 'AGENT' }, script: keep('withdrawingUserId', 'res.body.data.content[0].userId') },
+  {
+    operationId: 'adminListWithdrawals',
+    query: { search: COLLECTION_ACCOUNTS.agent.userName, userType: 'AGENT' },
+    script: keep('withdrawingUserId', 'res.body.data.content[0].userId'),
+  },
   { operationId: 'adminCompleteWithdrawal', params: { userId: '{{withdrawingUserId}}' } },
   { operationId: 'adminUserStats' },
   { operationId: 'notificationAlertStats' },

@@ -340,6 +340,10 @@ describe('/health', () => {
     const res = await request(down).get('/health');
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('C0000');
-    expect((await request(app).get('/health')).body).toEqual({ code: 'SUCCESS', message: '성공', data: { status: 'UP', service: 'shared-test', version: 'unknown' } });
+    expect((await request(app).get('/health')).body).toEqual({
+      code: 'SUCCESS',
+      message: '성공',
+      data: { status: 'UP', service: 'shared-test', version: 'unknown' },
+    });
   });
 });

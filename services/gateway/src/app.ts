@@ -1,5 +1,14 @@
 import express, { type Express } from 'express';
-import { accessLog, errorHandler, notFoundHandler, observeRequestDurations, processVersion, successEnvelope, verificationKeys, type Logger } from '@binzip/shared/core';
+import {
+  accessLog,
+  errorHandler,
+  notFoundHandler,
+  observeRequestDurations,
+  processVersion,
+  successEnvelope,
+  verificationKeys,
+  type Logger,
+} from '@binzip/shared/core';
 import type { GatewayConfig } from './config';
 import type { TrustFunction } from './proxy/trust';
 import { SERVICE_NAMES, type Pools } from './proxy/upstreams';

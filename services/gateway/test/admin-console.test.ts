@@ -95,7 +95,11 @@ describe('with a build', () => {
   it("the gateway's own routes still answer", async () => {
     const res = await request(gateway(buildDir)).get('/health');
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ status: 'UP', service: 'gateway', version: (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version });
+    expect(res.body.data).toEqual({
+      status: 'UP',
+      service: 'gateway',
+      version: (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version,
+    });
   });
 });
 

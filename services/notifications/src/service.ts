@@ -20,7 +20,12 @@ export type AppDeps = ServiceAppDeps & {
   stream?: StreamSettings;
 };
 
-export const service = defineService<ReturnType<typeof readConfig>, ReturnType<typeof notificationsModels>, ReturnType<typeof serviceContext<ReturnType<typeof notificationsModels>>>, AppDeps>({
+export const service = defineService<
+  ReturnType<typeof readConfig>,
+  ReturnType<typeof notificationsModels>,
+  ReturnType<typeof serviceContext<ReturnType<typeof notificationsModels>>>,
+  AppDeps
+>({
   name: 'notifications',
   readConfig,
   userProjection: true,

@@ -86,7 +86,11 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const healthy = connected && (options.healthy ? await options.healthy() : true);
     res
       .status(healthy ? 200 : 503)
-      .json(healthy ? successEnvelope({ status: 'UP', service: options.service, version: processVersion(options.service) }) : errorEnvelope('C0000', ErrorCodes.C0000.message));
+      .json(
+        healthy
+          ? successEnvelope({ status: 'UP', service: options.service, version: processVersion(options.service) })
+          : errorEnvelope('C0000', ErrorCodes.C0000.message),
+      );
   });
   if (options.apiDocument) {
     const document = options.apiDocument;

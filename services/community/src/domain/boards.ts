@@ -200,8 +200,7 @@ export interface PreviewQuery {
 
 export async function previewBoards(ctx: CommunityContext, query: PreviewQuery): Promise<BoardItem[]> {
   // The spec takes `category` only with the INTRO preview; elsewhere it would silently change the result.
-  if (query.category !== undefined && query.prefix !== 'INTRO')
-    throw invalidField('category', '값은 게시판 종류가 INTRO일 때만 사용할 수 있습니다.');
+  if (query.category !== undefined && query.prefix !== 'INTRO') throw invalidField('category', '값은 게시판 종류가 INTRO일 때만 사용할 수 있습니다.');
   const prefixes = prefixesOf(query.prefix);
   assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };

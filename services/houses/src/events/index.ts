@@ -1,4 +1,11 @@
-import { adminActionRecorded, houseListingChanged, houseListingDecided, houseListingPublished, houseReportCreated, type OutboxDeclaration } from '@binzip/shared';
+import {
+  adminActionRecorded,
+  houseListingChanged,
+  houseListingDecided,
+  houseListingPublished,
+  houseReportCreated,
+  type OutboxDeclaration,
+} from '@binzip/shared';
 import type { HousesModels } from '../models';
 
 /**

@@ -1,11 +1,4 @@
-import {
-  communityCommentCreated,
-  consume,
-  houseListingChanged,
-  houseListingDecided,
-  houseListingPublished,
-  recordCommentCreated,
-} from '@binzip/shared';
+import { communityCommentCreated, consume, houseListingChanged, houseListingDecided, houseListingPublished, recordCommentCreated } from '@binzip/shared';
 import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';

@@ -42,16 +42,17 @@ async function busOn(url: string, prefix: string, streams: Partial<StreamSetting
 const maxBytesOf = async (bus: EventBus) => {
   const { manager } = bus;
   const ceilings: Record<string, number> = {};
-  for (const stream of ['ACCOUNTS', 'COMMUNITY', 'RECORDS', 'HOUSES', 'DEAD_LETTERS'] as const) {
+  for (const stream of ['ACCOUNTS', 'COMMUNITY', 'RECORDS', 'HOUSES', 'AUDIT', 'DEAD_LETTERS'] as const) {
     ceilings[stream] = (await manager.streams.info(bus.streamName(stream))).config.max_bytes;
   }
   return ceilings;
 };
 
-describe('on a broker whose JetStream store holds 128 MiB', () => {
+// The defaults reserve 4 × 32 (COMMUNITY, RECORDS, HOUSES, AUDIT) + 8 (dead letters) + 8 (SESSIONS) = 144 MiB.
+describe('on a broker whose JetStream store holds 160 MiB', () => {
   let broker: Awaited<ReturnType<typeof startNatsServer>>;
   beforeAll(async () => {
-    broker = await startNatsServer({ storeDir: path.join(dataDir, 'small'), maxFileStoreMiB: 128 });
+    broker = await startNatsServer({ storeDir: path.join(dataDir, 'small'), maxFileStoreMiB: 160 });
   });
   afterAll(async () => {
     await broker?.stop();
@@ -60,7 +61,7 @@ describe('on a broker whose JetStream store holds 128 MiB', () => {
   test('the defaults fit: every stream is created with 32 MiB per event stream and 8 MiB of dead letters', async () => {
     const bus = await busOn(broker.uri, isolatedNames('defaults').natsPrefix);
     await bus.ensureStreams();
-    expect(await maxBytesOf(bus)).toEqual({ ACCOUNTS: -1, COMMUNITY: 32 * MIB, RECORDS: 32 * MIB, HOUSES: 32 * MIB, DEAD_LETTERS: 8 * MIB });
+    expect(await maxBytesOf(bus)).toEqual({ ACCOUNTS: -1, COMMUNITY: 32 * MIB, RECORDS: 32 * MIB, HOUSES: 32 * MIB, AUDIT: 32 * MIB, DEAD_LETTERS: 8 * MIB });
   });
 
   test('a changed ceiling updates the existing streams, twice in a row, in both directions', async () => {
@@ -121,13 +122,14 @@ describe('on a broker whose account has its own JetStream limits', () => {
     expect(refused).toMatchObject({ name: 'StreamStorageError', setting: 'EVENT_STREAM_MAX_MIB' });
     expect((refused as Error).message).toContain('at most 20 MiB per stream');
 
-    // 3 × 16 + 8 + 8 (SESSIONS) MiB is more than the account's 48 MiB in all: refused before a single stream exists.
+    // 4 × 16 + 8 + 8 (SESSIONS) MiB is more than the account's 48 MiB in all: refused before a single stream exists.
     const total = await busOn(url, isolatedNames('total').natsPrefix, { eventMaxBytes: 16 * MIB, deadLetterMaxBytes: 8 * MIB });
-    await expect(total.ensureStreams()).rejects.toThrow(/ask 64 MiB, the account has 48 MiB.*EVENT_STREAM_MAX_MIB/);
+    await expect(total.ensureStreams()).rejects.toThrow(/ask 80 MiB, the account has 48 MiB.*EVENT_STREAM_MAX_MIB/);
     expect(await total.deleteStreams()).toEqual([]);
 
-    const fits = await busOn(url, isolatedNames('fits').natsPrefix, { eventMaxBytes: 12 * MIB, deadLetterMaxBytes: 4 * MIB });
+    // 4 × 8 + 4 + 8 = 44 MiB.
+    const fits = await busOn(url, isolatedNames('fits').natsPrefix, { eventMaxBytes: 8 * MIB, deadLetterMaxBytes: 4 * MIB });
     await fits.ensureStreams();
-    expect(await maxBytesOf(fits)).toMatchObject({ COMMUNITY: 12 * MIB, DEAD_LETTERS: 4 * MIB });
+    expect(await maxBytesOf(fits)).toMatchObject({ COMMUNITY: 8 * MIB, AUDIT: 8 * MIB, DEAD_LETTERS: 4 * MIB });
   });
 });

@@ -85,8 +85,8 @@ test('every service process answers /ready with its stores and /metrics to the b
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     if (service === 'community') {
       expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/boards\/:boardId",status_code="200"\} [1-9]/);
-      expect(text).toMatch(/binzip_outbox_pending_events\{stream="COMMUNITY",collection="comments"\} \d+/);
-      expect(text).toMatch(/binzip_outbox_oldest_pending_age_seconds\{stream="COMMUNITY",collection="comments"\} /);
+      expect(text).toMatch(/binzip_outbox_pending_events\{stream="COMMUNITY,AUDIT",collection="comments"\} \d+/);
+      expect(text).toMatch(/binzip_outbox_oldest_pending_age_seconds\{stream="COMMUNITY,AUDIT",collection="comments"\} /);
     } else {
       expect(text).toMatch(/binzip_events_delivered_total\{stream="ACCOUNTS",consumer="notifications-users"\} [1-9]/);
     }

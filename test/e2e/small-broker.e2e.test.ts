@@ -1,5 +1,5 @@
 /**
- * The whole system on a small broker (issue 25): a nats-server of its own whose JetStream store holds 256 MiB,
+ * The whole system on a small broker (issue 25): a nats-server of its own whose JetStream store holds 320 MiB (two systems' 144 MiB each),
  * as a small production volume would. Every process starts on it with the default stream ceilings, starts again
  * on the same streams (a restart updates them in place, reserving nothing more), and a second data folder's
  * system fits beside the first. A ceiling the store cannot hold stops a service with the setting named.
@@ -23,7 +23,7 @@ const systems: E2eSystem[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-small-broker-'));
-  broker = await startNatsServer({ storeDir: path.join(dataDir, 'nats'), maxFileStoreMiB: 256 });
+  broker = await startNatsServer({ storeDir: path.join(dataDir, 'nats'), maxFileStoreMiB: 320 });
 });
 
 afterAll(async () => {
@@ -47,7 +47,7 @@ async function streamsOnBroker(): Promise<Record<string, number>> {
 
 const ready = async (url: string) => (await fetch(`${url}/ready`, { signal: AbortSignal.timeout(10_000) })).status;
 
-test('the whole system starts on a 256 MiB JetStream store, twice in a row, and a second data folder fits beside it', async () => {
+test('the whole system starts on a 320 MiB JetStream store, twice in a row, and a second data folder fits beside it', async () => {
   const first = await startE2eSystem('smallbroker', { services: [...SERVICES], natsUrl: broker!.uri });
   systems.push(first);
   expect(await ready(first.url)).toBe(200);
@@ -58,6 +58,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
     [streamName('COMMUNITY')]: 32 * MiB,
     [streamName('RECORDS')]: 32 * MiB,
     [streamName('HOUSES')]: 32 * MiB,
+    [streamName('AUDIT')]: 32 * MiB,
     [streamName('SESSIONS')]: 8 * MiB,
     [streamName('DEAD_LETTERS')]: 8 * MiB,
   });
@@ -75,7 +76,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
   });
   try {
     expect(await ready(again.url)).toBe(200);
-    expect(Object.keys(await streamsOnBroker())).toHaveLength(6);
+    expect(Object.keys(await streamsOnBroker())).toHaveLength(7);
   } finally {
     await again.stop();
   }
@@ -84,7 +85,7 @@ test('the whole system starts on a 256 MiB JetStream store, twice in a row, and 
   const second = await startE2eSystem('smallbroker2', { services: [...SERVICES], natsUrl: broker!.uri });
   systems.push(second);
   expect(await ready(second.url)).toBe(200);
-  expect(Object.keys(await streamsOnBroker())).toHaveLength(12);
+  expect(Object.keys(await streamsOnBroker())).toHaveLength(14);
 });
 
 test('a stream ceiling the store cannot hold stops the service with an error naming the setting', async () => {

@@ -103,7 +103,7 @@ export const notificationAdminOperations = [
     path: '/api/v1/admin/stats/notifications',
     operationId: 'notificationAlertStats',
     summary: '일별 관심 조건 알림 발송 수',
-    tags: ['admin-stats'],
+    tags: ['admin-stats-notifications'],
     access: 'admin',
     query: alertStatsQuery,
     data: alertStatsSchema,

@@ -433,7 +433,8 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const rows = [first, second].map((id) => page.locator(`tr[data-house-id="${id}"]`));
     await rows[0].waitFor();
     await rows[1].waitFor();
-    expect(await page.locator('tr[data-house-id]').count()).toBe(2);
+    // The unfiltered queue may still be shown for a moment (both rows are in it too): wait for the search's answer.
+    await eventually(async () => (await page.locator('tr[data-house-id]').count()) === 2 || undefined, 10_000);
 
     // See before acting: the body as elements (nothing in it ran), the pictures, the author's other listings.
     await rows[0].getByRole('button', { name: '일괄검토 첫째 내용 보기' }).click();

@@ -531,6 +531,9 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
   it('issue 40: every console screen has no axe violations, at desktop and phone width', async () => {
     // Something in each list, so rows, their buttons and their labels are checked, not only empty states.
     await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('접근성 확인 매물') });
+    const reported = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('접근성 확인 신고 매물') });
+    await e2e.ok('PUT', `/api/v1/houses/apply/${reported}`, { token: await e2e.signIn(admin.userName, PASSWORD), body: { approve: true } });
+    await e2e.ok('PUT', `/api/v1/houses/report/${reported}`, { token: nonAdmin.token, body: { reportType: 'ETC', reportReason: '접근성 확인' } });
     const screens = [
       { link: '승인 대기', heading: '승인 대기 매물' },
       { link: '신고', heading: '신고된 매물' },
@@ -559,6 +562,15 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
         // Loaded: no "loading" line left (the statistics screen has three, one per service).
         await eventually(async () => ((await page.getByText('불러오는 중…').count()) === 0 ? true : undefined), 10_000);
         await expectNoAxeViolations(page, `${screen.link} (${name})`);
+        if (screen.link === '신고') {
+          // A report opens the reported listing as members read it (issue 40 step 2): that view is checked too.
+          const card = page.locator(`[data-house-id="${reported}"]`);
+          await card.getByRole('button', { name: '접근성 확인 신고 매물 매물 내용 보기' }).click();
+          await page.getByTestId('listing-preview').getByRole('button', { name: '닫기' }).waitFor();
+          await eventually(async () => ((await page.getByText('불러오는 중…').count()) === 0 ? true : undefined), 10_000);
+          await expectNoAxeViolations(page, `신고 with the reported listing open (${name})`);
+          await page.getByTestId('listing-preview').getByRole('button', { name: '닫기' }).click();
+        }
       }
       await page.close();
     }

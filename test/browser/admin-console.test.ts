@@ -534,6 +534,9 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const reported = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('접근성 확인 신고 매물') });
     await e2e.ok('PUT', `/api/v1/houses/apply/${reported}`, { token: await e2e.signIn(admin.userName, PASSWORD), body: { approve: true } });
     await e2e.ok('PUT', `/api/v1/houses/report/${reported}`, { token: nonAdmin.token, body: { reportType: 'ETC', reportReason: '접근성 확인' } });
+    // A member of its own asks to leave, so the 탈퇴 queue has a row (the file's other members stay).
+    const leaver = await signUp('leaving_member', '탈퇴예정', '01070000003', '40대', '검색');
+    await e2e.ok('POST', '/api/v1/users/withdrawal', { token: leaver.token, body: { reason: ['재가입'], content: '접근성 확인' } });
     const screens = [
       { link: '승인 대기', heading: '승인 대기 매물' },
       { link: '신고', heading: '신고된 매물' },
@@ -561,6 +564,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
         await page.getByRole('heading', { name: screen.heading, exact: true }).waitFor();
         // Loaded: no "loading" line left (the statistics screen has three, one per service).
         await eventually(async () => ((await page.getByText('불러오는 중…').count()) === 0 ? true : undefined), 10_000);
+        if (screen.link === '탈퇴') await page.locator(`[data-user-id="${leaver.id}"]`).first().waitFor();
         await expectNoAxeViolations(page, `${screen.link} (${name})`);
         if (screen.link === '신고') {
           // A report opens the reported listing as members read it (issue 40 step 2): that view is checked too.

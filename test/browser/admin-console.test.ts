@@ -1,6 +1,6 @@
 /**
  * The administrators' console in a real headless Chromium against the real system: the built gateway (which
- * serves admin-console/dist) and the accounts, community and houses processes on the run's stores. The
+ * serves admin-console/dist) and the accounts, community, houses and notifications processes on the run's stores. The
  * administrator is made by scripts/admin-create.ts, members sign up through the public API.
  * Needs `npm run build` (the processes and the console); `npm test` does it.
  */
@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { eventually, expiredCopyOf } from '../support';
 import { codeSentTo as codeSentToOutbox, sampleListing, startE2eSystem, type E2eSystem } from '../support/e2e';
 import { photoWithGps, pictureForm } from '../support/pictures';
+import { axeViolations, expectNoAxeViolations } from './axe';
 import { artifactPath, describeWithChromium, launchBrowser, type Browser } from './browser';
 
 jest.setTimeout(180_000);
@@ -170,7 +171,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
   beforeAll(async () => {
     if (!existsSync(CONSOLE_INDEX)) throw new Error(`${CONSOLE_INDEX} is missing: run \`npm run build\` first`);
     e2e = await startE2eSystem('adminconsole', {
-      services: ['accounts', 'community', 'houses'],
+      services: ['accounts', 'community', 'houses', 'notifications'],
       env: {
         BCRYPT_COST: '4',
         DEV_OUTBOX_DIR: outboxDir,
@@ -183,6 +184,8 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await createAdministrator();
     member = await signUp('house_owner', '빈집주인', '01070000001', '30대', '검색');
     nonAdmin = await signUp('plain_member', '일반회원', '01070000002', '20대', '인스타그램');
+    // Every listing approved from here on alerts this member (issue 38), so the alert statistics are not all zero.
+    await e2e.ok('POST', '/api/v1/saved-searches', { token: nonAdmin.token, body: { name: '모든 매물', alert: true } });
     browser = await launchBrowser(executablePath);
     browser.context.on('page', (page) =>
       page.on('console', (message) => {
@@ -205,6 +208,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     expect(await refusal.textContent()).toBe(NOT_ADMIN_MESSAGE);
     expect(await page.getByRole('navigation', { name: '관리 메뉴' }).count()).toBe(0);
     expect(await page.locator('table, .cards').count()).toBe(0);
+    await expectNoAxeViolations(page, 'not-an-administrator refusal');
     await page.close();
   });
 
@@ -217,6 +221,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('비밀번호가 일치하지 않습니다.');
+    await expectNoAxeViolations(page, 'sign-in (with its error)');
     await page.close();
   });
 
@@ -428,7 +433,8 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const rows = [first, second].map((id) => page.locator(`tr[data-house-id="${id}"]`));
     await rows[0].waitFor();
     await rows[1].waitFor();
-    expect(await page.locator('tr[data-house-id]').count()).toBe(2);
+    // The unfiltered queue may still be shown for a moment (both rows are in it too): wait for the search's answer.
+    await eventually(async () => (await page.locator('tr[data-house-id]').count()) === 2 || undefined, 10_000);
 
     // See before acting: the body as elements (nothing in it ran), the pictures, the author's other listings.
     await rows[0].getByRole('button', { name: '일괄검토 첫째 내용 보기' }).click();
@@ -437,6 +443,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     expect(await preview.locator('.listing-body strong').textContent()).toBe('강조');
     expect(await preview.textContent()).toContain('사진 1장');
     expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
+    await expectNoAxeViolations(page, 'approval queue with a listing preview open');
     await preview.getByRole('button', { name: '닫기' }).click();
 
     // Keyboard only: each row is selected with Space on its focused checkbox.
@@ -470,6 +477,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
       await page.waitForTimeout(300);
       return (await page.locator('tr[data-audit-action="REJECT"]').count()) >= 2 || undefined;
     }, 20_000);
+    await expectNoAxeViolations(page, 'audit trail (처리 기록) with rows');
     const trail = await page.getByTestId('audit-table').textContent();
     expect(trail).toContain(admin.userName);
     expect(trail).toContain('주소를 확인할 수 없습니다.');
@@ -482,6 +490,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await memberRow.getByRole('button', { name: `${member.nickName} 처리 기록` }).click();
     const history = page.getByTestId('member-history');
     await history.locator('tr[data-audit-action="REJECT"]').first().waitFor();
+    await expectNoAxeViolations(page, 'members with a member history open');
     const adminToken = await e2e.signIn(admin.userName, PASSWORD);
     const adminId = (await e2e.ok<LooseData>('GET', '/api/v1/users', { token: adminToken })).id as number;
     const usersSearch = page.getByRole('search');
@@ -490,6 +499,116 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const adminRow = page.locator(`tr[data-user-id="${adminId}"]`);
     await adminRow.waitFor();
     expect(await adminRow.getByRole('button', { name: '정지', exact: true }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('issue 38: the statistics screen shows the alerts sent per day as the API counts them', async () => {
+    // A listing approved while a member's saved search (any listing, alert on) exists: at least one alert today.
+    const houseId = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('알림 통계 확인 매물') });
+    const adminToken = await e2e.signIn(admin.userName, PASSWORD);
+    await e2e.ok('PUT', `/api/v1/houses/apply/${houseId}`, { token: adminToken, body: { approve: true } });
+    const stats = await eventually(async () => {
+      const data = await e2e.ok<{ days: Array<{ date: string; alerts: number }> }>('GET', '/api/v1/admin/stats/notifications?days=14', {
+        token: adminToken,
+      });
+      return data.days.at(-1)!.alerts >= 1 ? data : undefined;
+    }, 10_000);
+    expect(stats.days).toHaveLength(14);
+
+    const page = await adminPage();
+    await page.getByRole('link', { name: '통계' }).click();
+    const table = page.getByRole('table', { name: '최근 14일 일별 관심 조건 알림 발송 수' });
+    await table.waitFor();
+    const rows = await table
+      .locator('tbody tr')
+      .evaluateAll((trs: Array<{ textContent: string | null; getAttribute(name: string): string | null }>) =>
+        trs.map((tr) => ({ date: tr.getAttribute('data-date'), text: tr.textContent })),
+      );
+    expect(rows).toEqual(stats.days.map((d) => ({ date: d.date, text: `${d.date}${d.alerts.toLocaleString('ko-KR')}` })));
+    await page.close();
+  });
+
+  it('issue 40: every console screen has no axe violations, at desktop and phone width', async () => {
+    // Something in each list, so rows, their buttons and their labels are checked, not only empty states.
+    await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('접근성 확인 매물') });
+    const reported = await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing('접근성 확인 신고 매물') });
+    await e2e.ok('PUT', `/api/v1/houses/apply/${reported}`, { token: await e2e.signIn(admin.userName, PASSWORD), body: { approve: true } });
+    await e2e.ok('PUT', `/api/v1/houses/report/${reported}`, { token: nonAdmin.token, body: { reportType: 'ETC', reportReason: '접근성 확인' } });
+    // A member of its own asks to leave, so the 탈퇴 queue has a row (the file's other members stay).
+    const leaver = await signUp('leaving_member', '탈퇴예정', '01070000003', '40대', '검색');
+    await e2e.ok('POST', '/api/v1/users/withdrawal', { token: leaver.token, body: { reason: ['재가입'], content: '접근성 확인' } });
+    const screens = [
+      { link: '승인 대기', heading: '승인 대기 매물' },
+      { link: '신고', heading: '신고된 매물' },
+      { link: '회원', heading: '회원 관리' },
+      { link: '탈퇴', heading: '탈퇴 요청' },
+      { link: '고정 게시글', heading: '홍보 게시글 고정' },
+      { link: '통계', heading: '통계' },
+      { link: '처리 기록', heading: '처리 기록' },
+    ];
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', PHONE_WIDTH],
+    ] as const) {
+      const page = await adminPage(viewport);
+      if (name === 'desktop') {
+        // The check itself works under the console's policy: an unlabelled field put into the page is found.
+        await page.evaluate(`document.querySelector('main').insertAdjacentHTML('beforeend', '<input id="axe-probe">')`);
+        expect((await axeViolations(page)).map((v) => v.id)).toContain('label');
+        await page.evaluate(`document.getElementById('axe-probe').remove()`);
+      }
+      for (const screen of screens) {
+        const menu = page.getByRole('navigation', { name: '관리 메뉴' });
+        if (!(await menu.isVisible())) await page.getByRole('button', { name: '메뉴' }).click();
+        await menu.getByRole('link', { name: screen.link, exact: true }).click();
+        await page.getByRole('heading', { name: screen.heading, exact: true }).waitFor();
+        // Loaded: no "loading" line left (the statistics screen has three, one per service).
+        await eventually(async () => ((await page.getByText('불러오는 중…').count()) === 0 ? true : undefined), 10_000);
+        if (screen.link === '탈퇴') await page.locator(`[data-user-id="${leaver.id}"]`).first().waitFor();
+        await expectNoAxeViolations(page, `${screen.link} (${name})`);
+        if (screen.link === '신고') {
+          // A report opens the reported listing as members read it (issue 40 step 2): that view is checked too.
+          const card = page.locator(`[data-house-id="${reported}"]`);
+          await card.getByRole('button', { name: '접근성 확인 신고 매물 매물 내용 보기' }).click();
+          await page.getByTestId('listing-preview').getByRole('button', { name: '닫기' }).waitFor();
+          await eventually(async () => ((await page.getByText('불러오는 중…').count()) === 0 ? true : undefined), 10_000);
+          await expectNoAxeViolations(page, `신고 with the reported listing open (${name})`);
+          await page.getByTestId('listing-preview').getByRole('button', { name: '닫기' }).click();
+        }
+      }
+      await page.close();
+    }
+  });
+
+  it('issue 40: keyboard only: sign in, reach a screen through the menu, each focus visibly marked', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(consoleUrl());
+    // Strings, evaluated in the page: this file is type-checked without the DOM library.
+    const focused = () =>
+      page.evaluate<{ name: string; text: string; outline: string }>(
+        `(() => { const e = document.activeElement; return { name: e.getAttribute('name') ?? '', text: (e.textContent ?? '').trim(), outline: getComputedStyle(e).outlineStyle }; })()`,
+      );
+    await page.keyboard.press('Tab');
+    expect((await focused()).name).toBe('userName');
+    await page.keyboard.type(admin.userName);
+    await page.keyboard.press('Tab');
+    expect((await focused()).name).toBe('password');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: '승인 대기 매물' }).waitFor();
+
+    let reached = false;
+    for (let presses = 0; presses < 20 && !reached; presses++) {
+      await page.keyboard.press('Tab');
+      const now = await focused();
+      // Every stop on the way shows where the focus is.
+      expect(now.outline).not.toBe('none');
+      reached = now.text === '통계';
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: '통계', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin/stats');
     await page.close();
   });
 

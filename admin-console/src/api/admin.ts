@@ -88,6 +88,7 @@ export type AgeBand = (typeof AGE_BANDS)[number];
 export type UserStats = Schema<'AccountsUserStats'>;
 
 export type HouseStats = Schema<'HouseStats'>;
+export type AlertStats = Schema<'NotificationAlertStats'>;
 
 /** The filters without the ones left empty in the forms ('' means "any", which the API says by leaving them out). */
 function filled<Q extends object>(query: Q): { [K in keyof Q]?: Exclude<Q[K], '' | null> } {
@@ -140,6 +141,8 @@ export function adminApi({ api, data }: BinzipClient) {
     stats: {
       users: () => data(api.GET('/api/v1/admin/stats/users')),
       houses: () => data(api.GET('/api/v1/admin/stats/houses')),
+      /** Saved-search alerts (LISTING_MATCH notices) sent per day, Korean days, oldest first (issue 38). */
+      alerts: (days: number) => data(api.GET('/api/v1/admin/stats/notifications', { params: { query: { days } } })),
     },
   };
 }

@@ -1,23 +1,29 @@
-/** 통계: who signs up (age bands, join paths, sign-ups per day) and the listings by state and region. */
+/**
+ * 통계: who signs up (age bands, join paths, sign-ups per day), the listings by state and region, and the
+ * saved-search alerts sent per day (issue 38).
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { AGE_BANDS, USER_TYPES, type AdminApi, type DealState, type HouseStats, type RentalType, type UserStats } from '../api/admin';
+import { AGE_BANDS, USER_TYPES, type AdminApi, type AlertStats, type DealState, type HouseStats, type RentalType, type UserStats } from '../api/admin';
 import { AGE_LABELS, DEAL_STATE_LABELS, RENTAL_TYPE_LABELS, USER_TYPE_LABELS, joinPathLabel } from '../api/labels';
 import { ChartFigure } from '../components/chart';
 import { errorText } from '../components/notice';
 
 const DEAL_STATES: DealState[] = ['APPLYING', 'ONGOING', 'COMPLETED', 'REJECTED'];
 const RENTAL_TYPES: RentalType[] = ['SALE', 'JEONSE', 'MONTHLYRENT'];
+/** The API's default window: two weeks is enough to see whether alerts keep going out. */
+const ALERT_DAYS = 14;
 
 export function StatsScreen({ api }: { api: AdminApi }) {
   const [users, setUsers] = useState<UserStats | null>(null);
   const [houses, setHouses] = useState<HouseStats | null>(null);
+  const [alerts, setAlerts] = useState<AlertStats | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
     let current = true;
     setErrors([]);
-    // The two halves come from two services: one failing still shows the other.
+    // The parts come from three services: one failing still shows the others.
     api.stats.users().then(
       (data) => current && setUsers(data),
       (err: unknown) => current && setErrors((e) => [...e, `회원 통계: ${errorText(err)}`]),
@@ -25,6 +31,10 @@ export function StatsScreen({ api }: { api: AdminApi }) {
     api.stats.houses().then(
       (data) => current && setHouses(data),
       (err: unknown) => current && setErrors((e) => [...e, `매물 통계: ${errorText(err)}`]),
+    );
+    api.stats.alerts(ALERT_DAYS).then(
+      (data) => current && setAlerts(data),
+      (err: unknown) => current && setErrors((e) => [...e, `알림 통계: ${errorText(err)}`]),
     );
     return () => {
       current = false;
@@ -117,7 +127,30 @@ export function StatsScreen({ api }: { api: AdminApi }) {
           </div>
         </>
       )}
-      {!users && !houses && errors.length === 0 && <p class="muted">불러오는 중…</p>}
+      {alerts && (
+        <>
+          <h3>알림</h3>
+          {/* A plain table, not a chart: two short columns an administrator reads exactly, at any width. */}
+          <table class="figures-table" data-testid="alert-stats">
+            <caption>{`최근 ${alerts.days.length}일 일별 관심 조건 알림 발송 수`}</caption>
+            <thead>
+              <tr>
+                <th scope="col">날짜</th>
+                <th scope="col">알림 수</th>
+              </tr>
+            </thead>
+            <tbody>
+              {alerts.days.map((d) => (
+                <tr key={d.date} data-date={d.date}>
+                  <th scope="row">{d.date}</th>
+                  <td>{d.alerts.toLocaleString('ko-KR')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {!users && !houses && !alerts && errors.length === 0 && <p class="muted">불러오는 중…</p>}
     </section>
   );
 }

@@ -2705,18 +2705,18 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "userName": "contract_1",
+         *       "userName": "suspendee1",
          *       "password": "Passw0rd!",
-         *       "nick_name": "계약회원1",
-         *       "phone_num": "01055510001",
-         *       "age": "30대",
+         *       "nick_name": "정지될회원",
+         *       "phone_num": "01088880002",
+         *       "age": "20대",
          *       "join_paths": [
          *         "검색"
          *       ],
          *       "terms": [
          *         "SERVICE_USED_AGREE"
          *       ],
-         *       "email": "member1@contract.example"
+         *       "email": "suspendee1@example.com"
          *     }
          */
         'application/json': {
@@ -2911,7 +2911,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "userName": "contractadmin",
+         *       "userName": "answersadmin",
          *       "password": "Adm1nPass!"
          *     }
          */
@@ -3410,7 +3410,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "phone_num": "01055510001"
+         *       "phone_num": "01088880002"
          *     }
          */
         'application/json': {
@@ -3588,8 +3588,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "phone_num": "01055510001",
-         *       "code": "042504"
+         *       "phone_num": "01088880002",
+         *       "code": "647854"
          *     }
          */
         'application/json': {
@@ -3771,7 +3771,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "member1@contract.example"
+         *       "email": "suspendee1@example.com"
          *     }
          */
         'application/json': {
@@ -3946,8 +3946,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "member1@contract.example",
-         *       "code": "585307"
+         *       "email": "suspendee1@example.com",
+         *       "code": "273333"
          *     }
          */
         'application/json': {
@@ -4679,15 +4679,15 @@ export interface operations {
            *       "code": "SUCCESS",
            *       "message": "성공",
            *       "data": {
-           *         "id": 6,
-           *         "userName": "contract_12",
-           *         "nick_name": "계약회원12",
-           *         "phone_num": "01055510012",
+           *         "id": 2,
+           *         "userName": "suspendee1",
+           *         "nick_name": "정지될회원",
+           *         "phone_num": "01088880002",
            *         "authority": "USER",
-           *         "age": "THIRTY",
+           *         "age": "TWENTY",
            *         "profile_image_url": "https://static.binzip.kr/images/default-profile.png",
            *         "userType": "NONE",
-           *         "email": "member12@contract.example",
+           *         "email": "suspendee1@example.com",
            *         "suspenseReason": null,
            *         "reportedAt": null,
            *         "agentCode": null,
@@ -6370,7 +6370,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 12 */
+        /** @example 2 */
         id: number;
       };
       cookie?: never;
@@ -6379,7 +6379,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "reason": "도배"
+         *       "reason": "운영 정책 위반"
          *     }
          */
         'application/json': {
@@ -6399,7 +6399,7 @@ export interface operations {
            * @example {
            *       "code": "SUCCESS",
            *       "message": "성공",
-           *       "data": 12
+           *       "data": 2
            *     }
            */
           'application/json': {
@@ -16461,11 +16461,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "SCRAP_CHANGED": false
-         *     }
-         */
+        /** @example {} */
         'application/json': {
           /** 댓글 알림 */
           COMMENT?: boolean;
@@ -16499,7 +16495,7 @@ export interface operations {
            *         "LISTING_MATCH": true,
            *         "LISTING_APPROVED": true,
            *         "LISTING_REJECTED": true,
-           *         "SCRAP_CHANGED": false
+           *         "SCRAP_CHANGED": true
            *       }
            *     }
            */
@@ -16666,7 +16662,7 @@ export interface operations {
            *       "code": "SUCCESS",
            *       "message": "성공",
            *       "data": {
-           *         "ticket": "vXAwRHpCY0wiplp8lURb2R-BX5N438G8"
+           *         "ticket": "rkRqV2khsh6Euk03Qyum_SOvXKbACc_U"
            *       }
            *     }
            */

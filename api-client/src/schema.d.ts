@@ -2705,18 +2705,18 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "userName": "suspendee1",
+         *       "userName": "contract_1",
          *       "password": "Passw0rd!",
-         *       "nick_name": "정지될회원",
-         *       "phone_num": "01088880002",
-         *       "age": "20대",
+         *       "nick_name": "계약회원1",
+         *       "phone_num": "01055510001",
+         *       "age": "30대",
          *       "join_paths": [
          *         "검색"
          *       ],
          *       "terms": [
          *         "SERVICE_USED_AGREE"
          *       ],
-         *       "email": "suspendee1@example.com"
+         *       "email": "member1@contract.example"
          *     }
          */
         'application/json': {
@@ -2911,7 +2911,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "userName": "answersadmin",
+         *       "userName": "contractadmin",
          *       "password": "Adm1nPass!"
          *     }
          */
@@ -3410,7 +3410,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "phone_num": "01088880002"
+         *       "phone_num": "01055510001"
          *     }
          */
         'application/json': {
@@ -3588,8 +3588,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "phone_num": "01088880002",
-         *       "code": "647854"
+         *       "phone_num": "01055510001",
+         *       "code": "042504"
          *     }
          */
         'application/json': {
@@ -3771,7 +3771,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "suspendee1@example.com"
+         *       "email": "member1@contract.example"
          *     }
          */
         'application/json': {
@@ -3946,8 +3946,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "suspendee1@example.com",
-         *       "code": "273333"
+         *       "email": "member1@contract.example",
+         *       "code": "585307"
          *     }
          */
         'application/json': {
@@ -4679,15 +4679,15 @@ export interface operations {
            *       "code": "SUCCESS",
            *       "message": "성공",
            *       "data": {
-           *         "id": 2,
-           *         "userName": "suspendee1",
-           *         "nick_name": "정지될회원",
-           *         "phone_num": "01088880002",
+           *         "id": 6,
+           *         "userName": "contract_12",
+           *         "nick_name": "계약회원12",
+           *         "phone_num": "01055510012",
            *         "authority": "USER",
-           *         "age": "TWENTY",
+           *         "age": "THIRTY",
            *         "profile_image_url": "https://static.binzip.kr/images/default-profile.png",
            *         "userType": "NONE",
-           *         "email": "suspendee1@example.com",
+           *         "email": "member12@contract.example",
            *         "suspenseReason": null,
            *         "reportedAt": null,
            *         "agentCode": null,
@@ -6370,7 +6370,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 2 */
+        /** @example 12 */
         id: number;
       };
       cookie?: never;
@@ -6379,7 +6379,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "reason": "운영 정책 위반"
+         *       "reason": "도배"
          *     }
          */
         'application/json': {
@@ -6399,7 +6399,7 @@ export interface operations {
            * @example {
            *       "code": "SUCCESS",
            *       "message": "성공",
-           *       "data": 2
+           *       "data": 12
            *     }
            */
           'application/json': {
@@ -16461,7 +16461,11 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
+        /**
+         * @example {
+         *       "SCRAP_CHANGED": false
+         *     }
+         */
         'application/json': {
           /** 댓글 알림 */
           COMMENT?: boolean;
@@ -16495,7 +16499,7 @@ export interface operations {
            *         "LISTING_MATCH": true,
            *         "LISTING_APPROVED": true,
            *         "LISTING_REJECTED": true,
-           *         "SCRAP_CHANGED": true
+           *         "SCRAP_CHANGED": false
            *       }
            *     }
            */
@@ -16662,7 +16666,7 @@ export interface operations {
            *       "code": "SUCCESS",
            *       "message": "성공",
            *       "data": {
-           *         "ticket": "rkRqV2khsh6Euk03Qyum_SOvXKbACc_U"
+           *         "ticket": "vXAwRHpCY0wiplp8lURb2R-BX5N438G8"
            *       }
            *     }
            */

@@ -3,7 +3,7 @@ import prettier from 'prettier';
 import { operations as accountsOperations } from '../../services/accounts/src/routes';
 import { operations as communityOperations } from '../../services/community/src/routes';
 import { operations as housesOperations } from '../../services/houses/src/routes';
-import { operations as notificationsOperations } from '../../services/notifications/src/routes';
+import { longLivedRoutes, operations as notificationsOperations } from '../../services/notifications/src/routes';
 import { operations as recordsOperations } from '../../services/records/src/routes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -35,6 +35,9 @@ export async function gatewayAccessSource(): Promise<string> {
     "export type DeclaredAccess = 'public' | 'optional' | 'user' | 'admin';",
     '',
     `export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAccess]> = ${JSON.stringify(rows)};`,
+    '',
+    '/** Routes the services answer with a long-lived stream (Server-Sent Events): `[method, path]`. */',
+    `export const LONG_LIVED_ROUTES: ReadonlyArray<readonly [string, string]> = ${JSON.stringify(longLivedRoutes.map((route) => [route.method, route.path]))};`,
     '',
   ].join('\n');
   const options = (await prettier.resolveConfig(GATEWAY_ACCESS_FILE)) ?? {};

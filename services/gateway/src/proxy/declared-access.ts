@@ -108,3 +108,6 @@ export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAc
   ['PUT', '/api/v1/users/update/phone', 'user'],
   ['POST', '/api/v1/users/withdrawal', 'user'],
 ];
+
+/** Routes the services answer with a long-lived stream (Server-Sent Events): `[method, path]`. */
+export const LONG_LIVED_ROUTES: ReadonlyArray<readonly [string, string]> = [['GET', '/api/v1/notifications/stream']];

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { GatewayFaults, type Logger } from '@binzip/shared/core';
 import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
+import { LONG_LIVED_ROUTES } from './declared-access';
 import { sendEnvelope, type Fault } from '../edge';
 import { guarded } from '../guard';
 import { upstreamFaults, upstreamRetries } from '../metrics';
@@ -113,9 +114,14 @@ export function createServiceProxies(options: ProxyOptions): Record<ServiceName,
   return Object.fromEntries(SERVICE_NAMES.map((service) => [service, serviceProxy(service, agent, options, streamAgent)])) as Record<ServiceName, ProxyHandler>;
 }
 
-/** Paths answered by a long-lived stream (Server-Sent Events): `GET /api/v1/notifications/stream`. */
+/** `METHOD /path` (lower-case path) of every route the services declare as a long-lived stream (declared-access.ts). */
+const LONG_LIVED = new Set(LONG_LIVED_ROUTES.map(([method, path]) => `${method} ${path.toLowerCase()}`));
+
+/** A request for a route answered by a long-lived stream (Server-Sent Events), as the services declare them. */
 export function isLongLivedStream(req: http.IncomingMessage): boolean {
-  return req.method === 'GET' && /^\/api\/v1\/notifications\/stream(?:\?|$)/i.test(req.url ?? '');
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  return LONG_LIVED.has(`${req.method} ${(query === -1 ? url : url.slice(0, query)).toLowerCase()}`);
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -13,6 +13,12 @@ export interface StreamSettings {
   resumeMax: number;
 }
 
+/**
+ * The live stream's route, said once: mounted here, and read by `npm run client:types` into the gateway's table of
+ * long-lived answers (which get a connection of their own, outside the pool and its queue).
+ */
+export const LIVE_STREAM = { method: 'GET', path: '/api/v1/notifications/stream' } as const;
+
 export const DEFAULT_STREAM_SETTINGS: StreamSettings = { heartbeatMs: 5_000, resumeMax: 100 };
 
 const send = (res: Response, text: string) => res.write(text);
@@ -28,7 +34,7 @@ const event = (res: Response, name: string, data: unknown, id?: number) =>
  */
 export function mountStream(app: Express, ctx: NotificationsContext, live: LiveNotices, connection: Connection, settings: StreamSettings): void {
   const statusOf = projectedSuspension(connection);
-  app.get('/api/v1/notifications/stream', async (req: Request, res: Response) => {
+  app.get(LIVE_STREAM.path, async (req: Request, res: Response) => {
     let claims: AuthClaims;
     let expiresAt: Date;
     const ticket = typeof req.query.ticket === 'string' ? req.query.ticket : undefined;

@@ -150,7 +150,8 @@ it('follows one comment from the gateway through community and NATS into the not
     '/api/v1/comments',
     'request_handler',
   ]);
-  expect(root.name).toMatch(/^POST/);
+  // The gateway names the trace's root by the route prefix that chose the service.
+  expect([root.name, root.attributes['http.route']]).toEqual(['POST /api/v1/comments', '/api/v1/comments']);
   const trace = spans.filter((s) => s.traceId === root.traceId);
   expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['gateway', 'community', 'notifications']));
   expect([...contentTypes]).toEqual(['application/json']);
@@ -169,6 +170,15 @@ it('follows one comment from the gateway through community and NATS into the not
   expect(mongo.byCommunity.map((s) => s.kind)).toContain(3); // CLIENT
   // Only the route's handler: no span for the middlewares every request passes.
   expect(spans.filter((s) => s.traceId === root.traceId && s.service === 'community' && s.kind === 1).map((s) => s.name)).toEqual([handler.name]);
+
+  // A path below a prefix: the gateway's root span is named by the prefix and `/*`, community's by its route.
+  await e2e.ok('GET', `/api/v1/boards/${boardId}`, { token: token(COMMENTER) });
+  const read = await eventually(() => {
+    const gatewaySpan = spans.find((s) => s.service === 'gateway' && s.kind === 2 && s.attributes['url.path'] === `/api/v1/boards/${boardId}`);
+    const communitySpan = gatewaySpan && spans.find((s) => s.service === 'community' && s.kind === 2 && s.traceId === gatewaySpan.traceId);
+    return communitySpan && [gatewaySpan.name, communitySpan.name];
+  }, 10_000);
+  expect(read).toEqual(['GET /api/v1/boards/*', 'GET /api/v1/boards/:boardId']);
 
   // Log lines carry the trace: notifications' "event handled" line of this comment names the trace id.
   // Log lines are written in batches (core/logger.ts flushes every 100 ms), so wait for the line to arrive.

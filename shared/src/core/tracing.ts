@@ -39,6 +39,18 @@ export interface Tracing {
   stop(): Promise<void>;
 }
 
+/** Sets the route of the active HTTP server span; installed by `startTracing` (nothing to name when tracing is off). */
+let setServerRoute: ((route: string) => void) | undefined;
+
+/**
+ * Names the active HTTP server span by `route` (`<method> <route>`, attribute `http.route`) for a request no Express
+ * route answers: the gateway's proxied requests, by the route prefix that chose their service. Costs nothing when
+ * tracing is off.
+ */
+export function nameServerRoute(route: string): void {
+  setServerRoute?.(route);
+}
+
 export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true';
 }
@@ -59,6 +71,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const { ExpressInstrumentation, ExpressLayerType } =
     require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
   const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || service }),
@@ -89,9 +102,15 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   // after this call (routes declared before are not traced); runService and the gateway build theirs after it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   for (const loaded of ['http', 'https', ...INSTRUMENTED_PACKAGES.filter(isLoaded)]) require(loaded);
+  // instrumentation-http names the server span by the route its request's RPC metadata holds when it ends.
+  setServerRoute = (route) => {
+    const metadata = getRPCMetadata(context.active());
+    if (metadata?.type === RPCType.HTTP) metadata.route = route;
+  };
   return {
     enabled: true,
     stop: async () => {
+      setServerRoute = undefined;
       unregister();
       await provider.shutdown();
     },

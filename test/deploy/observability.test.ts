@@ -12,6 +12,7 @@ import { createLogger, generateDevKeyPair } from '@binzip/shared';
 import { configSchema } from '../../services/gateway/src/config';
 import { buildGateway } from '../../services/gateway/src/gateway';
 import { describeWithTools, OVERLAYS, processDeployments, renderOverlay, REPO_ROOT } from '../support/deploy';
+import { metricNames } from '../support/prometheus';
 
 const OBSERVABILITY = path.join(REPO_ROOT, 'deploy', 'observability');
 const RULES = path.join(OBSERVABILITY, 'alerts.yml');
@@ -21,7 +22,7 @@ interface ScrapeConfig {
   rule_files: string[];
   scrape_configs: Array<{
     job_name: string;
-    kubernetes_sd_configs?: unknown[];
+    kubernetes_sd_configs?: Array<{ role: string; namespaces?: { names: string[] } }>;
     static_configs?: unknown[];
     authorization?: { type: string; credentials_file: string };
   }>;
@@ -30,24 +31,6 @@ const scrapeConfig = (): ScrapeConfig => parseYaml(readFileSync(SCRAPE, 'utf8'))
 
 /** Series Prometheus records itself for every scrape target. */
 const PROMETHEUS_OWN = new Set(['up']);
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
-
-/** The metric names a PromQL expression reads: identifiers outside label matchers, strings and ranges, not calls. */
-export function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
-  const names = new Set<string>();
-  for (const match of bare.matchAll(/[A-Za-z_:][\w:]*/g)) {
-    const [name] = match;
-    const next = bare.slice((match.index ?? 0) + name.length).trimStart();
-    if (next.startsWith('(') || PROMQL_WORDS.has(name.toLowerCase())) continue;
-    names.add(name);
-  }
-  return [...names];
-}
 
 interface RuleFile {
   groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }>;
@@ -188,7 +171,7 @@ describe('scrape configurations', () => {
   const metaOf = (label: string) => `__meta_kubernetes_pod_label_${label.replace(/[^a-zA-Z0-9]/g, '_')}`;
 
   it('the plain configuration keeps every binzip pod, at its annotated port, labelled with component and namespace', () => {
-    const config = parseYaml(readFileSync(path.join(OBSERVABILITY, 'prometheus.yml'), 'utf8')) as {
+    const config = parseYaml(readFileSync(SCRAPE, 'utf8')) as {
       rule_files: string[];
       scrape_configs: Array<{ relabel_configs: Array<{ source_labels: string[]; target_label?: string; regex?: string; action?: string }> }>;
     };
@@ -268,12 +251,23 @@ describeWithTools('the scrape configuration', ['promtool'], () => {
 });
 
 describeWithTools('the scrape configuration and the Deployments', ['kubectl'], () => {
-  it.each(OVERLAYS)('overlay %s: every scraped process reads METRICS_TOKEN from the Secret key the scrape job sends', (overlay) => {
+  it.each(OVERLAYS)('overlay %s: every scraped process reads METRICS_TOKEN from the Secret key both scrape jobs send, in a namespace they watch', (overlay) => {
     const [job] = scrapeConfig().scrape_configs;
     // /etc/prometheus/secrets/<Secret>/<key>: where the Prometheus operator mounts a Secret's keys.
     const [secret, key] = job.authorization!.credentials_file.split('/').slice(-2);
+    const monitor = parseYaml(readFileSync(path.join(OBSERVABILITY, 'podmonitor.yaml'), 'utf8')) as {
+      spec: { podMetricsEndpoints: Array<{ authorization?: { type: string; credentials: { name: string; key: string } } }> };
+    };
+    // The PodMonitor's Secret is read in its own namespace, the overlay's (`kubectl -n <namespace> apply`).
+    expect(monitor.spec.podMetricsEndpoints.map((endpoint) => endpoint.authorization)).toEqual([{ type: 'Bearer', credentials: { name: secret, key } }]);
     const deployments = processDeployments(renderOverlay(overlay));
     expect(deployments.size).toBe(6);
+    for (const [process, deployment] of deployments) {
+      expect({ process, watched: job.kubernetes_sd_configs?.[0].namespaces?.names.includes(deployment.metadata.namespace ?? 'default') }).toEqual({
+        process,
+        watched: true,
+      });
+    }
     for (const [process, deployment] of deployments) {
       const template = deployment.spec.template as {
         metadata?: { annotations?: Record<string, string> };

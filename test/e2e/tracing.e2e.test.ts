@@ -2,7 +2,9 @@
  * OpenTelemetry across processes: the gateway, community and notifications run as child processes with
  * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a small OTLP/HTTP receiver in this file (the exporter sends JSON to
  * `/v1/traces`). One comment written through the gateway must give one trace that spans the gateway's proxied
- * request, community's request and outbox publish, and notifications' handling of the event it consumed.
+ * request, community's request (named by its Express route) with its MongoDB commands and outbox publish, and
+ * notifications' handling of the event it consumed with its own MongoDB commands. Real processes, not jest's:
+ * the instrumentations patch modules through Node's `require`, which jest's module registry does not use.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,12 +23,24 @@ interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
+  attributes: Record<string, string | number | boolean | undefined>;
 }
+
+type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean };
 
 interface OtlpJson {
   resourceSpans?: Array<{
     resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number }> }>;
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: Array<{ key: string; value: OtlpValue }>;
+      }>;
+    }>;
   }>;
 }
 
@@ -50,7 +64,10 @@ function startReceiver(): Promise<Server> {
       for (const resourceSpans of body.resourceSpans ?? []) {
         const service = resourceSpans.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
         for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) spans.push({ service, ...span, parentSpanId: span.parentSpanId ?? '' });
+          for (const { attributes = [], ...span } of scope.spans ?? []) {
+            const values = Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue]));
+            spans.push({ service, ...span, parentSpanId: span.parentSpanId ?? '', attributes: values });
+          }
         }
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
@@ -109,20 +126,59 @@ it('follows one comment from the gateway through community and NATS into the not
     return found.at(-1)?.parentSpanId === '' ? found : undefined;
   }, 10_000);
   const root = chain.at(-1) as ReceivedSpan;
-  // notifications' process <- community's publish (from the stored outbox event) <- community's request <- the
-  // gateway's proxied request (traceparent over HTTP) <- the gateway's request, the root.
+  // notifications' process <- community's publish (from the stored outbox event) <- community's route handler
+  // <- community's request <- the gateway's proxied request (traceparent over HTTP) <- the gateway's request, the root.
   expect(chain.map((s) => [s.service, s.kind])).toEqual([
     ['notifications', 5], // CONSUMER
     ['community', 4], // PRODUCER
+    ['community', 1], // INTERNAL (instrumentation-express's request handler)
     ['community', 2], // SERVER
     ['gateway', 3], // CLIENT
     ['gateway', 2], // SERVER
   ]);
   expect(chain[1].name).toMatch(/community\.comment\.created publish$/);
-  expect(root.name).toMatch(/^POST/);
+  expect(chain[1].attributes).toMatchObject({
+    'messaging.system': 'nats',
+    'messaging.destination.name': expect.stringMatching(/community\.comment\.created$/),
+  });
+  // instrumentation-express names community's server span by the route template it matched, and gives the route's
+  // handler (not the middlewares before it: ignoreLayersType) a span of its own.
+  const [, , handler, server] = chain;
+  expect([server.name, server.attributes['http.route']]).toEqual(['POST /api/v1/comments', '/api/v1/comments']);
+  expect([handler.name, handler.attributes['http.route'], handler.attributes['express.type']]).toEqual([
+    'request handler',
+    '/api/v1/comments',
+    'request_handler',
+  ]);
+  // The gateway names the trace's root by the route prefix that chose the service.
+  expect([root.name, root.attributes['http.route']]).toEqual(['POST /api/v1/comments', '/api/v1/comments']);
   const trace = spans.filter((s) => s.traceId === root.traceId);
   expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['gateway', 'community', 'notifications']));
   expect([...contentTypes]).toEqual(['application/json']);
+
+  // instrumentation-mongodb: community's request stored the comment, and notifications' handling of the event
+  // stored the notice, each as MongoDB commands under their own span (the request's route handler, the consumer's
+  // process span); the mongo spans arrive with their batch, so wait for both.
+  const isMongo = (s: ReceivedSpan) => (s.attributes['db.system'] ?? s.attributes['db.system.name']) === 'mongodb';
+  const underOf = (span: ReceivedSpan) => chainOf(span).slice(1);
+  const mongo = await eventually(() => {
+    const inTrace = spans.filter((s) => s.traceId === root.traceId && isMongo(s));
+    const byCommunity = inTrace.filter((s) => s.service === 'community' && underOf(s).includes(handler));
+    const byNotifications = inTrace.filter((s) => s.service === 'notifications' && underOf(s).includes(processed));
+    return byCommunity.some((s) => /insert/.test(s.name)) && byNotifications.length > 0 && { byCommunity, byNotifications };
+  }, 10_000);
+  expect(mongo.byCommunity.map((s) => s.kind)).toContain(3); // CLIENT
+  // Only the route's handler: no span for the middlewares every request passes.
+  expect(spans.filter((s) => s.traceId === root.traceId && s.service === 'community' && s.kind === 1).map((s) => s.name)).toEqual([handler.name]);
+
+  // A path below a prefix: the gateway's root span is named by the prefix and `/*`, community's by its route.
+  await e2e.ok('GET', `/api/v1/boards/${boardId}`, { token: token(COMMENTER) });
+  const read = await eventually(() => {
+    const gatewaySpan = spans.find((s) => s.service === 'gateway' && s.kind === 2 && s.attributes['url.path'] === `/api/v1/boards/${boardId}`);
+    const communitySpan = gatewaySpan && spans.find((s) => s.service === 'community' && s.kind === 2 && s.traceId === gatewaySpan.traceId);
+    return communitySpan && [gatewaySpan.name, communitySpan.name];
+  }, 10_000);
+  expect(read).toEqual(['GET /api/v1/boards/*', 'GET /api/v1/boards/:boardId']);
 
   // Log lines carry the trace: notifications' "event handled" line of this comment names the trace id.
   // Log lines are written in batches (core/logger.ts flushes every 100 ms), so wait for the line to arrive.

@@ -2,7 +2,17 @@ import http from 'node:http';
 import { Duplex } from 'node:stream';
 import type { Express, Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { acceptedRequestId, AppError, ErrorCodes, GatewayFaults, REQUEST_ID_HEADER, requestContext, VerifiedTokens, type Logger } from '@binzip/shared/core';
+import {
+  acceptedRequestId,
+  AppError,
+  ErrorCodes,
+  GatewayFaults,
+  nameServerRoute,
+  REQUEST_ID_HEADER,
+  requestContext,
+  VerifiedTokens,
+  type Logger,
+} from '@binzip/shared/core';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import {
@@ -241,6 +251,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
         return;
       }
       req.url = target.path + target.query;
+      // A trace's root is this request: named by the prefix that chose the service (`GET /api/v1/boards/*`).
+      if (target.route) nameServerRoute(target.path.length === target.route.prefix.length ? target.route.prefix : `${target.route.prefix}/*`);
       const route = () => {
         try {
           if (service) forward(service, target.path, req, res);

@@ -3,9 +3,12 @@ import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, ty
 /**
  * OpenTelemetry tracing of every process (gateway and services). Off unless `OTEL_EXPORTER_OTLP_ENDPOINT`
  * (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set: then no SDK is loaded, the API below is OpenTelemetry's
- * no-op and nothing is stored or sent. When on, incoming and outgoing HTTP requests carry W3C `traceparent`
- * (instrumentation-http), outbox events keep the context of the request that wrote them and the relay puts it
- * in the NATS message headers, and consumers continue it; spans go out as OTLP/HTTP (JSON).
+ * no-op and nothing is stored or sent. When on, the SDK's instrumentations trace incoming and outgoing HTTP
+ * requests with W3C `traceparent` (instrumentation-http; a server span is named by its Express route template,
+ * `POST /api/v1/comments`, through instrumentation-express) and every MongoDB command (instrumentation-mongodb);
+ * NATS has no official instrumentation, so the project's own spans below cover it: outbox events keep the context
+ * of the request that wrote them, the relay puts it in the NATS message headers, and consumers continue it.
+ * Spans go out as OTLP/HTTP (JSON).
  */
 
 /** W3C trace context as text fields (`traceparent`, `tracestate`): how it is stored with an outbox event. */
@@ -18,10 +21,34 @@ const TRACER_NAME = '@binzip/shared';
  */
 const UNTRACED_PATHS = /^\/(health|ready|metrics|internal\/revocations)(\?|$)/;
 
+/** What the instrumentations patch, down to the driver's files instrumentation-mongodb hooks (mongodb 6.4+). */
+const INSTRUMENTED_PACKAGES = ['express', 'mongodb/lib/cmap/connection.js', 'mongodb/lib/cmap/connect.js', 'mongodb/lib/sessions.js'];
+
+/** Loaded already (a process without MongoDB, the gateway, is not made to load the driver). */
+function isLoaded(name: string): boolean {
+  try {
+    return require.resolve(name) in require.cache;
+  } catch {
+    return false;
+  }
+}
+
 export interface Tracing {
   enabled: boolean;
   /** Exports what is still buffered, then stops (part of the orderly shutdown). */
   stop(): Promise<void>;
+}
+
+/** Sets the route of the active HTTP server span; installed by `startTracing` (nothing to name when tracing is off). */
+let setServerRoute: ((route: string) => void) | undefined;
+
+/**
+ * Names the active HTTP server span by `route` (`<method> <route>`, attribute `http.route`) for a request no Express
+ * route answers: the gateway's proxied requests, by the route prefix that chose their service. Costs nothing when
+ * tracing is off.
+ */
+export function nameServerRoute(route: string): void {
+  setServerRoute?.(route);
 }
 
 export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -41,6 +68,10 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { ExpressInstrumentation, ExpressLayerType } =
+    require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || service }),
@@ -57,17 +88,29 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
         // The gateway's health checks of its upstreams and other background calls start no traces of their own.
         requireParentforOutgoingSpans: true,
       }),
+      // Only the route handler gets a span (`request handler`, with `http.route`): the route template still names
+      // the server span, and the dozen middlewares every request passes would only bury it.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // Commands outside any trace (index builds, the outbox relay's polling, health pings) start no trace.
+      new MongoDBInstrumentation({ requireParentSpan: true }),
     ],
   });
-  // Modules loaded before this point (express, the proxy) share the module objects the instrumentation patches;
-  // requiring them again makes it patch them now.
+  // The process's entry module loaded express and the MongoDB driver before this point (through @binzip/shared).
+  // The instrumentations patch a module when it is required after they are registered, and what they patch is
+  // shared (http's exports, express's Router and application prototypes, the driver's Connection prototype and
+  // connect function), so requiring the loaded copies again patches the ones in use. Express apps must be built
+  // after this call (routes declared before are not traced); runService and the gateway build theirs after it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('http');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  require('https');
+  for (const loaded of ['http', 'https', ...INSTRUMENTED_PACKAGES.filter(isLoaded)]) require(loaded);
+  // instrumentation-http names the server span by the route its request's RPC metadata holds when it ends.
+  setServerRoute = (route) => {
+    const metadata = getRPCMetadata(context.active());
+    if (metadata?.type === RPCType.HTTP) metadata.route = route;
+  };
   return {
     enabled: true,
     stop: async () => {
+      setServerRoute = undefined;
       unregister();
       await provider.shutdown();
     },

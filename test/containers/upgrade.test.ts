@@ -11,6 +11,9 @@
  *
  * Under the load: no read fails, every comment write answers 200 and is there afterwards, and each comment gave its
  * board's author exactly one notification. The load never retries: a client would have to retry only what failed.
+ * Every answer the load got matches the API document of each version that was serving its operation then (each
+ * container's own `/openapi.json`: the previous release's and the current one's), so a client written against
+ * either document reads both.
  * A replacement starts the new container under the service's network alias, waits for its /ready, gives the
  * gateway time to resolve the alias again (every 2 s), then stops the old one with SIGTERM (it drains for
  * SHUTDOWN_DRAIN_MS, answering meanwhile) and removes it.
@@ -20,6 +23,7 @@ import { rmSync } from 'node:fs';
 import { buildPreviousRelease, containersDown, containersUp, projectContainers, run, type ContainersSettings } from '../../scripts/lib/containers';
 import { serviceVersion } from '../../scripts/lib/release';
 import { freePort } from '../../scripts/lib/server-process';
+import { ApiContract, type ObservedAnswer } from '../support/contract';
 import { describeWithTools } from '../support/deploy';
 import { eventually, gatewayClient, settingsFor } from './helpers';
 
@@ -45,11 +49,21 @@ async function probe(container: string, urlPath: string): Promise<{ status: numb
   return res.code === 0 ? (JSON.parse(res.stdout) as { status: number; data?: Record<string, unknown> }) : { status: 0 };
 }
 
+/** The API document a container's process serves (`/openapi.json`), as that version declares its operations. */
+async function documentOf(container: string): Promise<ApiContract> {
+  const script = `fetch('http://127.0.0.1:'+process.env.PORT+'/openapi.json').then((r)=>r.text()).then((t)=>process.stdout.write(t))`;
+  const res = await run('podman', ['exec', container, 'node', '-e', script]);
+  if (res.code !== 0) throw new Error(`the API document of ${container}: ${res.stderr}`);
+  return ApiContract.create(JSON.parse(res.stdout) as never);
+}
+
 /** A steady mix through the gateway: reads of the board, its comments and the author's inbox, and comment writes. */
 class Load {
   reads = 0;
   readFailures: string[] = [];
   writes: Array<{ content: string; status: number; error?: string }> = [];
+  /** Every answer, for the API documents' check. */
+  answers: ObservedAnswer[] = [];
   private running = false;
   private loops: Promise<void>[] = [];
   private sequence = 0;
@@ -75,7 +89,7 @@ class Load {
               headers: target.includes('notifications') ? { authorization: this.authorToken } : {},
               signal: AbortSignal.timeout(15_000),
             });
-            await res.arrayBuffer();
+            this.answers.push({ method: 'GET', path: target, status: res.status, body: await res.json().catch(() => undefined) });
             this.reads++;
             if (res.status !== 200) this.readFailures.push(`${target}: ${res.status}`);
           } catch (err) {
@@ -95,6 +109,7 @@ class Load {
             signal: AbortSignal.timeout(15_000),
           });
           const body = await res.text();
+          this.answers.push({ method: 'POST', path: '/api/v1/comments', status: res.status, body: JSON.parse(body) as unknown });
           this.writes.push({ content, status: res.status, ...(res.status === 200 ? {} : { error: body }) });
         } catch (err) {
           this.writes.push({ content, status: 0, error: (err as Error).message });
@@ -176,7 +191,35 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     return next;
   };
 
-  const underLoad = async (label: string, change: () => Promise<void>) => {
+  /** Each process's document per version: the current ones from the compose containers, the previous from a replica. */
+  const documents: Record<'community' | 'notifications', { current?: ApiContract; previous?: ApiContract }> = { community: {}, notifications: {} };
+
+  /**
+   * Checks each answer against every document that was serving its operation: the replaced process's answers against
+   * both its versions' documents (both must know the operation), the other process's against its current one.
+   */
+  const answersMatchTheDocuments = (answers: ObservedAnswer[], replaced: 'community' | 'notifications') => {
+    const problems: string[] = [];
+    for (const answer of answers) {
+      const versions = (['community', 'notifications'] as const).flatMap((process) =>
+        [documents[process].current, ...(process === replaced ? [documents[process].previous] : [])].map((contract) => ({ process, contract })),
+      );
+      const serving = versions.filter(({ contract }) => contract?.operationOf(answer.method, answer.path));
+      const process = serving[0]?.process;
+      if (!process) problems.push(`${answer.method} ${answer.path}: in no document`);
+      if (process === replaced && serving.length !== 2) problems.push(`${answer.method} ${answer.path}: not in both ${replaced} documents`);
+      for (const { contract } of serving) {
+        try {
+          contract?.check(answer);
+        } catch (err) {
+          problems.push((err as Error).message);
+        }
+      }
+    }
+    expect(problems.slice(0, 5)).toEqual([]);
+  };
+
+  const underLoad = async (label: string, replaced: 'community' | 'notifications', change: () => Promise<void>) => {
     const load = new Load(url, boardId, author, commenter, label);
     load.start();
     await new Promise((r) => setTimeout(r, 5_000));
@@ -187,6 +230,7 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     expect(load.readFailures).toEqual([]);
     expect(load.writes.filter((w) => w.status !== 200)).toEqual([]);
     expect(load.writes.length).toBeGreaterThan(10);
+    answersMatchTheDocuments(load.answers, replaced);
     allWrites.push(...load.writes);
     await everyWriteKeptAndNotifiedOnce();
   };
@@ -233,6 +277,8 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     const community = await inspect(`${settings.project}_community_1`);
     network = Object.keys(community.NetworkSettings.Networks)[0];
     templates = { community: community.Config.Env, notifications: (await inspect(`${settings.project}_notifications_1`)).Config.Env };
+    documents.community.current = await documentOf(`${settings.project}_community_1`);
+    documents.notifications.current = await documentOf(`${settings.project}_notifications_1`);
     const suffix = String(process.pid % 10_000).padStart(4, '0');
     author = await client.signUp(`upauthor${suffix}`, `0103333${suffix}`, `upauthor${suffix}@example.com`);
     commenter = await client.signUp(`upreader${suffix}`, `0104444${suffix}`, `upreader${suffix}@example.com`);
@@ -258,6 +304,7 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     const a = await startReplica('community', previous.community, 'community-a');
     const b = await startReplica('community', previous.community, 'community-b');
     communities = [a, b];
+    documents.community.previous = await documentOf(a);
     // The compose container (current release) goes once the gateway sees the two: community is the previous release alone.
     await new Promise((r) => setTimeout(r, 6_000));
     expect((await run('podman', ['stop', '-t', '30', `${settings.project}_community_1`])).code).toBe(0);
@@ -266,14 +313,14 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     const label = await run('podman', ['image', 'inspect', '--format', '{{index .Labels "org.opencontainers.image.version"}}', previous.community]);
     expect(label.stdout.trim()).toBe(release);
     expect([undefined, release]).toContain((await probe(a, '/health')).data?.version);
-    await underLoad('previous-community', async () => {
+    await underLoad('previous-community', 'community', async () => {
       await new Promise((r) => setTimeout(r, 10_000));
     });
   });
 
   it("replaces community's two containers one at a time with the current release under load: nothing fails, lost or doubled", async () => {
     const current = `binzip/community:${settings.imageTag}`;
-    await underLoad('roll-community', async () => {
+    await underLoad('roll-community', 'community', async () => {
       communities[0] = await replace(communities[0], 'community', current, 'community-current-a');
       communities[1] = await replace(communities[1], 'community', current, 'community-current-b');
     });
@@ -284,7 +331,12 @@ describeWithTools('one process replaced at a time, releases side by side (podman
     const current = `binzip/notifications:${settings.imageTag}`;
     // Two current containers first (the compose one and a replica), then each replaced by the previous release.
     notifications = [`${settings.project}_notifications_1`, await startReplica('notifications', current, 'notifications-b')];
-    await underLoad('roll-notifications-back', async () => {
+    // The previous release's document, from a container of its own before the roll (the load is checked against it).
+    const sample = await startReplica('notifications', previous.notifications, 'notifications-previous-document');
+    documents.notifications.previous = await documentOf(sample);
+    await run('podman', ['stop', '-t', '30', sample]);
+    await run('podman', ['rm', '-f', sample]);
+    await underLoad('roll-notifications-back', 'notifications', async () => {
       notifications[0] = await replace(notifications[0], 'notifications', previous.notifications, 'notifications-previous-a');
       notifications[1] = await replace(notifications[1], 'notifications', previous.notifications, 'notifications-previous-b');
     });

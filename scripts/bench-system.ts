@@ -62,13 +62,24 @@ interface Target {
   pids: Record<Part, number[]>;
 }
 
+/** CPU ms a system's own processes have used so far, by part (the store is every system's). */
+const ownCpu = (target: Target) => ({
+  houses: target.pids.houses.reduce((sum, pid) => sum + cpuMs(pid), 0),
+  gateway: target.pids.gateway.reduce((sum, pid) => sum + cpuMs(pid), 0),
+});
+
+/**
+ * What a system's processes use with no request at all (the gateway's readiness probes, NATS pulls and
+ * heartbeats, timers), in CPU ms per second by part: taken while the other systems carry the load.
+ */
+interface Idle {
+  houses: number;
+  gateway: number;
+  seconds: number;
+}
+
 async function measure(loader: Loader, target: Target, spec: Omit<LoadSpec, 'url'>): Promise<Round> {
-  const sample = () => ({
-    houses: target.pids.houses.reduce((sum, pid) => sum + cpuMs(pid), 0),
-    gateway: target.pids.gateway.reduce((sum, pid) => sum + cpuMs(pid), 0),
-    store: target.pids.store.reduce((sum, pid) => sum + cpuMs(pid), 0),
-    generator: cpuMs(loader.pid),
-  });
+  const sample = () => ({ ...ownCpu(target), store: target.pids.store.reduce((sum, pid) => sum + cpuMs(pid), 0), generator: cpuMs(loader.pid) });
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url });
   const after = sample();
@@ -89,7 +100,7 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-function report(targets: Target[], rounds: Map<number, Round[]>): void {
+function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<number, Idle>): void {
   const first = rounds.get(1) ?? [];
   const mid = (instances: number, get: (r: Round) => number) => median((rounds.get(instances) ?? []).map(get));
   const vsOne = (instances: number, get: (r: Round) => number) => (first.length ? ` (${(mid(instances, get) / median(first.map(get))).toFixed(2)}x)` : '');
@@ -99,14 +110,29 @@ function report(targets: Target[], rounds: Map<number, Round[]>): void {
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const { instances } of targets) {
     const own = rounds.get(instances) ?? [];
-    const errors = own.reduce((sum, r) => sum + r.load.errors, 0);
+    const failures: Record<string, number> = {};
+    for (const r of own) for (const [status, n] of Object.entries(r.load.all.failures)) failures[status] = (failures[status] ?? 0) + n;
+    const errors = Object.entries(failures)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(', ');
     const total = (r: Round) => PARTS.reduce((sum, part) => sum + r.perRequest[part], 0);
     console.log(
       `| ${instances} | ${mid(instances, (r) => r.load.perSecond).toFixed(0)}${vsOne(instances, (r) => r.load.perSecond)} ` +
-        `| ${mid(instances, (r) => r.load.all.p50).toFixed(1)} | ${mid(instances, (r) => r.load.all.p99).toFixed(1)} | ${errors} ` +
+        `| ${mid(instances, (r) => r.load.all.p50).toFixed(1)} | ${mid(instances, (r) => r.load.all.p99).toFixed(1)} | ${errors || 0} ` +
         PARTS.map((part) => `| ${mid(instances, (r) => r.perRequest[part]).toFixed(2)}${vsOne(instances, (r) => r.perRequest[part])} `).join('') +
         `| ${mid(instances, total).toFixed(2)}${vsOne(instances, total)} ` +
         `| ${(['houses', 'gateway', 'store', 'generator'] as const).map((part) => mid(instances, (r) => r.share[part]).toFixed(0)).join(' / ')} |`,
+    );
+  }
+  for (const { instances } of targets) {
+    const idle = idleOf.get(instances);
+    if (!idle || idle.seconds === 0) continue;
+    const rate = (part: 'houses' | 'gateway') => idle[part] / idle.seconds;
+    // A round's requests paid for the idle cost too; what is left is what serving them cost.
+    const net = (part: 'houses' | 'gateway') => mid(instances, (r) => r.perRequest[part] - rate(part) / r.load.perSecond);
+    console.log(
+      `houses x${instances} idle: houses ${rate('houses').toFixed(1)} ms/s, gateway ${rate('gateway').toFixed(1)} ms/s; ` +
+        `CPU ms/req less the idle cost: houses ${net('houses').toFixed(2)}, gateway ${net('gateway').toFixed(2)}`,
     );
   }
   for (const { instances, system } of targets) {
@@ -173,13 +199,24 @@ async function main(): Promise<void> {
           .join(' ')} at the start`,
     );
     const rounds = new Map<number, Round[]>();
+    const idleOf = new Map<number, Idle>();
     for (let round = 0; round < roundCount; round++) {
       // 1, 2, 3 then 3, 2, 1: each system runs early and late alike.
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
         // Warm-up: connections, the JIT and the response caches of every instance.
         await loader.run({ ...spec, url: target.system.url, seconds: 3 });
+        const others = targets.filter((t) => t !== target).map((t) => ({ target: t, before: ownCpu(t) }));
         const measured = await measure(loader, target, spec);
+        for (const { target: other, before } of others) {
+          const after = ownCpu(other);
+          const idle = idleOf.get(other.instances) ?? { houses: 0, gateway: 0, seconds: 0 };
+          idleOf.set(other.instances, {
+            houses: idle.houses + after.houses - before.houses,
+            gateway: idle.gateway + after.gateway - before.gateway,
+            seconds: idle.seconds + measured.load.seconds,
+          });
+        }
         rounds.set(target.instances, [...(rounds.get(target.instances) ?? []), measured]);
         console.log(
           `round ${round + 1} houses x${target.instances}: ${measured.load.perSecond.toFixed(0)} req/s, p50 ${measured.load.all.p50} ms, p99 ${measured.load.all.p99} ms, ` +
@@ -187,7 +224,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    report(targets, rounds);
+    report(targets, rounds, idleOf);
     console.log(
       `load average ${os
         .loadavg()

@@ -2,8 +2,10 @@
  * A NATS node returning after a partition (issue 37, "Bad input and faults"): the node leading notifications'
  * board-comment consumer is frozen (SIGSTOP: cut off from its peers and its clients alike) while comments keep
  * being written; another node takes the consumer over and delivers them; then the node returns with the consumer
- * state it had when it was cut off. Whatever it redelivers must not become new notifications: every comment
+ * state it had when it was cut off. Whatever is delivered again must not become new notifications: every comment
  * written before, during and after the partition is notified exactly once, counted in notifications' own store.
+ * Deliveries are delivered again here (a burst of comments lands just before the cut): with the unique keys of
+ * notifications' store and its check before writing taken out, two comments of one run were notified twice.
  * This file's own three-node cluster (the machine's shared NATS is never touched), the built processes (`npx tsc
  * -b`), two notifications replicas consuming as in a deployment.
  */
@@ -89,8 +91,9 @@ test('the consumer leader node partitioned for 20 s and back: every comment noti
   });
   const published = await e2e.collect(communityCommentCreated, 'partition-comments');
   const written: number[] = [];
+  let sent = 0;
   const write = async (label: string) => {
-    const i = written.length;
+    const i = sent++;
     await e2e.ok('POST', '/api/v1/comments', { token: token(COMMENTERS[i % COMMENTERS.length]), body: { boardId, content: `${label} 댓글 ${i}` } });
     written.push(i);
   };
@@ -114,6 +117,10 @@ test('the consumer leader node partitioned for 20 s and back: every comment noti
     name: 'partition-majority',
     logger: createLogger('e2e', 'silent'),
   });
+  // A burst just before the cut, so that deliveries are in flight on the node when it stops: their acks are lost
+  // with it, and the new leader redelivers what the notifications replicas had already stored.
+  await Promise.all(Array.from({ length: 12 }, () => write('분할 직전')));
+  await sleep(300);
   node!.child()?.kill('SIGSTOP');
   const frozenAt = Date.now();
   let leaderDuring: string | undefined;

@@ -24,13 +24,14 @@ module.exports = {
   testTimeout: 30_000,
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   // Run on their own, each by its npm script: the container tests (test/containers: podman, image builds;
-  // `npm run test:containers`), the scaled-out test (about 15 processes and a three-node NATS cluster for 4-8
-  // minutes; `npm run test:scaled-out`) and the Bruno collection's run (test/collection, four minutes on a loaded
-  // machine; once in CI: `npm run test:collection`).
+  // `npm run test:containers`), the scaled-out tests (their own three-node NATS cluster: about 15 processes for
+  // 4-8 minutes, and the partition test's 20 s freeze of a node, 2-4 minutes; `npm run test:scaled-out`, and the
+  // partition test once in CI) and the Bruno collection's run (test/collection, four minutes on a loaded machine;
+  // once in CI: `npm run test:collection`).
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.CONTAINER_TESTS === '1' ? [] : ['<rootDir>/test/containers/']),
-    ...(process.env.SCALED_OUT_TESTS === '1' ? [] : ['<rootDir>/test/e2e/scaled-out.e2e.test.ts']),
+    ...(process.env.SCALED_OUT_TESTS === '1' ? [] : ['<rootDir>/test/e2e/scaled-out.e2e.test.ts', '<rootDir>/test/e2e/nats-partition.e2e.test.ts']),
     ...(process.env.COLLECTION_TESTS === '1' ? [] : ['<rootDir>/test/collection/']),
   ],
 };

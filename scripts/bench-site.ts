@@ -15,14 +15,13 @@
  * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src';
 import { startMongo } from './lib/mongo';
 import { startNatsServer } from './lib/nats';
-import { KINDS, WRITE_KINDS, type Fixture, type Kind, type LoadResult, type LoadSpec, type Member } from './lib/site-load';
+import { KINDS, Loader, WRITE_KINDS, type Fixture, type Kind, type LoadResult, type LoadSpec, type Member } from './lib/site-load';
 import { REPO_ROOT, SERVICES, startSystem, type RunningSystem } from './lib/system';
 import { listingBody, PARAGRAPH } from './lib/bench-listing';
 
@@ -285,43 +284,6 @@ async function refreshTokens(target: Target): Promise<void> {
     const member = target.fixture.members[i];
     member.token = await signIn(target.system.url, member.userName);
   });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// load generator process
-
-class Loader {
-  private nextId = 0;
-  private readonly waiting = new Map<number, (result: LoadResult) => void>();
-  private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: { type: string; id?: number; result?: LoadResult }) => {
-      if (message.type === 'result' && message.id !== undefined && message.result) {
-        this.waiting.get(message.id)?.(message.result);
-        this.waiting.delete(message.id);
-      }
-    });
-  }
-
-  static async start(): Promise<Loader> {
-    const child = fork(path.join(__dirname, 'lib', 'site-load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`load generator exited (${code})`)));
-    });
-    return new Loader(child);
-  }
-
-  run(spec: LoadSpec): Promise<LoadResult> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.child.send({ type: 'run', id, spec });
-    });
-  }
-
-  stop(): void {
-    this.child.send({ type: 'exit' });
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

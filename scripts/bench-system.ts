@@ -1,79 +1,175 @@
 /**
- * The house list and detail mix through the real gateway and real houses processes, with one, two and three
- * houses instances (what an operator gains by scaling houses alone; issue 37 item 5). Prints throughput, latency,
- * the CPU each part used per request (houses instances summed, the gateway, the store) and the processes' memory;
- * asserts nothing.
+ * Scaling houses alone (issue 37 item 5): the house list and detail mix through the real gateway to one, two and
+ * three houses instances. Three systems run side by side on the same store and listings (a gateway in front of 1,
+ * of 2 and of 3 houses processes), and the rounds alternate between them (1, 2, 3, 3, 2, 1, …) so a change in the
+ * machine's load falls on all three alike; each figure is the median of its rounds. The load comes from the site
+ * bench's generator in its own process (scripts/lib/site-load.ts, closed loop, `--connections`), with the site
+ * mix's weights of house lists (with filters and pages) and house details.
  *
- *   npm run bench:system -- [--count 2000] [--seconds 8] [--connections 16] [--max-instances 3]
+ * Prints per system: throughput, p50/p99, CPU milliseconds per request of houses (its instances summed), the
+ * gateway and the store, and each part's CPU as a share of one core (where it saturates); then the same for the
+ * load generator. Asserts nothing.
  *
- * Uses MONGODB_URI / NATS_URL when set, else starts throw-away stores. On a 2-core machine the load
- * generator, gateway and instances share the cores, so compare the rows rather than read them as capacity.
+ *   npm run bench:system -- [--count 1000] [--seconds 10] [--connections 32] [--rounds 3] [--max-instances 3] [--no-cache]
+ *
+ * Each instance keeps its own response cache (about a second per answer), so more instances share the same
+ * requests among more caches and answer fewer of them from memory; `--no-cache` keeps no answers
+ * (`RESPONSE_CACHE_MAX_BYTES=0`: concurrent identical requests still wait for the first) and shows the cost per
+ * request without that effect.
+ *
+ * Uses MONGODB_URI / NATS_URL when set, else starts throw-away stores. On a 2-core machine the generator, the
+ * gateway, the instances and the store share the cores: read the CPU per request and the shares, not the req/s
+ * as capacity.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import autocannon from 'autocannon';
+import os from 'node:os';
 import { connectMongo } from '../shared/src';
 import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
+import { Loader, type LoadResult, type LoadSpec } from './lib/site-load';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
+
+/** The site mix's house kinds, with its weights (20 lists, 15 details per 100 requests; bench:site). */
+const MIX: LoadSpec['mix'] = { houseList: 20, houseDetail: 15 };
+const PARTS = ['houses', 'gateway', 'store'] as const;
+type Part = (typeof PARTS)[number];
 
 /** CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat; 0 when it is gone). */
 function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return 0;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // Fields 14 and 15 of the file; the split above starts at field 3. Clock ticks of 10 ms (USER_HZ 100).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of the file (the slice starts at field 3), in clock ticks of 10 ms.
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
   }
 }
 
-async function measure(system: RunningSystem, instances: number, seconds: number, connections: number, storePid: number | undefined): Promise<void> {
-  const detailIds = await fetch(`${system.url}/api/v1/houses?size=8`)
-    .then((r) => r.json() as Promise<{ data?: { content?: Array<{ houseId: number }> } }>)
-    .then((b) => (b.data?.content ?? []).map((h) => h.houseId))
-    .catch(() => [] as number[]);
-  const paths = [
-    '/api/v1/houses',
-    `/api/v1/houses?city=${encodeURIComponent('수도권')}&size=8`,
-    '/api/v1/houses?rentalType=JEONSE&dealState=ONGOING',
-    ...detailIds.slice(0, 3).map((id) => `/api/v1/houses/${id}`),
-  ];
-  const requests = paths.map((p) => ({ method: 'GET' as const, path: p }));
-  const houses = (system.services.houses ?? []).map((h) => h.child.pid);
-  const sample = () => ({ houses: houses.reduce<number>((sum, pid) => sum + cpuMs(pid), 0), gateway: cpuMs(system.gateway.child.pid), store: cpuMs(storePid) });
+interface Round {
+  load: LoadResult;
+  /** CPU ms per request by part. */
+  perRequest: Record<Part, number>;
+  /** CPU by part as a share of one core over the round, in per cent; `generator` is the load's own process. */
+  share: Record<Part | 'generator', number>;
+}
+
+interface Target {
+  instances: number;
+  system: RunningSystem;
+  pids: Record<Part, number[]>;
+}
+
+/** CPU ms a system's own processes have used so far, by part (the store is every system's). */
+const ownCpu = (target: Target) => ({
+  houses: target.pids.houses.reduce((sum, pid) => sum + cpuMs(pid), 0),
+  gateway: target.pids.gateway.reduce((sum, pid) => sum + cpuMs(pid), 0),
+});
+
+/**
+ * What a system's processes use with no request at all (the gateway's readiness probes, NATS pulls and
+ * heartbeats, timers), in CPU ms per second by part: taken while the other systems carry the load.
+ */
+interface Idle {
+  houses: number;
+  gateway: number;
+  seconds: number;
+}
+
+async function measure(loader: Loader, target: Target, spec: Omit<LoadSpec, 'url'>): Promise<Round> {
+  const sample = () => ({ ...ownCpu(target), store: target.pids.store.reduce((sum, pid) => sum + cpuMs(pid), 0), generator: cpuMs(loader.pid) });
   const before = sample();
-  const result = await autocannon({ url: system.url, requests, duration: seconds, connections });
+  const load = await loader.run({ ...spec, url: target.system.url });
   const after = sample();
-  const total = result.requests.total || 1;
-  const per = (part: keyof typeof before) => ((after[part] - before[part]) / total).toFixed(2);
-  const pids = [system.gateway.child.pid, ...houses].filter((p): p is number => p !== undefined);
+  const count = Math.max(1, load.count);
+  const perRequest = {} as Record<Part, number>;
+  const share = {} as Record<Part | 'generator', number>;
+  for (const part of [...PARTS, 'generator'] as const) {
+    const spent = after[part] - before[part];
+    if (part !== 'generator') perRequest[part] = spent / count;
+    share[part] = (spent / (load.seconds * 1000)) * 100;
+  }
+  return { load, perRequest, share };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<number, Idle>): void {
+  const first = rounds.get(1) ?? [];
+  const mid = (instances: number, get: (r: Round) => number) => median((rounds.get(instances) ?? []).map(get));
+  const vsOne = (instances: number, get: (r: Round) => number) => (first.length ? ` (${(mid(instances, get) / median(first.map(get))).toFixed(2)}x)` : '');
   console.log(
-    `houses x${instances}   ${Math.round(result.requests.average).toString().padStart(6)} req/s  p50 ${result.latency.p50} ms  ` +
-      `p97.5 ${result.latency.p97_5} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx + result.errors}  ` +
-      `CPU ms/request houses ${per('houses')} gateway ${per('gateway')} store ${storePid ? per('store') : 'n/a'}  rss(gateway+houses) ${rssMiB(pids)} MiB`,
+    '\n| houses | req/s | p50 ms | p99 ms | errors | CPU ms/req houses | gateway | store | total | % of a core: houses / gateway / store / generator |',
   );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const { instances } of targets) {
+    const own = rounds.get(instances) ?? [];
+    const failures: Record<string, number> = {};
+    for (const r of own) for (const [status, n] of Object.entries(r.load.all.failures)) failures[status] = (failures[status] ?? 0) + n;
+    const errors = Object.entries(failures)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(', ');
+    const total = (r: Round) => PARTS.reduce((sum, part) => sum + r.perRequest[part], 0);
+    console.log(
+      `| ${instances} | ${mid(instances, (r) => r.load.perSecond).toFixed(0)}${vsOne(instances, (r) => r.load.perSecond)} ` +
+        `| ${mid(instances, (r) => r.load.all.p50).toFixed(1)} | ${mid(instances, (r) => r.load.all.p99).toFixed(1)} | ${errors || 0} ` +
+        PARTS.map((part) => `| ${mid(instances, (r) => r.perRequest[part]).toFixed(2)}${vsOne(instances, (r) => r.perRequest[part])} `).join('') +
+        `| ${mid(instances, total).toFixed(2)}${vsOne(instances, total)} ` +
+        `| ${(['houses', 'gateway', 'store', 'generator'] as const).map((part) => mid(instances, (r) => r.share[part]).toFixed(0)).join(' / ')} |`,
+    );
+  }
+  for (const { instances } of targets) {
+    const idle = idleOf.get(instances);
+    if (!idle || idle.seconds === 0) continue;
+    const rate = (part: 'houses' | 'gateway') => idle[part] / idle.seconds;
+    // A round's requests paid for the idle cost too; what is left is what serving them cost.
+    const net = (part: 'houses' | 'gateway') => mid(instances, (r) => r.perRequest[part] - rate(part) / r.load.perSecond);
+    console.log(
+      `houses x${instances} idle: houses ${rate('houses').toFixed(1)} ms/s, gateway ${rate('gateway').toFixed(1)} ms/s; ` +
+        `CPU ms/req less the idle cost: houses ${net('houses').toFixed(2)}, gateway ${net('gateway').toFixed(2)}`,
+    );
+  }
+  for (const { instances, system } of targets) {
+    const pids = [system.gateway.child.pid, ...(system.services.houses ?? []).map((h) => h.child.pid)].filter((p): p is number => p !== undefined);
+    const kinds = (rounds.get(instances) ?? []).map((r) => r.load.kinds);
+    const p = (kind: 'houseList' | 'houseDetail', q: 'p50' | 'p99') => median(kinds.map((k) => k[kind]?.[q] ?? NaN)).toFixed(1);
+    console.log(
+      `houses x${instances}: list p50/p99 ${p('houseList', 'p50')}/${p('houseList', 'p99')} ms, detail ${p('houseDetail', 'p50')}/${p('houseDetail', 'p99')} ms, ` +
+        `rss gateway+houses ${rssMiB(pids)} MiB`,
+    );
+  }
 }
 
 async function main(): Promise<void> {
-  const count = arg('count', 2_000);
-  const seconds = arg('seconds', 8);
-  const connections = arg('connections', 16);
+  const count = arg('count', 1_000);
+  const seconds = arg('seconds', 10);
+  const connections = arg('connections', 32);
+  const roundCount = arg('rounds', 3);
   const maxInstances = arg('max-instances', 3);
+  const noCache = process.argv.includes('--no-cache');
   // The bench's streams and database go away however it ends: done, failed, or interrupted (Ctrl-C).
   const stores = await startBenchStores('bench', ['houses']);
   const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
-  let system: RunningSystem | undefined;
-  stores.stopSystem = async () => system?.stop();
+  const targets: Target[] = [];
+  let loader: Loader | undefined;
+  stores.stopSystem = async () => {
+    loader?.stop();
+    await Promise.all(targets.map((t) => t.system.stop()));
+  };
   try {
     const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
     const seeded = await seedHouses(connection, { count }).finally(() => connection.close());
-    console.log(`seeded ${seeded.inserted} listings; ${seconds} s per run, ${connections} connections`);
+    const houseIds = Array.from({ length: seeded.lastId - seeded.firstId + 1 }, (_, i) => seeded.firstId + i);
     // The store's process, when this bench started it (its CPU is part of every request's cost).
     const storePid = findStorePid(mongo.uri);
     for (let instances = 1; instances <= maxInstances; instances++) {
-      system = await startSystem({
+      const system = await startSystem({
         mongoUri: mongo.uri,
         natsUrl: nats.uri,
         publicKey: keys.publicKey,
@@ -82,16 +178,69 @@ async function main(): Promise<void> {
         instances: { houses: instances },
         dbPrefix,
         natsPrefix,
-        env: { LOG_LEVEL: 'error' },
+        env: { LOG_LEVEL: 'error', ...(noCache ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}) },
         // A busy machine may take longer than the default 30 s to start a process.
         readyTimeoutMs: 120_000,
       });
-      await measure(system, instances, seconds, connections, storePid);
-      await system.stop();
-      system = undefined;
+      const pids = (handles: Array<{ child: { pid?: number } }>) => handles.map((h) => h.child.pid).filter((p): p is number => p !== undefined);
+      targets.push({
+        instances,
+        system,
+        pids: { houses: pids(system.services.houses ?? []), gateway: pids([system.gateway]), store: storePid !== undefined ? [storePid] : [] },
+      });
     }
+    loader = await Loader.start();
+    const spec = { mix: MIX, fixture: { members: [], boardIds: [], houseIds }, stateKey: 'houses', seconds, connections };
+    console.log(
+      `commit ${gitHead()}; ${seeded.inserted} listings; response cache ${noCache ? 'off' : 'on'}; ${roundCount} rounds of ${seconds} s per system, ${connections} connections; ` +
+        `${os.cpus().length} cores, load average ${os
+          .loadavg()
+          .map((n) => n.toFixed(1))
+          .join(' ')} at the start`,
+    );
+    const rounds = new Map<number, Round[]>();
+    const idleOf = new Map<number, Idle>();
+    for (let round = 0; round < roundCount; round++) {
+      // 1, 2, 3 then 3, 2, 1: each system runs early and late alike.
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const target of order) {
+        // Warm-up: connections, the JIT and the response caches of every instance.
+        await loader.run({ ...spec, url: target.system.url, seconds: 3 });
+        const others = targets.filter((t) => t !== target).map((t) => ({ target: t, before: ownCpu(t) }));
+        const measured = await measure(loader, target, spec);
+        for (const { target: other, before } of others) {
+          const after = ownCpu(other);
+          const idle = idleOf.get(other.instances) ?? { houses: 0, gateway: 0, seconds: 0 };
+          idleOf.set(other.instances, {
+            houses: idle.houses + after.houses - before.houses,
+            gateway: idle.gateway + after.gateway - before.gateway,
+            seconds: idle.seconds + measured.load.seconds,
+          });
+        }
+        rounds.set(target.instances, [...(rounds.get(target.instances) ?? []), measured]);
+        console.log(
+          `round ${round + 1} houses x${target.instances}: ${measured.load.perSecond.toFixed(0)} req/s, p50 ${measured.load.all.p50} ms, p99 ${measured.load.all.p99} ms, ` +
+            `CPU ms/req ${PARTS.map((part) => `${part} ${measured.perRequest[part].toFixed(2)}`).join(', ')}`,
+        );
+      }
+    }
+    report(targets, rounds, idleOf);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')} at the end`,
+    );
   } finally {
     await stores.cleanUp();
+  }
+}
+
+function gitHead(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim();
+  } catch {
+    return 'unknown';
   }
 }
 

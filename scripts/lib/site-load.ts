@@ -1,9 +1,10 @@
 /**
- * The load generator of `npm run bench:site`, run as its own process (`fork`) so its CPU is not the measured
- * processes'. It times every request itself, from the moment the request was due (open loop) or sent (closed
+ * The load generator of `npm run bench:site` and `npm run bench:system`, run as its own process (`Loader` forks
+ * it) so its CPU is not the measured processes'. It times every request itself, from the moment the request was due (open loop) or sent (closed
  * loop) to the last byte of the answer, and pairs each answer with its own request (autocannon does not when a
  * server closes connections). The parent sends `{ type: 'run', id, spec }` and gets `{ type: 'result', id, result }`.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -269,6 +270,46 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   }
   const all = figures(samples);
   return { seconds, count: all.count, errors: all.errors, perSecond: all.count / seconds, all, kinds };
+}
+
+/** The parent's side: the generator forked as its own process, one run at a time or several in turn. */
+export class Loader {
+  private nextId = 0;
+  private readonly waiting = new Map<number, (result: LoadResult) => void>();
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (message: { type: string; id?: number; result?: LoadResult }) => {
+      if (message.type === 'result' && message.id !== undefined && message.result) {
+        this.waiting.get(message.id)?.(message.result);
+        this.waiting.delete(message.id);
+      }
+    });
+  }
+
+  static async start(): Promise<Loader> {
+    const child = fork(__filename, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`load generator exited (${code})`)));
+    });
+    return new Loader(child);
+  }
+
+  /** The generator's process id (its CPU is not the measured processes'). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  run(spec: LoadSpec): Promise<LoadResult> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ type: 'run', id, spec });
+    });
+  }
+
+  stop(): void {
+    this.child.send({ type: 'exit' });
+  }
 }
 
 if (require.main === module && process.send) {

@@ -183,7 +183,7 @@ function prefixOf(template: string): string {
   return segments.slice(0, firstParam === -1 ? segments.length : firstParam).join('/');
 }
 
-function createStores(label: string, natsUrl: string, mongoUri: string): E2eStores & { cleanUp: () => Promise<void> } {
+function createStores(label: string, natsUrl: string, mongoUri: string, replicas: number): E2eStores & { cleanUp: () => Promise<void> } {
   const names = isolatedNames(label);
   const dbName = (service: ServiceName) => `${names.db}_${service}`;
   let client: Promise<Connection> | undefined;
@@ -196,7 +196,21 @@ function createStores(label: string, natsUrl: string, mongoUri: string): E2eStor
     natsUrl,
     dbName,
     db: async (service) => (await (client ??= connectMongo(mongoUri, dbName(service)))).useDb(dbName(service), { useCache: true }),
-    bus: () => (bus ??= EventBus.connect({ url: natsUrl, prefix: names.natsPrefix, name: `${label}-e2e`, logger: createLogger('e2e', 'silent') })),
+    // A failed connection is not kept: a new cluster's first JetStream request can go unanswered while it elects
+    // its leader, and the caller tries again (test/e2e/nats-partition.e2e.test.ts).
+    bus: () =>
+      (bus ??= EventBus.connect({
+        url: natsUrl,
+        prefix: names.natsPrefix,
+        name: `${label}-e2e`,
+        logger: createLogger('e2e', 'silent'),
+        // The processes' replica count: a stream this bus ensures (`collect`, `publishUser`) is brought to this
+        // bus's settings, and one replica would shrink the cluster's three-replica streams to one node.
+        streams: { replicas },
+      }).catch((err: unknown) => {
+        bus = undefined;
+        throw err;
+      })),
     publishUser: async (user) => {
       const connected = await stores.bus();
       await (accountsStream ??= connected.ensureStream('ACCOUNTS'));
@@ -239,7 +253,7 @@ export async function startE2eSystem(label: string, options: E2eOptions): Promis
   const env = testEnv();
   const natsUrl = options.natsUrl ?? env.natsUrl;
   const mongoUri = options.mongoUri ?? env.mongoUri;
-  const { cleanUp: cleanUpStores, ...stores } = createStores(label, natsUrl, mongoUri);
+  const { cleanUp: cleanUpStores, ...stores } = createStores(label, natsUrl, mongoUri, Number(options.env?.NATS_REPLICAS ?? 1));
   // Sign-up needs verified contacts, so accounts always writes its codes where the test can read them.
   const ownOutbox = options.env?.DEV_OUTBOX_DIR === undefined;
   const outboxDir = options.env?.DEV_OUTBOX_DIR ?? mkdtempSync(path.join(os.tmpdir(), `${label}-outbox-`));

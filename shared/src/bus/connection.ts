@@ -44,7 +44,11 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
       reconnectTimeWait: 500,
       waitOnFirstConnect: true,
     });
-    const manager = await jetstreamManager(connection, { timeout: 10_000 });
+    // A connection whose JetStream does not answer (a new cluster still electing its leader) is not left open.
+    const manager = await jetstreamManager(connection, { timeout: 10_000 }).catch(async (err: unknown) => {
+      await connection.close();
+      throw err;
+    });
     const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
     const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
     void bus.watchStatus();

@@ -8,13 +8,10 @@ const delayList = z
   .transform((text) => text.split(',').map(Number));
 
 /** The browsers' push services (Chrome and Edge's FCM, Firefox's autopush, Windows, Safari's). */
-export const PUSH_SERVICE_HOSTS = [
-  'fcm.googleapis.com',
-  '*.push.services.mozilla.com',
-  'updates.push.services.mozilla.com',
-  '*.notify.windows.com',
-  '*.push.apple.com',
-];
+export const PUSH_SERVICE_HOSTS = ['fcm.googleapis.com', '*.push.services.mozilla.com', '*.notify.windows.com', '*.push.apple.com'];
+
+/** An empty variable (docker compose's `${VAPID_PUBLIC_KEY:-}`) is an unset one. */
+const unset = <S extends z.ZodType>(schema: S) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 export const configSchema = z
   .object({
@@ -28,18 +25,9 @@ export const configSchema = z
     /** Most notices a stream resumed with Last-Event-ID sends; past it the client is told to read the feed. */
     STREAM_RESUME_MAX: z.coerce.number().int().min(1).max(1_000).default(100),
     /** Web Push's VAPID key pair (`npm run keys` prints one) and contact; without them nothing is pushed. */
-    VAPID_PUBLIC_KEY: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{87}$/, 'base64url of an uncompressed P-256 point')
-      .optional(),
-    VAPID_PRIVATE_KEY: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{43}$/, 'base64url of a P-256 private key')
-      .optional(),
-    VAPID_SUBJECT: z
-      .string()
-      .regex(/^(mailto:|https:\/\/)\S+$/, 'a mailto: or https: address')
-      .optional(),
+    VAPID_PUBLIC_KEY: unset(z.string().regex(/^[A-Za-z0-9_-]{87}$/, 'base64url of an uncompressed P-256 point')),
+    VAPID_PRIVATE_KEY: unset(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'base64url of a P-256 private key')),
+    VAPID_SUBJECT: unset(z.string().regex(/^(mailto:|https:\/\/)\S+$/, 'a mailto: or https: address')),
     /** The push services' hosts members' subscriptions may name (`*.` covers the hosts under a domain). */
     PUSH_ENDPOINT_HOSTS: z
       .string()
@@ -51,7 +39,7 @@ export const configSchema = z
           .filter(Boolean),
       ),
     /** A PEM certificate authority to trust for push endpoints besides the system's (the local push sink's). */
-    PUSH_CA_FILE: z.string().optional(),
+    PUSH_CA_FILE: unset(z.string()),
     /** How long a push service keeps a message for a device that is offline. */
     PUSH_TTL_SECONDS: z.coerce.number().int().min(0).max(2_419_200).default(86_400),
     /** One push request's limit. */

@@ -31,8 +31,7 @@ let consumers: RunningConsumer;
 let houseSeq = 61_000;
 
 const as = (userId: number) => bearer({ userId });
-const subscribe = (userId: number, body: unknown) =>
-  request(h.app).post('/api/v1/notifications/push/subscriptions').set('Authorization', as(userId)).send(body);
+const subscribe = (userId: number, body: object) => request(h.app).post('/api/v1/notifications/push/subscriptions').set('Authorization', as(userId)).send(body);
 const unsubscribe = (userId: number, endpoint: string) =>
   request(h.app).delete('/api/v1/notifications/push/subscriptions').set('Authorization', as(userId)).send({ endpoint });
 const payloadsTo = (endpoint: string) => sink.received.filter((r) => r.endpoint === endpoint).map((r) => JSON.parse(r.payload) as Record<string, unknown>);
@@ -93,7 +92,7 @@ it('answers the VAPID public key; without keys it answers null and takes no subs
 
 it('refuses a malformed subscription naming the field in Korean, and stores nothing', async () => {
   const good = sink.subscribe();
-  const cases: Array<[unknown, string]> = [
+  const cases: Array<[object, string]> = [
     [{ keys: good.keys }, '푸시 주소 값이 누락되었습니다.'],
     [{ ...good, endpoint: good.endpoint.replace('https:', 'http:') }, '푸시 주소 값이 https 주소가 아닙니다.'],
     [{ ...good, endpoint: 'https://push.example.com/send/1' }, '푸시 주소 값이 이 서버가 보내는 푸시 서비스의 https 주소가 아닙니다.'],

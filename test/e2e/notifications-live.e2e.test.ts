@@ -4,8 +4,13 @@
  * a comment on their post and of a listing matching their saved search arrive on it as they are stored;
  * heartbeats come through the gateway under its 10 s; a reconnect with `Last-Event-ID` (the header, as
  * EventSource sends it, with the access token) gets what was missed while away, in order, nothing twice.
+ * Web Push through the same processes: the notifications process has VAPID keys and sends to the local push sink
+ * (scripts/lib/push-sink.ts) as it would to a browser's push service; a member subscribes a device through the
+ * gateway, the next notice arrives there decrypted, and after unsubscribing nothing more does.
  * Needs the built processes (`npx tsc -b`).
  */
+import webpush from 'web-push';
+import { startPushSink, type PushSink } from '../../scripts/lib/push-sink';
 import { bearer, eventually } from '../support';
 import { sampleListing, startE2eSystem, type E2eSystem } from '../support/e2e';
 import { openStream, type SseClient, type SseEvent } from '../support/sse';
@@ -17,6 +22,8 @@ const COMMENTER = 3_802;
 const AGENT = 3_803;
 
 let e2e: E2eSystem;
+let sink: PushSink;
+const vapid = webpush.generateVAPIDKeys();
 const streams: SseClient[] = [];
 
 const token = (userId: number, userType: 'NONE' | 'AGENT' = 'NONE') => bearer({ userId, userName: `user${userId}`, userType });
@@ -29,9 +36,19 @@ const stream = (query: string, headers: Record<string, string> = {}) => {
 const comment = (boardId: number, content: string) => e2e.ok<number>('POST', '/api/v1/comments', { token: token(COMMENTER), body: { boardId, content } });
 
 beforeAll(async () => {
-  e2e = await startE2eSystem('notifstreame2e', {
+  sink = await startPushSink();
+  e2e = await startE2eSystem('notiflivee2e', {
     services: ['community', 'houses', 'notifications'],
-    env: { LOG_LEVEL: 'warn', OUTBOX_INTERVAL_MS: '500', STREAM_HEARTBEAT_MS: '1000' },
+    env: {
+      LOG_LEVEL: 'warn',
+      OUTBOX_INTERVAL_MS: '500',
+      STREAM_HEARTBEAT_MS: '1000',
+      VAPID_PUBLIC_KEY: vapid.publicKey,
+      VAPID_PRIVATE_KEY: vapid.privateKey,
+      VAPID_SUBJECT: 'mailto:ops@binzip.test',
+      PUSH_ENDPOINT_HOSTS: '127.0.0.1',
+      PUSH_CA_FILE: sink.caFile,
+    },
   });
   for (const [id, nickName] of [
     [MEMBER, '스트림회원'],
@@ -44,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   streams.forEach((s) => s.close());
   await e2e?.stop();
+  await sink?.stop();
 });
 
 it('a ticket opens the stream through the gateway; a comment notice and a listing match arrive on it; heartbeats pass', async () => {
@@ -122,4 +140,48 @@ it('a reconnect through the gateway with Last-Event-ID gets what it missed, in o
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
   expect(ids.every((id) => id > Number(seen.id))).toBe(true);
   resumed.close();
+});
+
+it('Web Push through the gateway: the key, a device subscribed, the next notice pushed to it, nothing after unsubscribing', async () => {
+  expect(await e2e.ok('GET', '/api/v1/notifications/push/key', { token: token(MEMBER) })).toEqual({ publicKey: vapid.publicKey });
+  const boardId = await e2e.ok<number>('POST', '/api/v1/boards', {
+    token: token(MEMBER),
+    body: { title: '푸시 받기', code: '<p>알림</p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false },
+  });
+  const device = sink.subscribe();
+  expect(await e2e.ok('POST', '/api/v1/notifications/push/subscriptions', { token: token(MEMBER), body: device })).toBe(device.endpoint);
+  const refused = await e2e.api('POST', '/api/v1/notifications/push/subscriptions', {
+    token: token(MEMBER),
+    body: { ...device, endpoint: 'https://push.example.com/send/1' },
+  });
+  expect(refused.body).toEqual({ code: 'C0002', message: '푸시 주소 값이 이 서버가 보내는 푸시 서비스의 https 주소가 아닙니다.' });
+
+  await comment(boardId, '푸시로 오나요');
+  const [pushed] = await eventually(() => {
+    const to = sink.received.filter((r) => r.endpoint === device.endpoint);
+    return to.length > 0 ? to : undefined;
+  }, 10_000);
+  expect(JSON.parse(pushed.payload)).toMatchObject({
+    kind: 'COMMENT',
+    board_id: boardId,
+    comment: '푸시로 오나요',
+    comment_user: '댓글러',
+    nick_name: '스트림회원',
+  });
+  expect(pushed.vapid).toMatchObject({ k: vapid.publicKey, sub: 'mailto:ops@binzip.test' });
+
+  expect(await e2e.ok('DELETE', '/api/v1/notifications/push/subscriptions', { token: token(MEMBER), body: { endpoint: device.endpoint } })).toBe(
+    device.endpoint,
+  );
+  const again = await e2e.api('DELETE', '/api/v1/notifications/push/subscriptions', { token: token(MEMBER), body: { endpoint: device.endpoint } });
+  expect(again.body.code).toBe('C0001');
+  await comment(boardId, '이제는 안 와요');
+  await eventually(async () => {
+    const feed = await e2e.ok<{ notifications: { content: Array<{ comment?: string }> } }>('GET', '/api/v1/notifications/feed?size=5', {
+      token: token(MEMBER),
+    });
+    return feed.notifications.content.some((n) => n.comment === '이제는 안 와요');
+  }, 10_000);
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(sink.received.filter((r) => r.endpoint === device.endpoint)).toHaveLength(1);
 });

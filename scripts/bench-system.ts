@@ -10,24 +10,11 @@
  * generator, gateway and instances share the cores, so compare the rows rather than read them as capacity.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { connectMongo } from '../shared/src';
-import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
+import { cpuMs, numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
-
-/** CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat; 0 when it is gone). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // Fields 14 and 15 of the file; the split above starts at field 3. Clock ticks of 10 ms (USER_HZ 100).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 async function measure(system: RunningSystem, instances: number, seconds: number, connections: number, storePid: number | undefined): Promise<void> {
   const detailIds = await fetch(`${system.url}/api/v1/houses?size=8`)

@@ -16850,6 +16850,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "publicKey": "BApBq-hbd-jJduCIPgWbz3P_UV1_WXyjoQV1f1Fs9lDYzVlQYP46yT6TnqGotvnL7iongnhvskBWSKmPgwt9t80"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -16948,6 +16957,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "endpoint": "https://127.0.0.1:36535/push/Urt8QYxb4vkOtu8a",
+         *       "expirationTime": null,
+         *       "keys": {
+         *         "p256dh": "BCmadppgzTZdPCwJ3Pax1SWs7gfgK1EIFjEzVvYlpoyyBj1IZmp_vqCqnZTdMLOLQdi2QBaSGeqfhGWS8bIo_3c",
+         *         "auth": "hkuBPddNHasOUzKL4TwFLw"
+         *       }
+         *     }
+         */
         'application/json': {
           /** 푸시 주소 */
           endpoint: string;
@@ -16973,6 +16992,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": "https://127.0.0.1:36535/push/Urt8QYxb4vkOtu8a"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';
@@ -17139,6 +17165,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "endpoint": "https://127.0.0.1:36535/push/Urt8QYxb4vkOtu8a"
+         *     }
+         */
         'application/json': {
           /** 푸시 주소 */
           endpoint: string;
@@ -17152,6 +17183,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": "https://127.0.0.1:36535/push/Urt8QYxb4vkOtu8a"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             code: 'SUCCESS';

@@ -22,10 +22,9 @@
  * as capacity.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { connectMongo } from '../shared/src';
-import { numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
+import { cpuMs, numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
 import { Loader, type LoadResult, type LoadSpec } from './lib/site-load';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
@@ -34,19 +33,6 @@ import { seedHouses } from './seed-houses';
 const MIX: LoadSpec['mix'] = { houseList: 20, houseDetail: 15 };
 const PARTS = ['houses', 'gateway', 'store'] as const;
 type Part = (typeof PARTS)[number];
-
-/** CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat; 0 when it is gone). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, fields 14 and 15 of the file (the slice starts at field 3), in clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 interface Round {
   load: LoadResult;

@@ -1,6 +1,7 @@
 /**
  * Access-token keys as `.env` lines (docker compose, or any deployment):
- *   npm run keys                                      a fresh ES256 pair (JWT_PUBLIC_KEY is one PEM) and REVOCATION_FEED_TOKEN
+ *   npm run keys                                      a fresh ES256 pair (JWT_PUBLIC_KEY is one PEM), REVOCATION_FEED_TOKEN
+ *                                                     and Web Push's VAPID key pair (VAPID_SUBJECT to be set to the operator's contact)
  *   npm run keys -- --keep="$JWT_PUBLIC_KEY"          a fresh pair; JWT_PUBLIC_KEY is a JWKS of the kept keys and the new one
  *   npm run keys -- --from="$JWT_PUBLIC_KEY" --drop <kid>   only JWT_PUBLIC_KEY, without that key
  * `--out <file>` appends the lines to that file (created readable by its owner only) instead of printing them:
@@ -10,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import webpush from 'web-push';
 import { generateDevKeyPair, signingKeyId, verificationKeys, type JsonWebKeySet } from '../shared/src';
 
 const { values } = parseArgs({
@@ -45,6 +47,15 @@ if (values.from !== undefined) {
   emit(`JWT_PRIVATE_KEY="${oneLine(privateKey)}"`);
   // The first key pair of a deployment also gets the revocation feed's shared secret (docker-compose.yml).
   if (values.keep === undefined) emit(`REVOCATION_FEED_TOKEN="${randomBytes(24).toString('base64url')}"`);
+  // And Web Push's key pair, once too: browsers subscribed with the public key, a new one would orphan every
+  // subscription (docs/operations.md). The push services want a real contact in VAPID_SUBJECT.
+  if (values.keep === undefined) {
+    const vapid = webpush.generateVAPIDKeys();
+    emit(`VAPID_PUBLIC_KEY="${vapid.publicKey}"`);
+    emit(`VAPID_PRIVATE_KEY="${vapid.privateKey}"`);
+    emit('# VAPID_SUBJECT: the mailto: or https: address push services may write to about this server');
+    emit('VAPID_SUBJECT="mailto:operator@example.com"');
+  }
 }
 
 if (values.out) {

@@ -4,7 +4,7 @@
  * ends (done, failed or Ctrl-C).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../../shared/src';
@@ -22,6 +22,18 @@ export function numberArg(name: string, fallback: number): number {
 export function rssMiB(pids: number | readonly number[]): number {
   const out = execFileSync('ps', ['-o', 'rss=', '-p', [pids].flat().join(',')]).toString();
   return Math.round(out.split('\n').reduce((sum, line) => sum + (Number(line.trim()) || 0), 0) / 1024);
+}
+
+/** CPU time a process has used so far, in ms (utime + stime of /proc/<pid>/stat; 0 when it is gone). */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields 14 and 15 of the file; the split above starts at field 3. Clock ticks of 10 ms (USER_HZ 100).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 export interface BenchStores {

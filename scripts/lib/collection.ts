@@ -238,6 +238,10 @@ const PLAN: Step[] = [
   { operationId: 'getNotificationPreferences' },
   { operationId: 'setNotificationPreferences' },
   { operationId: 'issueNotificationStreamTicket' },
+  // Web Push (issue 38): the key, a device subscribed, then unsubscribed (the recorded subscription's endpoint).
+  { operationId: 'getNotificationPushKey' },
+  { operationId: 'subscribeNotificationPush' },
+  { operationId: 'unsubscribeNotificationPush' },
   // Saved searches (issue 38): made, listed, changed, removed.
   { operationId: 'createSavedSearch', script: keep('savedSearchId', 'res.body.data') },
   { operationId: 'listSavedSearches' },

@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import webpush from 'web-push';
 import { COLLECTION_ACCOUNTS, COLLECTION_DIR } from '../../scripts/lib/collection';
 import { REPO_ROOT } from '../../scripts/lib/system';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
@@ -38,6 +39,16 @@ beforeAll(async () => {
       LOG_LEVEL: 'warn',
       BCRYPT_COST: '4',
       DEV_OUTBOX_DIR: outboxDir,
+      // Web Push on, so the recorded subscription (a local push sink's address) is taken; nothing is sent to it.
+      ...(() => {
+        const vapid = webpush.generateVAPIDKeys();
+        return {
+          VAPID_PUBLIC_KEY: vapid.publicKey,
+          VAPID_PRIVATE_KEY: vapid.privateKey,
+          VAPID_SUBJECT: 'mailto:ops@binzip.test',
+          PUSH_ENDPOINT_HOSTS: '127.0.0.1',
+        };
+      })(),
       ADMIN_BOOTSTRAP: JSON.stringify([
         admin(COLLECTION_ACCOUNTS.admin, '계약관리자', '01066660001'),
         admin(COLLECTION_ACCOUNTS.reviewer, '계약검토자', '01066660002'),

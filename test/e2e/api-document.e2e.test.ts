@@ -115,6 +115,21 @@ test('notifications: every operation through the gateway matches the document', 
   expect(ticket.ticket).toMatch(/^[A-Za-z0-9_-]{32}$/);
   expect((await e2e.api('POST', '/api/v1/notifications/stream/ticket')).body.code).toBe('J0000');
 
+  // Web Push: this system has no VAPID keys, so it pushes nothing and says so (issue 38).
+  expect(await e2e.ok('GET', '/api/v1/notifications/push/key', { token: token(AUTHOR) })).toEqual({ publicKey: null });
+  const subscription = {
+    endpoint: 'https://fcm.googleapis.com/fcm/send/device-1',
+    expirationTime: null,
+    keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+  };
+  expect((await e2e.api('POST', '/api/v1/notifications/push/subscriptions', { token: token(AUTHOR), body: subscription })).body.code).toBe('C0001');
+  expect((await e2e.api('POST', '/api/v1/notifications/push/subscriptions', { token: token(AUTHOR), body: { ...subscription, keys: {} } })).body.code).toBe(
+    'C0002',
+  );
+  expect(
+    (await e2e.api('DELETE', '/api/v1/notifications/push/subscriptions', { token: token(AUTHOR), body: { endpoint: subscription.endpoint } })).body.code,
+  ).toBe('C0001');
+
   expect((await apiContract()).uncovered('notifications')).toEqual([]);
 });
 

@@ -4,6 +4,7 @@ import { createLogger, houseListingPublished, startConsumers, type EventBus, typ
 import request from 'supertest';
 import { bearer, eventually, expectError, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';
+import { openStream as openSse } from '../../../test/support/sse';
 import { buildApp } from '../src/service';
 import { storeListingNotices } from '../src/domain/listing-notices';
 import { LiveNotices } from '../src/domain/live';
@@ -26,50 +27,8 @@ const BEN = 502;
 const SUE = 503;
 let houseSeq = 9_000;
 
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-}
-
-/** A raw SSE client: every event and comment line as it arrives. */
-function openStream(base: string, headers: Record<string, string> = {}, query = '') {
-  const events: SseEvent[] = [];
-  let status = 0;
-  let body = '';
-  const req = http.get(`${base}/api/v1/notifications/stream${query}`, { headers }, (res) => {
-    status = res.statusCode ?? 0;
-    let buffer = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      body += chunk;
-      buffer += chunk;
-      let at: number;
-      while ((at = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        const parsed: SseEvent = {};
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) parsed.comment = line.slice(1).trim();
-          else {
-            const [field, ...rest] = line.split(': ');
-            (parsed as Record<string, string>)[field] = rest.join(': ');
-          }
-        }
-        events.push(parsed);
-      }
-    });
-  });
-  req.on('error', () => undefined);
-  return {
-    events,
-    status: () => status,
-    body: () => body,
-    notifications: () => events.filter((e) => e.event === 'notification'),
-    close: () => req.destroy(),
-  };
-}
+/** An SSE client on one of the replicas. */
+const openStream = (base: string, headers: Record<string, string> = {}, query = '') => openSse(`${base}/api/v1/notifications/stream${query}`, headers);
 
 async function listen(live: LiveNotices): Promise<string> {
   const app = buildApp({

@@ -1,4 +1,6 @@
 import type { ServiceContext } from '@binzip/shared';
 import type { NotificationsModels } from '../models';
+import type { PushSender } from './push-sender';
 
-export type NotificationsContext = ServiceContext<NotificationsModels>;
+/** `push`: Web Push, when the VAPID keys are configured (issue 38); absent, no notice is pushed. */
+export type NotificationsContext = ServiceContext<NotificationsModels> & { push?: PushSender };

@@ -3,13 +3,14 @@ import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
 import { alertMatches, tellDecision, tellScrappers } from '../domain/listing-notices';
+import { PushDelivery } from '../domain/push';
 import type { NotificationDoc } from '../models';
 import { noticeKeys } from '../cache-keys';
 
 /** How often an event is tried and how long between tries (`EVENT_MAX_DELIVER`, `EVENT_BACKOFF_MS`). */
 export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS'>;
 
-/** Where a newly stored notice goes at once: the live streams and Web Push (domain/live.ts); absent in some tests. */
+/** Where a newly stored notice goes at once besides Web Push: the live streams (domain/live.ts); absent in some tests. */
 export interface NoticeDelivery {
   deliver(doc: NotificationDoc): void;
 }
@@ -20,11 +21,15 @@ export interface NoticeDelivery {
  * recipientId)) make a redelivery harmless, so an alert delayed by a NATS or store outage arrives once after it.
  * Once stored, the recipients' cached inboxes (`changes`) are forgotten by the runtime here and in the other
  * instances (every recipient's, so a redelivery after a crash between the two still forgets them), and each new
- * notice is handed to `delivery` (stream and push).
+ * notice is handed to `delivery` (the live streams) and, when the context has Web Push, to the push queue.
  */
 export const notificationsConsumers = (ctx: NotificationsContext, settings: EventSettings, delivery?: NoticeDelivery) => {
   const tries = { maxDeliver: settings.EVENT_MAX_DELIVER, backoffMs: settings.EVENT_BACKOFF_MS };
-  const deliver = (doc: NotificationDoc) => delivery?.deliver(doc);
+  const pushing = ctx.push ? new PushDelivery(ctx, ctx.push) : undefined;
+  const deliver = (doc: NotificationDoc) => {
+    delivery?.deliver(doc);
+    pushing?.deliver(doc);
+  };
   const store = async (notice: CommentNotice): Promise<void> => {
     await notifyAboutComment(ctx, notice, deliver);
   };

@@ -4,6 +4,7 @@ import type { NotificationsContext } from '../domain/context';
 import { alertStats, listFeed } from '../domain/feed';
 import { listInbox, markRead } from '../domain/inbox';
 import { getPreferences, setPreferences } from '../domain/preferences';
+import { pushKey, subscribePush, unsubscribePush } from '../domain/push';
 import { issueTicket, tokenExpiry } from '../domain/stream';
 import { inboxKey } from '../cache-keys';
 import {
@@ -16,6 +17,9 @@ import {
   notificationParams,
   preferencesBody,
   preferencesSchema,
+  pushKeySchema,
+  pushSubscriptionBody,
+  pushUnsubscribeBody,
 } from './schemas';
 
 const operation = operationsOf<NotificationsContext>();
@@ -79,6 +83,40 @@ export const notificationOperations = [
     access: 'user',
     data: z.object({ ticket: z.string() }).meta({ id: 'NotificationStreamTicket' }),
     handle: (ctx, { caller, req }) => issueTicket(ctx, caller, tokenExpiry(req.headers.authorization)),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/notifications/push/key',
+    operationId: 'getNotificationPushKey',
+    summary: '웹 푸시 VAPID 공개 키 (pushManager.subscribe의 applicationServerKey)',
+    tags,
+    access: 'user',
+    data: pushKeySchema,
+    handle: (ctx) => pushKey(ctx),
+  }),
+  operation({
+    method: 'post',
+    path: '/api/v1/notifications/push/subscriptions',
+    operationId: 'subscribeNotificationPush',
+    summary: '웹 푸시 구독 등록 (기기별; 브라우저의 PushSubscription JSON)',
+    tags,
+    access: 'user',
+    body: pushSubscriptionBody,
+    data: z.string().meta({ description: '등록한 푸시 주소 (endpoint)' }),
+    errors: ['C0001'],
+    handle: (ctx, { caller, body }) => subscribePush(ctx, caller, body),
+  }),
+  operation({
+    method: 'delete',
+    path: '/api/v1/notifications/push/subscriptions',
+    operationId: 'unsubscribeNotificationPush',
+    summary: '웹 푸시 구독 해제 (본문의 endpoint)',
+    tags,
+    access: 'user',
+    body: pushUnsubscribeBody,
+    data: z.string().meta({ description: '해제한 푸시 주소 (endpoint)' }),
+    errors: ['C0001'],
+    handle: (ctx, { caller, body }) => unsubscribePush(ctx, caller, body),
   }),
   operation({
     method: 'put',

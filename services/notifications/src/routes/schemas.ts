@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { FeedItem, FeedPage } from '../domain/feed';
 import type { InboxPage, NotificationItem } from '../domain/inbox';
 import type { Preferences } from '../domain/preferences';
+import type { PushSubscriptionInput } from '../domain/push';
 import type { SavedSearchInput, SavedSearchItem } from '../domain/saved-searches';
 import { HouseTypes, NoticeKinds, provincesOf, PublicDealStates, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 
@@ -38,6 +39,11 @@ export const fieldLabels: FieldLabels = {
   LISTING_APPROVED: '매물 승인 알림',
   LISTING_REJECTED: '매물 거절 알림',
   SCRAP_CHANGED: '스크랩 매물 변경 알림',
+  endpoint: '푸시 주소',
+  expirationTime: '만료 시각',
+  keys: '암호화 키',
+  p256dh: '공개 키(p256dh)',
+  auth: '인증 비밀(auth)',
 };
 
 export const NOTIFICATION_PAGE_SIZE = 5;
@@ -214,3 +220,31 @@ export const alertStatsQuery = z.object({
 });
 
 export const alertStatsSchema = z.object({ days: z.array(z.object({ date: z.string(), alerts: z.number().int() })) }).meta({ id: 'NotificationAlertStats' });
+
+// Web Push (issue 38): the browser's PushSubscription JSON, as the browser writes it
+
+const base64url = (bytes: number, message: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+={0,2}$/, message)
+    .refine((text) => Buffer.from(text, 'base64url').length === bytes, message);
+
+const pushEndpoint = z
+  .string()
+  .max(2_048)
+  .refine((text) => URL.canParse(text) && new URL(text).protocol === 'https:', { message: '푸시 주소 값이 https 주소가 아닙니다.' });
+
+export const pushSubscriptionBody = z.strictObject({
+  endpoint: pushEndpoint,
+  expirationTime: z.number().int().nonnegative().nullish().meta({ description: '브라우저가 알려 준 만료 시각 (밀리초, 없으면 null)' }),
+  keys: z.strictObject({
+    p256dh: base64url(65, '공개 키(p256dh) 값은 P-256 공개 키 65바이트의 base64url이어야 합니다.'),
+    auth: base64url(16, '인증 비밀(auth) 값은 16바이트의 base64url이어야 합니다.'),
+  }),
+}) satisfies z.ZodType<PushSubscriptionInput>;
+
+export const pushUnsubscribeBody = z.strictObject({ endpoint: pushEndpoint });
+
+export const pushKeySchema = z
+  .object({ publicKey: z.string().nullable().meta({ description: 'VAPID 공개 키 (applicationServerKey); 이 서버가 푸시를 보내지 않으면 null' }) })
+  .meta({ id: 'NotificationPushKey' });

@@ -37,6 +37,8 @@ export async function startNatsCluster(options: {
   /** First cluster port; free ports when absent. */
   baseClusterPort?: number;
   clusterName?: string;
+  /** How many nodes to start now (the first ones); the others wait for their `start()`, as in a cluster still forming. */
+  startNow?: number;
 }): Promise<NatsCluster> {
   const count = options.nodes ?? 3;
   const host = '127.0.0.1';
@@ -104,7 +106,7 @@ export async function startNatsCluster(options: {
     nodes.push(node);
   }
   try {
-    await Promise.all(nodes.map((n) => n.start()));
+    await Promise.all(nodes.slice(0, options.startNow ?? count).map((n) => n.start()));
   } catch (err) {
     await Promise.all(nodes.map((n) => n.stop()));
     throw err;

@@ -7,7 +7,17 @@ import { toDeadLetter, type DeadLetter } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 import type { ConsumeHost, EventPublisher } from './hosts';
 import { publishMessage, type PublishOptions } from './publish';
-import { DEFAULT_STREAM_SETTINGS, STREAM_NAMES, ensureStream, ensureStreams, type StreamHost, type StreamName, type StreamSettings } from './streams';
+import {
+  DEFAULT_STREAM_SETTINGS,
+  STREAM_NAMES,
+  ensureStream,
+  ensureStreams,
+  askPatiently,
+  ensureStreamsPatiently,
+  type StreamHost,
+  type StreamName,
+  type StreamSettings,
+} from './streams';
 
 export interface EventBusOptions {
   url: string;
@@ -18,6 +28,8 @@ export interface EventBusOptions {
   logger: Logger;
   /** Replicas and retention of the streams this bus ensures; `DEFAULT_STREAM_SETTINGS` when absent. */
   streams?: Partial<StreamSettings>;
+  /** How long JetStream may go unanswered at connect before it fails (a new cluster's election); 0 or absent: once. */
+  patienceMs?: number;
 }
 
 /**
@@ -44,8 +56,14 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
       reconnectTimeWait: 500,
       waitOnFirstConnect: true,
     });
-    // A connection whose JetStream does not answer (a new cluster still electing its leader) is not left open.
-    const manager = await jetstreamManager(connection, { timeout: 10_000 }).catch(async (err: unknown) => {
+    // A connection whose JetStream does not answer (a new cluster still electing its leader) is asked again for
+    // `patienceMs`, then not left open.
+    const manager = await askPatiently(
+      () => jetstreamManager(connection, { timeout: 10_000 }),
+      options.patienceMs ?? 0,
+      options.logger,
+      'the JetStream check at connect',
+    ).catch(async (err: unknown) => {
       await connection.close();
       throw err;
     });
@@ -86,6 +104,11 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   /** Every stream of the system, checked against the broker's limits first (see streams.ts). */
   ensureStreams(): Promise<void> {
     return ensureStreams(this);
+  }
+
+  /** The same, asked again while JetStream does not answer, for at most `untilMs` (start-up; see streams.ts). */
+  ensureStreamsPatiently(untilMs: number): Promise<void> {
+    return ensureStreamsPatiently(this, untilMs);
   }
 
   /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts). */

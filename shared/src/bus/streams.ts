@@ -7,7 +7,7 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { NoRespondersError, TimeoutError, nanos } from '@nats-io/nats-core';
 import type { Logger } from '../core/logger';
 import { DEAD_LETTER_SUBJECT } from './dead-letters';
 
@@ -213,4 +213,40 @@ export async function ensureStreams(host: StreamHost): Promise<void> {
     }
   }
   for (const stream of STREAM_NAMES) await ensureStream(host, stream);
+}
+
+/**
+ * JetStream did not answer, or answered that it cannot yet (a cluster still electing its leaders, or busy creating
+ * replicated streams for many clients at once): worth asking again, unlike a refusal.
+ */
+export function isJetStreamUnanswered(err: unknown): boolean {
+  if (err instanceof TimeoutError || err instanceof NoRespondersError) return true;
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof TimeoutError || cause instanceof NoRespondersError) return true;
+  return err instanceof Error && /^timeout$|temporarily unavailable/i.test(err.message);
+}
+
+/**
+ * `step`, asked again while JetStream does not answer, until `untilMs` has passed (0: asked once). Many processes
+ * starting together on a new three-node cluster (containers:up with NATS_NODES=3) found their first JetStream
+ * requests unanswered and exited; asking again a few seconds later works. A refusal (a ceiling that does not fit)
+ * still fails at once.
+ */
+export async function askPatiently<T>(step: () => Promise<T>, untilMs: number, logger: Logger, what: string): Promise<T> {
+  const deadline = Date.now() + untilMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      const wait = Math.min(5_000, 500 * 2 ** attempt);
+      if (!isJetStreamUnanswered(err) || Date.now() + wait > deadline) throw err;
+      logger.warn('JetStream did not answer; asking again', { what, attempt, waitMs: wait, error: (err as Error).message });
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** `ensureStreams`, asked again while JetStream does not answer, for at most `untilMs` (start-up). */
+export function ensureStreamsPatiently(host: StreamHost, untilMs: number): Promise<void> {
+  return askPatiently(() => ensureStreams(host), untilMs, host.logger, 'the stream check');
 }

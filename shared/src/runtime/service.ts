@@ -198,13 +198,14 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
       `MongoDB unreachable for ${outageLimitMs} ms at start-up`,
     );
     const bus = await settleWithin(
-      EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log, streams }),
+      EventBus.connect({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: definition.name, logger: log, streams, patienceMs: outageLimitMs }),
       outageLimitMs,
       `NATS unreachable for ${outageLimitMs} ms at start-up`,
     );
     // Every stream of the system, checked against the broker before anything is served: a ceiling that does
-    // not fit stops the start with the setting to change (see EventBus.ensureStreams).
-    await bus.ensureStreams();
+    // not fit stops the start with the setting to change (see EventBus.ensureStreams). A JetStream that does not
+    // answer yet (a new cluster) is asked again, within the same bound as an outage at start-up.
+    await bus.ensureStreamsPatiently(outageLimitMs);
     const revocations = await followSessionRevocations(bus);
     const users = await startConsumers(bus, definition.userProjection ? [userProjection({ bus, connection, service: definition.name })] : []);
     // The relay starts after `start` (it needs the models); a kick before it exists is made up by its first pass.

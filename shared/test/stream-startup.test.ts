@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startNatsCluster, type NatsCluster } from '../../scripts/lib/nats-cluster';
 import { isolatedNames } from '../../test/support';
-import { createLogger, EventBus, type Logger } from '../src';
+import { createLogger, EventBus } from '../src';
 
 jest.setTimeout(120_000);
 

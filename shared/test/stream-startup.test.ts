@@ -38,7 +38,7 @@ test('a process connecting to a cluster that is still forming waits for it withi
         ? (message: string, meta: Record<string, unknown> = {}) => warnings.push({ message, ...meta })
         : (Reflect.get(target, key, receiver) as unknown),
   });
-  const { prefix } = isolatedNames('stream-startup');
+  const { natsPrefix: prefix } = isolatedNames('stream-startup');
   const options = { url: cluster.nodes[0].uri, prefix, name: 'stream-startup', logger, streams: { replicas: 3 } };
 
   // Asked once (no patience), the forming cluster's silence is a failure, and the connection is not left open.

@@ -1,7 +1,8 @@
 /**
  * `npm run containers:up` / `npm run containers:down`: the whole system in containers on podman, from the
  * project's docker-compose.yml (docs/containers.md). Takes the settings `npm start` takes (PORT, DATA_DIR,
- * ADMIN_BOOTSTRAP, TRUST_PROXY, VERIFICATION_CODE_DIGITS, CEILING_*, RATE_LIMIT_*, …) from the environment.
+ * ADMIN_BOOTSTRAP, TRUST_PROXY, VERIFICATION_CODE_DIGITS, CEILING_*, RATE_LIMIT_*, REPLICAS, HOUSES_INSTANCES, …) from
+ * the environment, and NATS_NODES (1 or 3) of its own.
  *   npm run containers:up [-- --build]        builds what is missing (--build: every image again), starts, waits for /ready
  *   npm run containers:build [-- --build | --release <process>]   the images only (--release: that process's previous release)
  *   npm run containers:down [-- --volumes]    removes the containers and the network (--volumes: the store's data too)
@@ -26,9 +27,13 @@ async function main(): Promise<void> {
   const settings = containersSettings(process.env, loadOrCreateDevKeys(dataDir, generateDevKeyPair), dataDir, log);
   if (command === 'up') {
     const started = Date.now();
-    const { url } = await containersUp(settings, { rebuild: flags.includes('--build') });
+    const { url, urls } = await containersUp(settings, { rebuild: flags.includes('--build') });
     log(`ready after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const { replicas, houses, natsNodes } = settings.scale;
+    if (replicas > 1 || houses > 1 || natsNodes > 1)
+      log(`copies: ${replicas} of every service, ${houses} of houses, ${urls.length} gateways, ${natsNodes} NATS nodes`);
     log(`gateway: ${url}  (GET ${url}/ready)`);
+    for (const other of urls.slice(1)) log(`gateway: ${other}`);
     log(`SMS and e-mail codes (local senders) are written to ${dataDir}/outbox/messages.jsonl`);
     log('stop with: npm run containers:down');
   } else if (command === 'build') {

@@ -23,6 +23,13 @@ export interface ContainersSettings {
   project: string;
   /** The host port the gateway is published on (PORT, default 8080). */
   port: number;
+  /**
+   * Copies (issue 37): REPLICAS of every service and two gateways when it is 2 or more (the second published on
+   * GATEWAY_2_PORT, default PORT+1), HOUSES_INSTANCES of houses (default REPLICAS), NATS_NODES NATS nodes (1 or 3;
+   * with 3, docker-compose.nats-cluster.yml and every stream kept on all three). Each copy is a container of its
+   * own with its own address; the gateway finds a service's copies by its name.
+   */
+  scale: { replicas: number; houses: number; natsNodes: number; gateway2Port: number };
   /** Where the outbox, the keys and this tool's files live (DATA_DIR, default .data). */
   dataDir: string;
   /** Local stand-ins for images no registry can give (CONTAINERS_LOCAL_BASES=1): Node base, NATS, dev-mongo. */
@@ -64,11 +71,25 @@ export function containersSettings(env: NodeJS.ProcessEnv, keys: ContainersSetti
   const nodeVersion = nodeVersionOfDockerfile();
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ContainersError(`PORT must be a port number (1-65535), not "${env.PORT}"`);
+  const count = (name: string, fallback: number, allowed: (n: number) => boolean, what: string): number => {
+    const value = env[name]?.trim() ? Number(env[name]) : fallback;
+    if (!Number.isInteger(value) || !allowed(value)) throw new ContainersError(`${name} must be ${what}, not "${env[name]}"`);
+    return value;
+  };
+  const replicas = count('REPLICAS', 1, (n) => n >= 1 && n <= 5, 'a whole number from 1 to 5');
+  const scale = {
+    replicas,
+    houses: count('HOUSES_INSTANCES', replicas, (n) => n >= 1 && n <= 5, 'a whole number from 1 to 5'),
+    // An odd number: JetStream's cluster needs a majority of its nodes.
+    natsNodes: count('NATS_NODES', 1, (n) => n === 1 || n === 3, '1 or 3'),
+    gateway2Port: count('GATEWAY_2_PORT', port + 1, (n) => n >= 1 && n <= 65535 && n !== port, 'a port number other than PORT'),
+  };
   const project = env.COMPOSE_PROJECT_NAME || 'binzip';
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(project)) throw new ContainersError(`COMPOSE_PROJECT_NAME must be lower-case letters, digits, - and _, not "${project}"`);
   return {
     project,
     port,
+    scale,
     dataDir,
     localBases,
     imagePrefix: env.IMAGE_PREFIX || 'binzip',
@@ -347,10 +368,26 @@ export function settingsFile(s: ContainersSettings): string {
   return file;
 }
 
+const NATS_CLUSTER_NODES = ['nats', 'nats-2', 'nats-3'];
+
+/** The compose files and profiles of the settings (the NATS cluster's file, the second gateway's profile). */
 function composeFiles(s: ContainersSettings): string[] {
   const files = ['-f', path.join(REPO_ROOT, 'docker-compose.yml')];
   if (s.localBases) files.push('-f', path.join(REPO_ROOT, 'docker-compose.dev-mongo.yml'));
+  if (s.scale.natsNodes > 1) files.push('-f', path.join(REPO_ROOT, 'docker-compose.nats-cluster.yml'));
+  if (s.scale.replicas > 1) files.push('--profile', 'replicas');
   return files;
+}
+
+/** `up`'s copies of each service (compose `--scale`); the gateway's second copy is a service of its own. */
+function scaleArgs(s: ContainersSettings): string[] {
+  const { replicas, houses } = s.scale;
+  return PROCESSES.filter((name) => name !== 'gateway').flatMap((name) => ['--scale', `${name}=${name === 'houses' ? houses : replicas}`]);
+}
+
+/** Every gateway's address on the host: the first on PORT, the second (REPLICAS of 2 or more) on GATEWAY_2_PORT. */
+export function gatewayUrls(s: ContainersSettings): string[] {
+  return [s.port, ...(s.scale.replicas > 1 ? [s.scale.gateway2Port] : [])].map((port) => `http://127.0.0.1:${port}`);
 }
 
 function composeEnv(s: ContainersSettings, dockerHost: string, settings: string): NodeJS.ProcessEnv {
@@ -360,6 +397,10 @@ function composeEnv(s: ContainersSettings, dockerHost: string, settings: string)
     DOCKER_HOST: dockerHost,
     COMPOSE_PROJECT_NAME: s.project,
     PORT: String(s.port),
+    GATEWAY_2_PORT: String(s.scale.gateway2Port),
+    ...(s.scale.natsNodes > 1
+      ? { CONTAINERS_NATS_URL: NATS_CLUSTER_NODES.map((node) => `nats://${node}:4222`).join(','), NATS_REPLICAS: String(s.scale.natsNodes) }
+      : {}),
     JWT_PUBLIC_KEY: s.keys.publicKey,
     JWT_PRIVATE_KEY: s.keys.privateKey,
     IMAGE_PREFIX: s.imagePrefix,
@@ -464,7 +505,10 @@ async function failedContainer(s: ContainersSettings): Promise<string | undefine
 }
 
 export interface UpResult {
+  /** The first gateway's address. */
   url: string;
+  /** Every gateway's address, the first on PORT. */
+  urls: string[];
 }
 
 /**
@@ -488,9 +532,10 @@ export async function containersUp(s: ContainersSettings, options: { rebuild?: b
     fs.writeFileSync(logFile, '');
     s.log(`docker-compose up -d (project ${s.project}, log ${path.relative(process.cwd(), logFile)}) …`);
     let composeDone: RunResult | undefined;
-    const compose = run('docker-compose', [...composeFiles(s), 'up', '-d', '--no-build'], { env, logFile }).then((r) => (composeDone = r));
+    const compose = run('docker-compose', [...composeFiles(s), 'up', '-d', '--no-build', ...scaleArgs(s)], { env, logFile }).then((r) => (composeDone = r));
     compose.catch(() => undefined);
-    const url = `http://127.0.0.1:${s.port}`;
+    const urls = gatewayUrls(s);
+    const url = urls[0];
     const deadline = Date.now() + (options.readyTimeoutMs ?? Number(s.env.CONTAINERS_READY_TIMEOUT_MS ?? 300_000));
     for (;;) {
       if (composeDone && composeDone.code !== 0) {
@@ -499,14 +544,14 @@ export async function containersUp(s: ContainersSettings, options: { rebuild?: b
       }
       const failed = await failedContainer(s);
       if (failed) throw new ContainersError(failed);
-      if (composeDone && (await ready(url))) break;
+      if (composeDone && (await Promise.all(urls.map(ready))).every(Boolean)) break;
       if (Date.now() > deadline)
         throw new ContainersError(
-          `the gateway did not answer ${url}/ready within ${(options.readyTimeoutMs ?? 300_000) / 1000} s (docker-compose log: ${logFile})`,
+          `the gateway did not answer ${urls.map((u) => `${u}/ready`).join(' and ')} within ${(options.readyTimeoutMs ?? 300_000) / 1000} s (docker-compose log: ${logFile})`,
         );
       await sleep(1_000);
     }
-    return { url };
+    return { url, urls };
   } finally {
     await api.stop();
   }

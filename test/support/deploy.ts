@@ -98,6 +98,8 @@ export interface ComposeService {
   environment?: Record<string, string | number | boolean | null>;
   ports?: unknown[];
   stop_grace_period?: string;
+  /** Set on a process's extra copy (`gateway-2`, profile `replicas`), started only when asked for. */
+  profiles?: string[];
 }
 
 /**
@@ -129,7 +131,8 @@ export function composeEnvironments(services: Record<string, ComposeService>): R
   const result = {} as Record<ProcessName, Environment>;
   for (const [name, service] of Object.entries(services)) {
     const process = service.build?.args?.SERVICE as ProcessName | undefined;
-    if (!process) continue;
+    // A copy under a profile (the second gateway) has its process's settings, said once in the file.
+    if (!process || service.profiles?.length) continue;
     const env: Environment = { ...imageEnvironment(process) };
     for (const [key, value] of Object.entries(service.environment ?? {})) env[key] = value === null ? '' : String(value);
     result[process] = env;

@@ -21265,11 +21265,12 @@ export interface operations {
   deleteRecordComment: {
     parameters: {
       query?: {
+        /** @example 광고성 댓글 */
         reason?: string;
       };
       header?: never;
       path: {
-        /** @example 2 */
+        /** @example 3 */
         commentId: number;
       };
       cookie?: never;

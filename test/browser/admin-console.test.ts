@@ -625,6 +625,17 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
       page.evaluate<{ text: string; label: string; inDialog: boolean; inPreview: boolean; outline: string }>(
         `(() => { const e = document.activeElement; return { text: (e.textContent ?? '').trim(), label: e.getAttribute('aria-label') ?? (e.labels && e.labels[0] ? e.labels[0].textContent.trim() : ''), inDialog: !!e.closest('dialog'), inPreview: !!e.closest('.preview'), outline: getComputedStyle(e).outlineStyle }; })()`,
       );
+    /** The focus moves in an effect, after the browser painted: wait for it to arrive where expected. */
+    const expectFocus = async (expected: Partial<Awaited<ReturnType<typeof focused>>>) => {
+      try {
+        await eventually(async () => {
+          expect(await focused()).toMatchObject(expected);
+          return true;
+        }, 5_000);
+      } catch {
+        expect(await focused()).toMatchObject(expected);
+      }
+    };
     /** Presses `key` until the focus is on what `reached` accepts (each stop visibly marked); false after 40. */
     const tabTo = async (reached: (now: Awaited<ReturnType<typeof focused>>) => boolean, key = 'Tab') => {
       for (let presses = 0; presses < 40; presses++) {
@@ -647,10 +658,10 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await page.keyboard.press('Enter');
     const preview = page.getByTestId('listing-preview');
     await preview.getByRole('heading', { name: '키보드 첫째' }).waitFor();
-    expect(await focused()).toMatchObject({ text: '닫기', inPreview: true });
+    await expectFocus({ text: '닫기', inPreview: true });
     await page.keyboard.press('Escape');
     await preview.waitFor({ state: 'detached' });
-    expect((await focused()).label).toBe('키보드 첫째 내용 보기');
+    await expectFocus({ label: '키보드 첫째 내용 보기' });
 
     // Both rows selected with Space on their check boxes, reached with Tab and Shift+Tab.
     expect(await tabTo((now) => now.label === '키보드 첫째 선택', 'Shift+Tab')).toBe(true);
@@ -660,7 +671,7 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     expect(await tabTo((now) => now.text === '선택 반려', 'Shift+Tab')).toBe(true);
     await page.keyboard.press('Enter');
     // The reason form replaces the button: the focus is in its field.
-    expect((await focused()).label).toBe('반려 사유 (선택한 모든 매물에)');
+    await expectFocus({ label: '반려 사유 (선택한 모든 매물에)' });
     await page.keyboard.type('키보드로 반려합니다.');
     await page.keyboard.press('Enter');
 
@@ -668,17 +679,18 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const confirmation = page.getByRole('dialog', { name: '선택한 매물 반려' });
     await confirmation.waitFor();
     expect(await confirmation.textContent()).toContain('2건');
-    expect(await focused()).toMatchObject({ text: '취소', inDialog: true });
+    await expectFocus({ text: '취소', inDialog: true });
     await expectNoAxeViolations(page, 'approval queue with the bulk rejection confirmation open');
     await page.keyboard.press('Escape');
     await confirmation.waitFor({ state: 'detached' });
-    expect((await focused()).label).toBe('반려 사유 (선택한 모든 매물에)');
+    await expectFocus({ label: '반려 사유 (선택한 모든 매물에)' });
     expect(await page.locator('tr[data-house-id]').count()).toBe(2);
     // Again, confirmed this time from the keyboard (Shift+Tab from 취소 is the confirming button).
     await page.keyboard.press('Enter');
     await confirmation.waitFor();
+    await expectFocus({ text: '취소', inDialog: true });
     await page.keyboard.press('Shift+Tab');
-    expect(await focused()).toMatchObject({ text: '2건 반려', inDialog: true });
+    await expectFocus({ text: '2건 반려', inDialog: true });
     await page.keyboard.press('Enter');
     const outcomes = page.getByTestId('bulk-outcomes');
     await outcomes.waitFor();
@@ -696,25 +708,26 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await page.keyboard.press('Enter');
     const postPreview = page.getByTestId('board-preview');
     await postPreview.locator('.listing-body em').waitFor();
-    expect(await focused()).toMatchObject({ text: '닫기', inPreview: true });
+    await expectFocus({ text: '닫기', inPreview: true });
     await expectNoAxeViolations(page, '신고 (게시글) with the reported post open');
     await page.keyboard.press('Escape');
     await postPreview.waitFor({ state: 'detached' });
-    expect((await focused()).label).toBe('키보드 신고 게시글 게시글 내용 보기');
+    await expectFocus({ label: '키보드 신고 게시글 게시글 내용 보기' });
     expect(await tabTo((now) => now.label === '처리 메모 (신고자에게 보임, 선택)')).toBe(true);
     await page.keyboard.type('광고라 삭제합니다');
     expect(await tabTo((now) => now.text === '게시글 삭제')).toBe(true);
     await page.keyboard.press('Enter');
     const removal = page.getByRole('dialog', { name: '게시글 삭제' });
     await removal.waitFor();
-    expect(await focused()).toMatchObject({ text: '취소', inDialog: true });
+    await expectFocus({ text: '취소', inDialog: true });
     await page.keyboard.press('Escape');
     await removal.waitFor({ state: 'detached' });
-    expect((await focused()).text).toBe('게시글 삭제');
+    await expectFocus({ text: '게시글 삭제' });
     await page.keyboard.press('Enter');
     await removal.waitFor();
+    await expectFocus({ text: '취소', inDialog: true });
     await page.keyboard.press('Shift+Tab');
-    expect((await focused()).text).toBe('삭제 확인');
+    await expectFocus({ text: '삭제 확인' });
     await page.keyboard.press('Enter');
     await card.waitFor({ state: 'detached' });
     expect(await noticeText(page)).toBe("'키보드 신고 게시글' 게시글을 삭제했습니다.");

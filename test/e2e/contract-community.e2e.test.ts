@@ -174,14 +174,20 @@ test('reports on posts: report once, the queue, a decision with a note, the repo
     code: 'C0002',
   });
 
-  const queue = await e2e.ok<{ content: Array<{ boardId: number; reportCount: number }> }>('GET', '/api/v1/admin/boards/reports?status=OPEN&sort=lastReportedAt,desc', {
-    token: admin,
-  });
+  const queue = await e2e.ok<{ content: Array<{ boardId: number; reportCount: number }> }>(
+    'GET',
+    '/api/v1/admin/boards/reports?status=OPEN&sort=lastReportedAt,desc',
+    {
+      token: admin,
+    },
+  );
   expect(queue.content).toEqual([expect.objectContaining({ boardId, reportCount: 1 })]);
   expect(await answer('GET', '/api/v1/admin/boards/reports', { token: author })).toEqual({ status: 403, code: 'J0006' });
   expect(await answer('GET', '/api/v1/admin/boards/reports?sort=title', { token: admin })).toEqual({ status: 400, code: 'C0002' });
 
-  expect(await e2e.ok('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'REMOVE', note: '광고라 삭제했습니다' } })).toBe(boardId);
+  expect(await e2e.ok('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'REMOVE', note: '광고라 삭제했습니다' } })).toBe(
+    boardId,
+  );
   expect(await answer('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'DISMISS' } })).toEqual({ status: 404, code: 'C0001' });
   expect(await answer('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'HIDE' } })).toEqual({ status: 400, code: 'C0002' });
 

@@ -197,9 +197,11 @@ test("an administrator's deletion of another's record comment reaches accounts' 
   const writer = await createAdmin('auditadmin2', '기록작성자', '01011110006', 'WEB');
   const projected = projectedUserModel(recordsDb);
   await eventually(async () => (await projected.countDocuments({ _id: { $in: [moderator.id, writer.id] }, authority: 'ADMIN' })) === 2, 30_000, 200);
-  const recordId = (await api<number>('POST', '/api/v1/record', moderator.auth, { title: '감사 기록', content: '본문', part: 'web', type: 'tech', category: 'disaster' }))
-    .body.data!;
-  const commentId = (await api<number>('POST', '/api/v1/record_comment', writer.auth, { record_id: recordId, parent_id: null, content: '광고 댓글' })).body.data!;
+  const recordId = (
+    await api<number>('POST', '/api/v1/record', moderator.auth, { title: '감사 기록', content: '본문', part: 'web', type: 'tech', category: 'disaster' })
+  ).body.data!;
+  const commentId = (await api<number>('POST', '/api/v1/record_comment', writer.auth, { record_id: recordId, parent_id: null, content: '광고 댓글' })).body
+    .data!;
 
   const deleted = await e2e.api('DELETE', `/api/v1/record_comment/${commentId}?reason=${encodeURIComponent('광고성 댓글')}`, {
     token: moderator.auth,
@@ -208,7 +210,14 @@ test("an administrator's deletion of another's record comment reaches accounts' 
   expect(deleted.status).toBe(200);
 
   // Records' outbox, the AUDIT stream, accounts' consumer: the entry is read where every other one is.
-  type Entry = { actor: { id: number; userName: string }; action: string; targetType: string; targetId: number; reason: string | null; requestId: string | null };
+  type Entry = {
+    actor: { id: number; userName: string };
+    action: string;
+    targetType: string;
+    targetId: number;
+    reason: string | null;
+    requestId: string | null;
+  };
   const entries = await eventually(
     async () => {
       const res = await api<{ content: Entry[] }>('GET', `/api/v1/admin/audit?targetType=RECORD&targetId=${recordId}`, moderator.auth);

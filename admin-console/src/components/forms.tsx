@@ -28,7 +28,14 @@ export function ReasonForm(props: {
     >
       <label>
         {props.label}
-        <input type="text" value={reason} maxLength={props.maxLength} required={props.required} ref={inputRef} onInput={(e) => setReason(e.currentTarget.value)} />
+        <input
+          type="text"
+          value={reason}
+          maxLength={props.maxLength}
+          required={props.required}
+          ref={inputRef}
+          onInput={(e) => setReason(e.currentTarget.value)}
+        />
       </label>
       <div class="actions">
         <button type="submit" class="danger" disabled={props.busy || (props.required && !trimmed)}>
@@ -47,12 +54,22 @@ export function ReasonForm(props: {
  * otherwise be sent back to the top of the page). Call it before the component moves the focus itself.
  */
 export function useFocusReturn(): void {
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    return () => {
+  const opener = useOpener();
+  useEffect(
+    () => () => {
       if (opener?.isConnected) opener.focus();
-    };
-  }, []);
+    },
+    [],
+  );
+}
+
+/**
+ * What has the focus at the first render, read then (an effect runs after the browser painted, when the focus may
+ * already have moved, e.g. to the page's body).
+ */
+function useOpener(): HTMLElement | null {
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
+  return opener;
 }
 
 /**
@@ -60,12 +77,12 @@ export function useFocusReturn(): void {
  * modal dialog keeps the focus inside it and closes on Escape; the focus starts on 취소 (the safe choice) and goes
  * back where it was when the dialog closes (as `useFocusReturn`, but after the dialog is closed).
  */
-export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm(): void; onCancel(): void }) {
+export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
+  const opener = useOpener();
   useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
     cancelRef.current?.focus();

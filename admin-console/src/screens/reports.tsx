@@ -44,11 +44,7 @@ export function ReportsScreen({ api }: { api: AdminApi }) {
           {direction === 'desc' ? '▼ 최근 신고 순' : '▲ 오래된 신고 순'}
         </button>
       </header>
-      {target === 'HOUSE' ? (
-        <HouseReports api={api} status={status} direction={direction} />
-      ) : (
-        <BoardReports api={api} status={status} direction={direction} />
-      )}
+      {target === 'HOUSE' ? <HouseReports api={api} status={status} direction={direction} /> : <BoardReports api={api} status={status} direction={direction} />}
     </section>
   );
 }
@@ -139,7 +135,9 @@ function HouseReports({ api, status, direction }: ListProps) {
             <button type="button" onClick={() => setPreviewing(item.houseId)} aria-label={`${item.title} 매물 내용 보기`}>
               매물 내용 보기
             </button>
-            {item.status === 'OPEN' && <NoteField readers="신고자와 작성자" value={notes[item.houseId] ?? ''} onInput={(text) => setNotes({ ...notes, [item.houseId]: text })} />}
+            {item.status === 'OPEN' && (
+              <NoteField readers="신고자와 작성자" value={notes[item.houseId] ?? ''} onInput={(text) => setNotes({ ...notes, [item.houseId]: text })} />
+            )}
             {item.status === 'OPEN' && (
               <div class="actions">
                 <button type="button" disabled={busy} onClick={() => void decide(item.houseId, item.title, 'DISMISS')}>
@@ -218,7 +216,9 @@ function BoardReports({ api, status, direction }: ListProps) {
                 게시글 내용 보기
               </button>
             )}
-            {item.status === 'OPEN' && <NoteField readers="신고자" value={notes[item.boardId] ?? ''} onInput={(text) => setNotes({ ...notes, [item.boardId]: text })} />}
+            {item.status === 'OPEN' && (
+              <NoteField readers="신고자" value={notes[item.boardId] ?? ''} onInput={(text) => setNotes({ ...notes, [item.boardId]: text })} />
+            )}
             {item.status === 'OPEN' && (
               <div class="actions">
                 <button type="button" disabled={busy} onClick={() => void decide(item.boardId, item.title, 'DISMISS')}>

@@ -25,7 +25,10 @@ afterAll(() => h.close());
 
 const report = (by: TestPerson, boardId: number, body: Record<string, unknown> = { reportType: 'ABUSE', reportReason: '욕설이 있습니다' }) =>
   request(h.app).put(`/api/v1/boards/report/${boardId}`).set('Authorization', by.token).send(body);
-const queue = (query = '') => request(h.app).get(`/api/v1/admin/boards/reports${query ? `?${query}` : ''}`).set('Authorization', admin.token);
+const queue = (query = '') =>
+  request(h.app)
+    .get(`/api/v1/admin/boards/reports${query ? `?${query}` : ''}`)
+    .set('Authorization', admin.token);
 const decide = (boardId: number, body: Record<string, unknown>, who = admin) =>
   request(h.app).put(`/api/v1/admin/boards/reports/${boardId}`).set('Authorization', who.token).send(body);
 const mine = (who: TestPerson) => request(h.app).get('/api/v1/boards/report/mine').set('Authorization', who.token);
@@ -125,7 +128,11 @@ it('DISMISS keeps the post, REMOVE deletes it; each closes the reports with the 
     expect.objectContaining({ boardId: kept, title: '기각될 글', state: 'RECEIVED', note: null }),
   ]);
 
-  expect((await decide(kept, { action: 'DISMISS', note: '  ' }).set('x-request-id', 'req-dismiss-1')).body).toEqual({ code: 'SUCCESS', message: '성공', data: kept });
+  expect((await decide(kept, { action: 'DISMISS', note: '  ' }).set('x-request-id', 'req-dismiss-1')).body).toEqual({
+    code: 'SUCCESS',
+    message: '성공',
+    data: kept,
+  });
   expect((await decide(removed, { action: 'REMOVE', note: '광고 글이라 삭제했습니다' })).body.data).toBe(removed);
   // Decided already: no open report.
   expectError(await decide(kept, { action: 'REMOVE' }), 404, 'C0001');
@@ -134,7 +141,15 @@ it('DISMISS keeps the post, REMOVE deletes it; each closes the reports with the 
   expect((await request(h.app).get(`/api/v1/boards/${kept}`)).status).toBe(200);
   expectError(await request(h.app).get(`/api/v1/boards/${removed}`), 404, 'C0001');
   expect(await boardAudit(kept)).toEqual([
-    expect.objectContaining({ action: 'DISMISS', targetType: 'BOARD', targetId: kept, memberId: author.id, actorId: admin.id, reason: null, requestId: 'req-dismiss-1' }),
+    expect.objectContaining({
+      action: 'DISMISS',
+      targetType: 'BOARD',
+      targetId: kept,
+      memberId: author.id,
+      actorId: admin.id,
+      reason: null,
+      requestId: 'req-dismiss-1',
+    }),
   ]);
   expect(await boardAudit(removed)).toEqual([
     expect.objectContaining({ action: 'REMOVE', targetType: 'BOARD', targetId: removed, memberId: author.id, reason: '광고 글이라 삭제했습니다' }),
@@ -145,7 +160,9 @@ it('DISMISS keeps the post, REMOVE deletes it; each closes the reports with the 
     expect.objectContaining({ state: 'REMOVED', note: '광고 글이라 삭제했습니다', decidedAt: expect.any(String) }),
   );
   expect(aliceReports.find((r: { boardId: number }) => r.boardId === kept)).toEqual(expect.objectContaining({ state: 'DISMISSED', note: null }));
-  expect((await mine(bob).expect(200)).body.data.find((r: { boardId: number }) => r.boardId === removed)).toEqual(expect.objectContaining({ state: 'REMOVED' }));
+  expect((await mine(bob).expect(200)).body.data.find((r: { boardId: number }) => r.boardId === removed)).toEqual(
+    expect.objectContaining({ state: 'REMOVED' }),
+  );
 
   const closed = (await queue('status=CLOSED&size=100').expect(200)).body.data.content;
   expect(closed.find((i: { boardId: number }) => i.boardId === removed)).toEqual(
@@ -166,7 +183,9 @@ it('a post its author deleted while reported stays in the queue; a decision clos
   const id = await postBoard(h.app, author);
   await report(alice, id).expect(200);
   await request(h.app).delete(`/api/v1/boards/${id}`).set('Authorization', author.token).expect(200);
-  expect((await queue('size=100').expect(200)).body.data.content.find((i: { boardId: number }) => i.boardId === id)).toEqual(expect.objectContaining({ deleted: true }));
+  expect((await queue('size=100').expect(200)).body.data.content.find((i: { boardId: number }) => i.boardId === id)).toEqual(
+    expect.objectContaining({ deleted: true }),
+  );
   await decide(id, { action: 'REMOVE' }).expect(200);
   expect((await mine(alice).expect(200)).body.data.find((r: { boardId: number }) => r.boardId === id)).toEqual(expect.objectContaining({ state: 'REMOVED' }));
   expect(await boardAudit(id)).toEqual([expect.objectContaining({ action: 'REMOVE' })]);

@@ -151,7 +151,9 @@ export async function decideBoardReport(
       { _id: boardId, reportStatus: 'OPEN' },
       {
         $set: { reportStatus: 'CLOSED', moderation: { action, note, decidedAt }, ...(removing ? { deleted: true, updatedAt: decidedAt } : {}) },
-        $push: { pendingEvents: auditEvent('community', admin, { action, targetType: 'BOARD', targetId: boardId, memberId: board.authorId, reason: note }, decidedAt) },
+        $push: {
+          pendingEvents: auditEvent('community', admin, { action, targetType: 'BOARD', targetId: boardId, memberId: board.authorId, reason: note }, decidedAt),
+        },
       },
     )
     .exec();

@@ -27,5 +27,12 @@ export function communityModels(connection: Connection) {
 
 /** Builds every index before the service takes requests: the love rule depends on its unique index. */
 export async function initModels(models: CommunityModels): Promise<void> {
-  await Promise.all([models.boards.init(), models.boardReports.init(), models.comments.init(), models.loves.init(), models.users.init(), models.pictures.init()]);
+  await Promise.all([
+    models.boards.init(),
+    models.boardReports.init(),
+    models.comments.init(),
+    models.loves.init(),
+    models.users.init(),
+    models.pictures.init(),
+  ]);
 }

@@ -684,6 +684,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/boards/report/mine': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 내 게시글 신고와 처리 결과 (RECEIVED 처리 대기, REMOVED 삭제됨, DISMISSED 기각; 관리자 메모)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    get: operations['listMyBoardReports'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/boards/report/{boardId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * 게시글 신고 (한 게시글에 한 번; 자신의 글은 신고할 수 없음; 관리자가 처리할 때까지 게시글은 그대로 보임)
+     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     */
+    put: operations['reportBoard'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/boards/{boardId}': {
     parameters: {
       query?: never;
@@ -785,6 +825,46 @@ export interface paths {
      * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
      */
     delete: operations['unloveBoard'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/boards/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * 신고된 게시글 (게시글별, 최근 신고순)
+     * @description 관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).
+     */
+    get: operations['listBoardReports'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/boards/reports/{boardId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * 게시글 신고 처리: DISMISS(기각, 게시글 유지) 또는 REMOVE(게시글 삭제)
+     * @description 관리자: `Authorization` 헤더에 관리자 로그인의 `access_token` (회원 토큰은 403 J0006).
+     */
+    put: operations['decideBoardReport'];
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1768,7 +1848,9 @@ export interface paths {
     post?: never;
     /**
      * 기록 댓글 삭제 (작성자 또는 관리자; 내용이 `삭제된 댓글입니다.`로 바뀜)
-     * @description 로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
+     * @description 관리자가 남의 댓글을 지울 때 `reason`(선택, 500자 이내)은 관리자 처리 기록에 사유로 남습니다.
+     *
+     *     로그인 회원: `Authorization` 헤더에 로그인이 준 `access_token` 값을 그대로 (`Bearer ...`).
      */
     delete: operations['deleteRecordComment'];
     options?: never;
@@ -2064,6 +2146,23 @@ export interface components {
       totalElements: number;
       totalPages: number;
     };
+    MyBoardReport: {
+      /** @description 게시글 id */
+      boardId: number;
+      title: string;
+      /** @enum {string} */
+      reportType: 'ADVERTISING_BOARD' | 'ABUSE' | 'ETC';
+      reportReason: string;
+      /**
+       * @description RECEIVED (처리 대기), REMOVED (게시글 삭제), DISMISSED (기각)
+       * @enum {string}
+       */
+      state: 'RECEIVED' | 'REMOVED' | 'DISMISSED';
+      /** @description 관리자의 처리 메모; 없으면 null */
+      note: string | null;
+      createdAt: string;
+      decidedAt: string | null;
+    };
     CommunityBoardDetail: {
       /** @description 게시글 id */
       boardId: number;
@@ -2085,6 +2184,44 @@ export interface components {
       nickName: string;
       content: string;
       createdAt: string;
+    };
+    BoardAdminReportPage: {
+      content: components['schemas']['BoardAdminReportItem'][];
+      last: boolean;
+      size: number;
+      number: number;
+      sort: components['schemas']['SortInfo'];
+      first: boolean;
+      numberOfElements: number;
+      empty: boolean;
+      totalElements: number;
+      totalPages: number;
+    };
+    BoardAdminReportItem: {
+      /** @description 게시글 id */
+      boardId: number;
+      title: string;
+      /** @enum {string} */
+      prefixCategory: 'ADVERTISEMENT' | 'DEFAULT' | 'INTRO';
+      authorId: number;
+      nickName: string;
+      /** @description 신고가 열려 있는 동안 작성자가 삭제한 게시글 */
+      deleted: boolean;
+      reportCount: number;
+      lastReportedAt: string | null;
+      /** @enum {string} */
+      status: 'OPEN' | 'CLOSED';
+      /** @description 처리된(CLOSED) 신고의 관리자 메모; 없으면 null */
+      note: string | null;
+      reports: {
+        /** @enum {string} */
+        reportType: 'ADVERTISING_BOARD' | 'ABUSE' | 'ETC';
+        /** @enum {string} */
+        reportTypeName: '스팸게시글/광고' | '욕설/비방' | '기타';
+        reportReason: string;
+        reporterNickName: string;
+        createdAt: string;
+      }[];
     };
     HouseListPageWithPageable: {
       content: components['schemas']['HouseListItem'][];
@@ -9069,6 +9206,327 @@ export interface operations {
       };
     };
   };
+  listMyBoardReports: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": [
+           *         {
+           *           "boardId": 19,
+           *           "title": "신고될 글",
+           *           "reportType": "ADVERTISING_BOARD",
+           *           "reportReason": "광고 글입니다",
+           *           "state": "REMOVED",
+           *           "note": "광고라 삭제했습니다",
+           *           "createdAt": "2026-11-28T02:23:11.516+09:00",
+           *           "decidedAt": "2026-11-28T02:23:11.809+09:00"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 내 게시글 신고, 최근 신고순 (최대 100건) */
+            data: components['schemas']['MyBoardReport'][];
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  reportBoard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 19 */
+        boardId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reportType": "ADVERTISING_BOARD",
+         *       "reportReason": "광고 글입니다"
+         *     }
+         */
+        'application/json': {
+          /**
+           * 신고 유형
+           * @description ADVERTISING_BOARD 스팸게시글/광고, ABUSE 욕설/비방, ETC 기타
+           * @enum {string}
+           */
+          reportType: 'ADVERTISING_BOARD' | 'ABUSE' | 'ETC';
+          /** 신고 사유 */
+          reportReason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+          };
+        };
+      };
+      /** @description H0003: 이미 신고처리된 게시글입니다. / C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'H0003' | 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description H0001: 게시글 작성자 본인이 자신의 게시글을 신고할 수 없습니다. / U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'H0001' | 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description C0001: 존재하지 않는 리소스 요청입니다. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
   getBoard: {
     parameters: {
       query?: never;
@@ -10712,6 +11170,393 @@ export interface operations {
           'application/json': {
             /** @enum {string} */
             code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0004: 트래픽이 초과되었으므로 잠시 후에 다시 요청해주세요. */
+      429: {
+        headers: {
+          /** @description seconds until a retry can succeed */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0004';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  listBoardReports: {
+    parameters: {
+      query?: {
+        /** @example OPEN */
+        status?: 'OPEN' | 'CLOSED';
+        /**
+         * @description 정렬: lastReportedAt 중 하나와 asc 또는 desc (예: lastReportedAt,desc; 기본 lastReportedAt,desc)
+         * @example lastReportedAt,desc
+         */
+        sort?: string;
+        /** @description 페이지 번호, 0부터 시작 (첫 페이지는 0) */
+        page?: number;
+        /** @description 페이지 크기: 기본 20, 최대 100 (더 큰 값은 100으로 읽음) */
+        size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": {
+           *         "content": [
+           *           {
+           *             "boardId": 19,
+           *             "title": "신고될 글",
+           *             "prefixCategory": "DEFAULT",
+           *             "authorId": 801,
+           *             "nickName": "글쓴이",
+           *             "deleted": false,
+           *             "reportCount": 1,
+           *             "lastReportedAt": "2026-11-28T02:23:11.516+09:00",
+           *             "status": "OPEN",
+           *             "note": null,
+           *             "reports": [
+           *               {
+           *                 "reportType": "ADVERTISING_BOARD",
+           *                 "reportTypeName": "스팸게시글/광고",
+           *                 "reportReason": "광고 글입니다",
+           *                 "reporterNickName": "댓글러",
+           *                 "createdAt": "2026-11-28T02:23:11.516+09:00"
+           *               }
+           *             ]
+           *           }
+           *         ],
+           *         "last": true,
+           *         "size": 20,
+           *         "number": 0,
+           *         "sort": {
+           *           "empty": false,
+           *           "unsorted": false,
+           *           "sorted": true
+           *         },
+           *         "first": true,
+           *         "numberOfElements": 1,
+           *         "empty": false,
+           *         "totalElements": 1,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            data: components['schemas']['BoardAdminReportPage'];
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description J0006: 권한이 없습니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0006';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 너무 큽니다. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description C0000: 예기치 못한 오류가 발생했습니다. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 잘못된 업스트림 응답 */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스를 일시적으로 사용할 수 없습니다. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 서비스 응답 시간이 초과되었습니다. */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0000';
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  decideBoardReport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 19 */
+        boardId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "action": "REMOVE",
+         *       "note": "광고라 삭제했습니다"
+         *     }
+         */
+        'application/json': {
+          /**
+           * 처리
+           * @description DISMISS 기각 (게시글 유지), REMOVE 게시글 삭제
+           * @enum {string}
+           */
+          action: 'DISMISS' | 'REMOVE';
+          /** 처리 메모 */
+          note?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description 성공 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "SUCCESS",
+           *       "message": "성공",
+           *       "data": 19
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            code: 'SUCCESS';
+            /** @enum {string} */
+            message: '성공';
+            /** @description 게시글 id */
+            data: number;
+          };
+        };
+      };
+      /** @description C0002: 올바르지 않은 요청 값입니다. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
+            message: string;
+          };
+        };
+      };
+      /** @description J0000: 권한 정보가 없는 토큰입니다. / J0001: 잘못된 JWT 서명입니다. / J0002: 만료된 JWT 토큰입니다. / J0004: JWT 토큰이 잘못되었습니다. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0000' | 'J0001' | 'J0002' | 'J0004';
+            message: string;
+          };
+        };
+      };
+      /** @description J0006: 권한이 없습니다. / U0012: 이용이 정지된 계정입니다. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'J0006' | 'U0012';
+            message: string;
+          };
+        };
+      };
+      /** @description C0001: 존재하지 않는 리소스 요청입니다. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0001';
+            message: string;
+          };
+        };
+      };
+      /** @description gateway: 요청 본문이 제시간에 도착하지 않았습니다. */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            code: 'C0002';
             message: string;
           };
         };
@@ -20979,10 +21824,13 @@ export interface operations {
   };
   deleteRecordComment: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @example 광고성 댓글 */
+        reason?: string;
+      };
       header?: never;
       path: {
-        /** @example 2 */
+        /** @example 3 */
         commentId: number;
       };
       cookie?: never;

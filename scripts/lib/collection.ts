@@ -215,6 +215,9 @@ const PLAN: Step[] = [
   { operationId: 'listMyLovedBoards' },
   { operationId: 'createBoard', extra: { suffix: 'deleted', name: '게시글 작성 — 지울 글' }, script: keep('deletedBoardId', 'res.body.data') },
   { operationId: 'deleteBoard', params: { boardId: '{{deletedBoardId}}' } },
+  // Reports on posts (issue 40): the agent reports the member's post; the administrator decides it below.
+  { operationId: 'createBoard', extra: { suffix: 'reported', name: '게시글 작성 — 신고될 글' }, script: keep('reportedBoardId', 'res.body.data') },
+  { operationId: 'reportBoard', token: 'agentToken', params: { boardId: '{{reportedBoardId}}' } },
   { operationId: 'createBoardComment', token: 'adminToken', body: { boardId: '{{boardId}}' }, raw: ['boardId'], script: keep('commentId', 'res.body.data') },
   { operationId: 'listBoardComments', params: { id: '{{boardId}}' } },
   { operationId: 'updateBoardComment', token: 'adminToken', params: { id: '{{commentId}}' }, body: { boardId: '{{boardId}}' }, raw: ['boardId'] },
@@ -232,6 +235,10 @@ const PLAN: Step[] = [
     script: keep('promotionBoardId', 'res.body.data'),
   },
   { operationId: 'adminPinBoard', params: { boardId: '{{promotionBoardId}}' } },
+  { operationId: 'listBoardReports' },
+  { operationId: 'decideBoardReport', params: { boardId: '{{reportedBoardId}}' } },
+  // The reporter reads what became of the report.
+  { operationId: 'listMyBoardReports', token: 'agentToken', folder: 'admin-boards' },
   { operationId: 'listNotifications', script: keep('notificationId', 'res.body.data.notifications.content[0].notification_id') },
   { operationId: 'markNotificationRead', params: { notificationId: '{{notificationId}}' } },
   { operationId: 'listNotificationFeed' },

@@ -454,15 +454,12 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     const bulk = page.getByRole('group', { name: '선택한 매물 처리' });
     await bulk.getByRole('button', { name: '선택 반려' }).click();
     await bulk.getByLabel('반려 사유 (선택한 모든 매물에)').fill('주소를 확인할 수 없습니다.');
-    let asked = '';
-    page.once('dialog', (dialog) => {
-      asked = dialog.message();
-      void dialog.accept();
-    });
     await bulk.getByRole('button', { name: '2건 반려하기' }).click();
+    const confirmation = page.getByRole('dialog', { name: '선택한 매물 반려' });
+    expect(await confirmation.textContent()).toContain('2건');
+    await confirmation.getByRole('button', { name: '2건 반려' }).click();
     const outcomes = page.getByTestId('bulk-outcomes');
     await outcomes.waitFor();
-    expect(asked).toContain('2건');
     expect(await outcomes.locator('[data-outcome="SUCCESS"]').count()).toBe(2);
     await rows[0].waitFor({ state: 'detached' });
 
@@ -609,6 +606,133 @@ describeWithChromium('admin console in a headless browser', (executablePath) => 
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: '통계', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin/stats');
+    await page.close();
+  });
+
+  it('issue 40: keyboard only: the listing preview, bulk selection, the confirmation dialog (focus in, Escape out, focus back), a reported post decided', async () => {
+    const titles = ['키보드 첫째', '키보드 둘째'];
+    const ids: number[] = [];
+    for (const title of titles) ids.push(await e2e.ok<number>('POST', '/api/v1/houses', { token: member.token, body: listing(title) }));
+    const boardId = await e2e.ok<number>('POST', '/api/v1/boards', {
+      token: member.token,
+      body: { title: '키보드 신고 게시글', code: '<p>광고 <em>본문</em></p>', category: null, imageUrls: [], prefixCategory: 'DEFAULT', fixed: false },
+    });
+    await e2e.ok('PUT', `/api/v1/boards/report/${boardId}`, { token: nonAdmin.token, body: { reportType: 'ADVERTISING_BOARD', reportReason: '광고 글' } });
+
+    const page = await adminPage();
+    // Strings, evaluated in the page: this file is type-checked without the DOM library.
+    const focused = () =>
+      page.evaluate<{ text: string; label: string; inDialog: boolean; inPreview: boolean; outline: string }>(
+        `(() => { const e = document.activeElement; return { text: (e.textContent ?? '').trim(), label: e.getAttribute('aria-label') ?? (e.labels && e.labels[0] ? e.labels[0].textContent.trim() : ''), inDialog: !!e.closest('dialog'), inPreview: !!e.closest('.preview'), outline: getComputedStyle(e).outlineStyle }; })()`,
+      );
+    /** The focus moves in an effect, after the browser painted: wait for it to arrive where expected. */
+    const expectFocus = async (expected: Partial<Awaited<ReturnType<typeof focused>>>) => {
+      try {
+        await eventually(async () => {
+          expect(await focused()).toMatchObject(expected);
+          return true;
+        }, 5_000);
+      } catch {
+        expect(await focused()).toMatchObject(expected);
+      }
+    };
+    /** Presses `key` until the focus is on what `reached` accepts (each stop visibly marked); false after 40. */
+    const tabTo = async (reached: (now: Awaited<ReturnType<typeof focused>>) => boolean, key = 'Tab') => {
+      for (let presses = 0; presses < 40; presses++) {
+        await page.keyboard.press(key);
+        const now = await focused();
+        expect(now.outline).not.toBe('none');
+        if (reached(now)) return true;
+      }
+      return false;
+    };
+
+    // The queue narrowed to these two by the search field, typed and sent with Enter.
+    await page.getByRole('search', { name: '승인 대기 검색' }).getByLabel('제목 검색').focus();
+    await page.keyboard.type('키보드');
+    await page.keyboard.press('Enter');
+    await eventually(async () => (await page.locator('tr[data-house-id]').count()) === 2 || undefined, 10_000);
+
+    // The preview: Enter opens it with the focus on its 닫기; Escape closes it and the focus is back on its button.
+    expect(await tabTo((now) => now.label === '키보드 첫째 내용 보기')).toBe(true);
+    await page.keyboard.press('Enter');
+    const preview = page.getByTestId('listing-preview');
+    await preview.getByRole('heading', { name: '키보드 첫째' }).waitFor();
+    await expectFocus({ text: '닫기', inPreview: true });
+    await page.keyboard.press('Escape');
+    await preview.waitFor({ state: 'detached' });
+    await expectFocus({ label: '키보드 첫째 내용 보기' });
+
+    // Both rows selected with Space on their check boxes, reached with Tab and Shift+Tab.
+    expect(await tabTo((now) => now.label === '키보드 첫째 선택', 'Shift+Tab')).toBe(true);
+    await page.keyboard.press('Space');
+    expect(await tabTo((now) => now.label === '키보드 둘째 선택')).toBe(true);
+    await page.keyboard.press('Space');
+    expect(await tabTo((now) => now.text === '선택 반려', 'Shift+Tab')).toBe(true);
+    await page.keyboard.press('Enter');
+    // The reason form replaces the button: the focus is in its field.
+    await expectFocus({ label: '반려 사유 (선택한 모든 매물에)' });
+    await page.keyboard.type('키보드로 반려합니다.');
+    await page.keyboard.press('Enter');
+
+    // The confirmation: a modal dialog with the count, the focus inside on 취소; Escape closes it, the focus is back.
+    const confirmation = page.getByRole('dialog', { name: '선택한 매물 반려' });
+    await confirmation.waitFor();
+    expect(await confirmation.textContent()).toContain('2건');
+    await expectFocus({ text: '취소', inDialog: true });
+    await expectNoAxeViolations(page, 'approval queue with the bulk rejection confirmation open');
+    await page.keyboard.press('Escape');
+    await confirmation.waitFor({ state: 'detached' });
+    await expectFocus({ label: '반려 사유 (선택한 모든 매물에)' });
+    expect(await page.locator('tr[data-house-id]').count()).toBe(2);
+    // Again, confirmed this time from the keyboard (Shift+Tab from 취소 is the confirming button).
+    await page.keyboard.press('Enter');
+    await confirmation.waitFor();
+    await expectFocus({ text: '취소', inDialog: true });
+    await page.keyboard.press('Shift+Tab');
+    await expectFocus({ text: '2건 반려', inDialog: true });
+    await page.keyboard.press('Enter');
+    const outcomes = page.getByTestId('bulk-outcomes');
+    await outcomes.waitFor();
+    expect(await outcomes.locator('[data-outcome="SUCCESS"]').count()).toBe(2);
+
+    // 신고 → 게시글: the reported post opens as members read it; removing it asks first, in a dialog.
+    await page.getByRole('link', { name: '신고' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: '신고된 매물', exact: true }).waitFor();
+    expect(await tabTo((now) => now.text === '게시글')).toBe(true);
+    await page.keyboard.press('Enter');
+    const card = page.locator(`[data-board-id="${boardId}"]`);
+    await card.waitFor();
+    expect(await tabTo((now) => now.label === '키보드 신고 게시글 게시글 내용 보기')).toBe(true);
+    await page.keyboard.press('Enter');
+    const postPreview = page.getByTestId('board-preview');
+    await postPreview.locator('.listing-body em').waitFor();
+    await expectFocus({ text: '닫기', inPreview: true });
+    await expectNoAxeViolations(page, '신고 (게시글) with the reported post open');
+    await page.keyboard.press('Escape');
+    await postPreview.waitFor({ state: 'detached' });
+    await expectFocus({ label: '키보드 신고 게시글 게시글 내용 보기' });
+    expect(await tabTo((now) => now.label === '처리 메모 (신고자에게 보임, 선택)')).toBe(true);
+    await page.keyboard.type('광고라 삭제합니다');
+    expect(await tabTo((now) => now.text === '게시글 삭제')).toBe(true);
+    await page.keyboard.press('Enter');
+    const removal = page.getByRole('dialog', { name: '게시글 삭제' });
+    await removal.waitFor();
+    await expectFocus({ text: '취소', inDialog: true });
+    await page.keyboard.press('Escape');
+    await removal.waitFor({ state: 'detached' });
+    await expectFocus({ text: '게시글 삭제' });
+    await page.keyboard.press('Enter');
+    await removal.waitFor();
+    await expectFocus({ text: '취소', inDialog: true });
+    await page.keyboard.press('Shift+Tab');
+    await expectFocus({ text: '삭제 확인' });
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached' });
+    expect(await noticeText(page)).toBe("'키보드 신고 게시글' 게시글을 삭제했습니다.");
+    const mine = await e2e.ok<Array<{ boardId: number; state: string; note: string | null }>>('GET', '/api/v1/boards/report/mine', { token: nonAdmin.token });
+    expect(mine.find((r) => r.boardId === boardId)).toMatchObject({ state: 'REMOVED', note: '광고라 삭제합니다' });
     await page.close();
   });
 

@@ -162,6 +162,40 @@ test('admin: pinning promotion posts, at most 10', async () => {
   expect(await pin(promotions[0], admin, false)).toEqual({ status: 200, code: 'SUCCESS' });
 });
 
+test('reports on posts: report once, the queue, a decision with a note, the reporter reads the outcome (issue 40)', async () => {
+  const boardId = await e2e.ok<number>('POST', '/api/v1/boards', { token: author, body: boardBody({ title: '신고될 글' }) });
+  const reportBody = { reportType: 'ADVERTISING_BOARD', reportReason: '광고 글입니다' };
+  expect(await answer('PUT', `/api/v1/boards/report/${boardId}`, { token: commenter, body: reportBody })).toEqual({ status: 200, code: 'SUCCESS' });
+  expect(await answer('PUT', `/api/v1/boards/report/${boardId}`, { token: commenter, body: reportBody })).toEqual({ status: 400, code: 'H0003' });
+  expect(await answer('PUT', `/api/v1/boards/report/${boardId}`, { token: author, body: reportBody })).toEqual({ status: 403, code: 'H0001' });
+  expect(await answer('PUT', '/api/v1/boards/report/987654', { token: commenter, body: reportBody })).toEqual({ status: 404, code: 'C0001' });
+  expect(await answer('PUT', `/api/v1/boards/report/${boardId}`, { token: commenter, body: { reportType: 'FAKE_SALE', reportReason: '이유' } })).toEqual({
+    status: 400,
+    code: 'C0002',
+  });
+
+  const queue = await e2e.ok<{ content: Array<{ boardId: number; reportCount: number }> }>(
+    'GET',
+    '/api/v1/admin/boards/reports?status=OPEN&sort=lastReportedAt,desc',
+    {
+      token: admin,
+    },
+  );
+  expect(queue.content).toEqual([expect.objectContaining({ boardId, reportCount: 1 })]);
+  expect(await answer('GET', '/api/v1/admin/boards/reports', { token: author })).toEqual({ status: 403, code: 'J0006' });
+  expect(await answer('GET', '/api/v1/admin/boards/reports?sort=title', { token: admin })).toEqual({ status: 400, code: 'C0002' });
+
+  expect(await e2e.ok('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'REMOVE', note: '광고라 삭제했습니다' } })).toBe(
+    boardId,
+  );
+  expect(await answer('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'DISMISS' } })).toEqual({ status: 404, code: 'C0001' });
+  expect(await answer('PUT', `/api/v1/admin/boards/reports/${boardId}`, { token: admin, body: { action: 'HIDE' } })).toEqual({ status: 400, code: 'C0002' });
+
+  const mine = await e2e.ok<Array<{ boardId: number; state: string; note: string | null }>>('GET', '/api/v1/boards/report/mine', { token: commenter });
+  expect(mine).toEqual([expect.objectContaining({ boardId, state: 'REMOVED', note: '광고라 삭제했습니다' })]);
+  expect(await answer('GET', '/api/v1/boards/report/mine')).toEqual({ status: 401, code: 'J0000' });
+});
+
 test('every operation of the community document was exercised', async () => {
   const contract = await apiContract();
   for (const tag of ['boards', 'comments', 'loves', 'admin-boards']) expect({ tag, uncovered: contract.uncovered(tag) }).toEqual({ tag, uncovered: [] });

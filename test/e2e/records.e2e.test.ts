@@ -191,3 +191,52 @@ test('bad input through the gateway is a 4xx envelope', async () => {
   expect(badId.status).toBe(400);
   expect(badId.body.code).toBe('C0002');
 });
+
+test("an administrator's deletion of another's record comment reaches accounts' audit trail with who, what and why", async () => {
+  const moderator = await createAdmin('auditadmin1', '기록관리자', '01011110005', 'WEB');
+  const writer = await createAdmin('auditadmin2', '기록작성자', '01011110006', 'WEB');
+  const projected = projectedUserModel(recordsDb);
+  await eventually(async () => (await projected.countDocuments({ _id: { $in: [moderator.id, writer.id] }, authority: 'ADMIN' })) === 2, 30_000, 200);
+  const recordId = (
+    await api<number>('POST', '/api/v1/record', moderator.auth, { title: '감사 기록', content: '본문', part: 'web', type: 'tech', category: 'disaster' })
+  ).body.data!;
+  const commentId = (await api<number>('POST', '/api/v1/record_comment', writer.auth, { record_id: recordId, parent_id: null, content: '광고 댓글' })).body
+    .data!;
+
+  const deleted = await e2e.api('DELETE', `/api/v1/record_comment/${commentId}?reason=${encodeURIComponent('광고성 댓글')}`, {
+    token: moderator.auth,
+    headers: { 'x-request-id': 'req-record-comment-audit' },
+  });
+  expect(deleted.status).toBe(200);
+
+  // Records' outbox, the AUDIT stream, accounts' consumer: the entry is read where every other one is.
+  type Entry = {
+    actor: { id: number; userName: string };
+    action: string;
+    targetType: string;
+    targetId: number;
+    reason: string | null;
+    requestId: string | null;
+  };
+  const entries = await eventually(
+    async () => {
+      const res = await api<{ content: Entry[] }>('GET', `/api/v1/admin/audit?targetType=RECORD&targetId=${recordId}`, moderator.auth);
+      return res.body.data?.content.length ? res.body.data.content : undefined;
+    },
+    30_000,
+    200,
+  );
+  expect(entries).toEqual([
+    expect.objectContaining({
+      actor: { id: moderator.id, userName: 'auditadmin1' },
+      action: 'DELETE_COMMENT',
+      targetType: 'RECORD',
+      targetId: recordId,
+      reason: '광고성 댓글',
+      requestId: 'req-record-comment-audit',
+    }),
+  ]);
+  // The member's page asks by memberId: the comment's author is the one the action concerns.
+  const byMember = await api<{ content: Entry[] }>('GET', `/api/v1/admin/audit?memberId=${writer.id}`, moderator.auth);
+  expect(byMember.body.data?.content.map((e) => e.action)).toEqual(['DELETE_COMMENT']);
+});

@@ -73,6 +73,12 @@ export type HouseReport = ReportedHouse['reports'][number];
 
 export type ReportedHouse = Schema<'HouseAdminReportItem'>;
 
+/** A reported post (issue 40), one item per post with its reports, as the listing reports are. */
+export type ReportedBoard = Schema<'BoardAdminReportItem'>;
+
+/** A post as members read it. */
+export type BoardDetail = Schema<'CommunityBoardDetail'>;
+
 /** An item of the approval queue and of the public list (the spec's house list item). */
 export type HouseListItem = Schema<'HouseListItem'>;
 
@@ -114,6 +120,12 @@ export function adminApi({ api, data }: BinzipClient) {
       decide: (houseId: number, action: ReportAction, note?: string) =>
         data(api.PUT('/api/v1/admin/reports/{houseId}', { params: { path: { houseId } }, body: { action, ...(note ? { note } : {}) } })),
     },
+    boardReports: {
+      list: (query: PageQuery & { status: ReportStatus; sort?: `lastReportedAt,${SortDirection}` }) =>
+        data(api.GET('/api/v1/admin/boards/reports', { params: { query } })),
+      decide: (boardId: number, action: ReportAction, note?: string) =>
+        data(api.PUT('/api/v1/admin/boards/reports/{boardId}', { params: { path: { boardId } }, body: { action, ...(note ? { note } : {}) } })),
+    },
     approvals: {
       list: (query: ApprovalQuery) => data(api.GET('/api/v1/houses/apply', { params: { query: filled(query) } })),
       /** One decision on several listings: one outcome per id, a failure does not undo the others. */
@@ -127,6 +139,8 @@ export function adminApi({ api, data }: BinzipClient) {
       /** The public list of promotion posts (pinned first), which is what an administrator pins from. */
       promotions: (query: PageQuery & { search?: string }) =>
         data(api.GET('/api/v1/boards', { params: { query: { prefix: 'ADVERTISEMENT', ...filled(query) } } })),
+      /** A post as members read it (a removed post is C0001). */
+      detail: (boardId: number) => data(api.GET('/api/v1/boards/{boardId}', { params: { path: { boardId } } })),
       setFixed: (boardId: number, fixed: boolean) => data(api.PUT('/api/v1/admin/boards/{boardId}/fixed', { params: { path: { boardId } }, body: { fixed } })),
     },
     houses: {

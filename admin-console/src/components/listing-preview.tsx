@@ -6,9 +6,10 @@
  */
 import type { ComponentChildren, VNode } from 'preact';
 import { h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdminApi, HouseDetail, HouseListItem, ReportedHouse } from '../api/admin';
 import { formatDateTime, formatPrice, rentalTypeLabel } from '../api/labels';
+import { useFocusReturn } from './forms';
 import { errorText } from './notice';
 import { ListingThumbnail } from './thumbnail';
 
@@ -114,9 +115,26 @@ async function loadPreview(api: AdminApi, houseId: number): Promise<PreviewData>
 
 const MODERATION_LABELS = { REJECTED: '반려됨', REMOVED: '신고로 삭제됨', REPORT_DISMISSED: '신고 기각됨' } as const;
 
+/**
+ * What a preview panel does for the keyboard (issue 40): the focus moves to its 닫기 when it opens (an `autofocus`
+ * attribute only works once per page), Escape closes it, and the focus goes back to the button that opened it.
+ */
+export function usePreviewFocus(onClose: () => void) {
+  const closeRef = useRef<HTMLButtonElement>(null);
+  useFocusReturn();
+  useEffect(() => closeRef.current?.focus(), []);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return;
+    event.stopPropagation();
+    onClose();
+  };
+  return { closeRef, onKeyDown };
+}
+
 export function ListingPreview({ api, houseId, onClose }: { api: AdminApi; houseId: number; onClose: () => void }) {
   const [data, setData] = useState<PreviewData | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { closeRef, onKeyDown } = usePreviewFocus(onClose);
   useEffect(() => {
     let current = true;
     setData(null);
@@ -131,10 +149,10 @@ export function ListingPreview({ api, houseId, onClose }: { api: AdminApi; house
   }, [houseId]);
 
   return (
-    <section class="preview panel" aria-labelledby={`preview-title-${houseId}`} data-testid="listing-preview">
+    <section class="preview panel" aria-labelledby={`preview-title-${houseId}`} data-testid="listing-preview" onKeyDown={onKeyDown}>
       <header class="screen-header">
         <h3 id={`preview-title-${houseId}`}>{data ? data.house.title : `매물 ${houseId}`}</h3>
-        <button type="button" onClick={onClose} autoFocus>
+        <button type="button" onClick={onClose} ref={closeRef}>
           닫기
         </button>
       </header>

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import type { AdminApi, BulkOutcome, RentalType, SortDirection } from '../api/admin';
 import { RENTAL_TYPE_LABELS, formatDateTime, formatPrice, rentalTypeLabel } from '../api/labels';
-import { ReasonForm } from '../components/forms';
+import { ConfirmDialog, ReasonForm } from '../components/forms';
 import { ListingPreview } from '../components/listing-preview';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, textOf, usePagedList } from '../components/paged-list';
@@ -28,6 +28,8 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [bulkRejecting, setBulkRejecting] = useState(false);
   const [outcomes, setOutcomes] = useState<BulkOutcome[] | null>(null);
+  /** The reason of a bulk rejection waiting for its confirmation (with the count), else null. */
+  const [confirmingReject, setConfirmingReject] = useState<string | null>(null);
 
   const approve = async (houseId: number, title: string) => {
     if (await run(() => api.approvals.approve(houseId), `'${title}' 매물을 승인했습니다.`)) list.reload();
@@ -46,7 +48,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
   };
   const decideSelected = async (approve: boolean, reason?: string) => {
     const ids = [...selected];
-    if (!approve && !window.confirm(`선택한 매물 ${ids.length}건을 반려합니다. 계속할까요?`)) return;
+    setConfirmingReject(null);
     let answered: BulkOutcome[] = [];
     const done = await run(
       async () => {
@@ -109,7 +111,7 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
               maxLength={200}
               required={true}
               busy={busy}
-              onSubmit={(reason) => void decideSelected(false, reason)}
+              onSubmit={(reason) => setConfirmingReject(reason)}
               onCancel={() => setBulkRejecting(false)}
             />
           ) : (
@@ -126,6 +128,16 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
             </>
           )}
         </div>
+      )}
+      {confirmingReject !== null && (
+        <ConfirmDialog
+          title="선택한 매물 반려"
+          confirmLabel={`${selected.size}건 반려`}
+          onConfirm={() => void decideSelected(false, confirmingReject)}
+          onCancel={() => setConfirmingReject(null)}
+        >
+          선택한 매물 {selected.size}건을 반려합니다. 반려 사유: {confirmingReject}
+        </ConfirmDialog>
       )}
       {outcomes && (
         <div class="panel" role="status" data-testid="bulk-outcomes">

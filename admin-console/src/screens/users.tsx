@@ -9,7 +9,7 @@ import { USER_STATUS_LABELS, USER_TYPE_LABELS, formatDateTime } from '../api/lab
 import { ReasonForm } from '../components/forms';
 import { useAction } from '../components/notice';
 import { ListStatus, Pager, TotalCount, usePagedList } from '../components/paged-list';
-import { ListingPreview } from '../components/listing-preview';
+import { ListingPreview, usePreviewFocus } from '../components/listing-preview';
 import { AuditTable } from './audit';
 
 const PAGE_SIZE = 20;
@@ -32,11 +32,12 @@ const SORTS: Record<Filters['sort'], string> = {
 function MemberHistory({ api, memberId, nickName, onClose }: { api: AdminApi; memberId: number; nickName: string; onClose: () => void }) {
   const history = usePagedList((page) => api.audit.list({ memberId, page, size: 10 }), [memberId]);
   const [previewing, setPreviewing] = useState<number | null>(null);
+  const { closeRef, onKeyDown } = usePreviewFocus(onClose);
   return (
-    <section class="panel" aria-labelledby={`history-${memberId}`} data-testid="member-history">
+    <section class="panel" aria-labelledby={`history-${memberId}`} data-testid="member-history" onKeyDown={onKeyDown}>
       <header class="screen-header">
         <h3 id={`history-${memberId}`}>{nickName} 회원에 대한 처리 기록</h3>
-        <button type="button" onClick={onClose} autoFocus>
+        <button type="button" onClick={onClose} ref={closeRef}>
           닫기
         </button>
       </header>

@@ -95,6 +95,7 @@ export function WithdrawalsScreen({ api }: { api: AdminApi }) {
                   <ConfirmButton
                     label="탈퇴 완료"
                     confirmLabel="개인정보 삭제 확인"
+                    question={`${request.nickName} 회원의 탈퇴를 완료하고 개인정보를 삭제합니다. 되돌릴 수 없습니다.`}
                     busy={busy}
                     onConfirm={() => void complete(request.userId, request.nickName)}
                   />

@@ -142,3 +142,27 @@ test('each saved comment stores its records.comment.created event in the same do
   expect(docs[1].pendingEvents[0].data).toMatchObject({ parentCommentAuthorId: alice.id, commenterId: author.id, commentId: reply });
   expect(docs[1].pendingEvents[0].id).toBe((docs[1].pendingEvents[0].data as { eventId: string }).eventId);
 });
+
+test("an administrator deleting someone else's comment stores its audit entry with the reason; a reason over 500 characters is C0002", async () => {
+  const target = await comment(alice, '광고 댓글');
+  const tooLong = await request(h.app)
+    .delete(`/api/v1/record_comment/${target}?reason=${'가'.repeat(501)}`)
+    .set('Authorization', author.token);
+  expectError(tooLong, 400, 'C0002');
+  expect(tooLong.body.message).toContain('삭제 사유');
+  const res = await request(h.app)
+    .delete(`/api/v1/record_comment/${target}?reason=${encodeURIComponent('광고 글입니다')}`)
+    .set('Authorization', author.token);
+  expect(res.status).toBe(200);
+  const doc = await commentModel(h.connection).findById(target).lean();
+  expect(doc?.pendingEvents.filter((e) => e.subject === 'audit.records').map((e) => e.data)).toEqual([
+    expect.objectContaining({
+      actorId: author.id,
+      action: 'DELETE_COMMENT',
+      targetType: 'RECORD',
+      targetId: recordId,
+      memberId: alice.id,
+      reason: '광고 글입니다',
+    }),
+  ]);
+});

@@ -19,7 +19,13 @@ export interface BoardDoc {
   deleted: boolean;
   createdAt: Date;
   updatedAt: Date;
-  /** An administrator's action on the post (`audit.community`: pin, unpin, delete; issue 40), stored with its write. */
+  /** OPEN while members' reports wait for an administrator, CLOSED once decided; absent when never reported (issue 40). */
+  reportStatus?: 'OPEN' | 'CLOSED' | null;
+  /** The latest report's time: the administrators' queue is sorted by it. */
+  lastReportedAt?: Date | null;
+  /** The latest report decision (DISMISS or REMOVE), its note and time. */
+  moderation?: { action: 'DISMISS' | 'REMOVE'; note: string | null; decidedAt: Date } | null;
+  /** An administrator's action on the post (`audit.community`: pin, unpin, delete, report decision; issue 40), stored with its write. */
   pendingEvents?: OutboxEvent[];
 }
 
@@ -41,6 +47,9 @@ const boardSchema = new Schema<BoardDoc>(
     deleted: { type: Boolean, required: true, default: false },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
+    reportStatus: { type: String, default: null },
+    lastReportedAt: { type: Date, default: null },
+    moderation: { type: Schema.Types.Mixed, default: null },
   },
   { versionKey: false, collection: 'boards' },
 );
@@ -51,6 +60,8 @@ boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, creat
 boardSchema.index({ deleted: 1, prefixCategory: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
 boardSchema.index({ deleted: 1, prefixCategory: 1, category: 1, fixed: -1, loveCount: -1, createdAt: -1, _id: -1 });
 boardSchema.index({ authorId: 1, deleted: 1, createdAt: -1, _id: -1 });
+// The administrators' report queue: OPEN or CLOSED, by the latest report's time.
+boardSchema.index({ reportStatus: 1, lastReportedAt: -1, _id: -1 });
 addOutbox(boardSchema);
 
 export type BoardModel = Model<BoardDoc>;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
+import { myBoardReports, reportBoard } from '../domain/reports';
 import { authorKey, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from '../cache-keys';
 import {
   boardBody,
@@ -12,8 +13,10 @@ import {
   boardItemSchema,
   boardPageSchema,
   boardParams,
+  boardReportBody,
   categoryQuery,
   listQuery,
+  myBoardReportsSchema,
   ownBoardPageSchema,
   ownCommentPageSchema,
   ownListQuery,
@@ -120,6 +123,28 @@ export const boardOperations = [
     cached: 'boards',
     dependsOn: ({ query }, page) => boardListKeys(query, page),
     handle: (ctx, { query }) => listBoards(ctx, query),
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/boards/report/mine',
+    operationId: 'listMyBoardReports',
+    summary: '내 게시글 신고와 처리 결과 (RECEIVED 처리 대기, REMOVED 삭제됨, DISMISSED 기각; 관리자 메모)',
+    tags,
+    access: 'user',
+    data: myBoardReportsSchema,
+    handle: (ctx, { caller }) => myBoardReports(ctx, caller),
+  }),
+  operation({
+    method: 'put',
+    path: '/api/v1/boards/report/{boardId}',
+    operationId: 'reportBoard',
+    summary: '게시글 신고 (한 게시글에 한 번; 자신의 글은 신고할 수 없음; 관리자가 처리할 때까지 게시글은 그대로 보임)',
+    tags,
+    access: 'user',
+    params: boardParams,
+    body: boardReportBody,
+    errors: ['C0001', 'H0001', 'H0003'],
+    handle: (ctx, { caller, params, body }) => reportBoard(ctx, caller, { ...params, ...body }),
   }),
   operation({
     method: 'get',

@@ -9,6 +9,7 @@ import {
   pageSchema,
   queryEnum,
   querySize,
+  querySort,
   requiredQueryEnum,
   typedText,
   type FieldLabels,
@@ -16,6 +17,9 @@ import {
 import { z } from 'zod';
 import { AllCategories, BoardPrefixes, PreviewPrefixes } from '../domain/vocabulary';
 import type { OwnCommentItem } from '../domain/comments';
+import { BoardReportActions, BoardReportStatuses, BoardReportTypeNames, MyBoardReportStates } from '../domain/reports';
+import type { AdminBoardReportItem, MyBoardReportItem } from '../domain/reports';
+import { BoardReportTypes } from '../models';
 import type { BoardCategory, BoardDetail, BoardItem, CommentItem, OwnBoardItem } from '../domain/render';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */
@@ -39,6 +43,12 @@ export const fieldLabels: FieldLabels = {
   content: '내용',
   image: '이미지 파일',
   file: '이미지 파일 이름',
+  reportType: '신고 유형',
+  reportReason: '신고 사유',
+  status: '처리 상태',
+  sort: '정렬',
+  action: '처리',
+  note: '처리 메모',
 };
 
 /** Limits the spec leaves open (README: Choices). */
@@ -49,6 +59,10 @@ export const Limits = {
   imageUrl: 2_048,
   comment: 1_000,
   search: 100,
+  /** The spec's report reason (listings): 1 to 100 characters, the same for posts. */
+  reportReason: 100,
+  /** A report decision's note, as for listings (docs/decisions-local.md, issue 40). */
+  reportNote: 500,
 } as const;
 
 export const BOARD_PAGE_SIZE = 8;
@@ -193,3 +207,70 @@ export const ownCommentItemSchema = z
   .meta({ id: 'CommunityOwnCommentItem' }) satisfies z.ZodType<OwnCommentItem>;
 
 export const ownCommentPageSchema = pageSchema(ownCommentItemSchema, { totals: true, pageable: false }).meta({ id: 'CommunityOwnCommentPage' });
+
+// Reports on posts (issue 40): the same shapes as the listing reports of houses.
+
+export const boardReportBody = z.strictObject({
+  reportType: z.enum(BoardReportTypes).meta({ description: 'ADVERTISING_BOARD 스팸게시글/광고, ABUSE 욕설/비방, ETC 기타' }),
+  reportReason: z.string().trim().min(1).max(Limits.reportReason),
+});
+
+export const boardReportListQuery = z.object({
+  status: queryEnum(BoardReportStatuses).transform((s) => s ?? 'OPEN'),
+  sort: querySort(['lastReportedAt'], { field: 'lastReportedAt', direction: -1 }),
+  ...pageQuery(20, 100),
+});
+
+/** The optional note goes to the reporters (their list) and into the audit entry; blank counts as none. */
+export const boardReportDecisionBody = z.strictObject({
+  action: z.enum(BoardReportActions).meta({ description: 'DISMISS 기각 (게시글 유지), REMOVE 게시글 삭제' }),
+  note: z
+    .string()
+    .trim()
+    .max(Limits.reportNote)
+    .nullish()
+    .transform((v) => v || undefined),
+});
+
+export const adminBoardReportItemSchema = z
+  .object({
+    boardId,
+    title: z.string(),
+    prefixCategory,
+    authorId: z.number().int(),
+    nickName: z.string(),
+    deleted: z.boolean().meta({ description: '신고가 열려 있는 동안 작성자가 삭제한 게시글' }),
+    reportCount: z.number().int().min(0),
+    lastReportedAt: isoTimestampSchema.nullable(),
+    status: z.enum(BoardReportStatuses),
+    note: z.string().nullable().meta({ description: '처리된(CLOSED) 신고의 관리자 메모; 없으면 null' }),
+    reports: z.array(
+      z.object({
+        reportType: z.enum(BoardReportTypes),
+        reportTypeName: z.enum(Object.values(BoardReportTypeNames) as [string, ...string[]]),
+        reportReason: z.string(),
+        reporterNickName: z.string(),
+        createdAt: isoTimestampSchema,
+      }),
+    ),
+  })
+  .meta({ id: 'BoardAdminReportItem' }) satisfies z.ZodType<AdminBoardReportItem>;
+
+export const adminBoardReportPageSchema = pageSchema(adminBoardReportItemSchema, { totals: true, pageable: false }).meta({ id: 'BoardAdminReportPage' });
+
+export const myBoardReportsSchema = z
+  .array(
+    z
+      .object({
+        boardId,
+        title: z.string(),
+        reportType: z.enum(BoardReportTypes),
+        reportReason: z.string(),
+        state: z.enum(MyBoardReportStates).meta({ description: 'RECEIVED (처리 대기), REMOVED (게시글 삭제), DISMISSED (기각)' }),
+        note: z.string().nullable().meta({ description: '관리자의 처리 메모; 없으면 null' }),
+        createdAt: isoTimestampSchema,
+        decidedAt: isoTimestampSchema.nullable(),
+      })
+      .meta({ id: 'MyBoardReport' }),
+  )
+  .meta({ description: '내 게시글 신고, 최근 신고순 (최대 100건)' }) satisfies z.ZodType<MyBoardReportItem[]>;

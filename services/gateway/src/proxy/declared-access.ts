@@ -7,6 +7,8 @@ export type DeclaredAccess = 'public' | 'optional' | 'user' | 'admin';
 export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAccess]> = [
   ['GET', '/api/v1/admin/audit', 'admin'],
   ['PUT', '/api/v1/admin/boards/{boardId}/fixed', 'admin'],
+  ['GET', '/api/v1/admin/boards/reports', 'admin'],
+  ['PUT', '/api/v1/admin/boards/reports/{boardId}', 'admin'],
   ['POST', '/api/v1/admin/houses/apply', 'admin'],
   ['GET', '/api/v1/admin/reports', 'admin'],
   ['PUT', '/api/v1/admin/reports/{houseId}', 'admin'],
@@ -31,6 +33,8 @@ export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAc
   ['GET', '/api/v1/boards/my/comment', 'user'],
   ['GET', '/api/v1/boards/my/love', 'user'],
   ['GET', '/api/v1/boards/preview', 'optional'],
+  ['PUT', '/api/v1/boards/report/{boardId}', 'user'],
+  ['GET', '/api/v1/boards/report/mine', 'user'],
   ['POST', '/api/v1/comments', 'user'],
   ['DELETE', '/api/v1/comments/{id}', 'user'],
   ['GET', '/api/v1/comments/{id}', 'optional'],

@@ -70,12 +70,12 @@ export async function updateComment(ctx: RecordsContext, caller: AuthClaims, inp
 }
 
 /** Soft delete: the comment keeps its place in the thread (its replies stay readable) with a fixed text. */
-export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, input: { commentId: number }): Promise<void> {
+export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, input: { commentId: number; reason?: string }): Promise<void> {
   const { commentId } = input;
   const comment = await liveComment(ctx, commentId);
   if (comment.authorId !== caller.userId && !isAdmin(caller)) throw AppError.forbidden();
   // An administrator deleting someone else's comment is a moderation action (issue 40): its audit entry goes with
-  // the write, on the RECORD (the page the console links to) as DELETE_COMMENT.
+  // the write, on the RECORD (the page the console links to) as DELETE_COMMENT, with the reason given (if any).
   const byModerator = comment.authorId !== caller.userId;
   const now = ctx.now();
   const audit = byModerator
@@ -84,7 +84,7 @@ export async function deleteComment(ctx: RecordsContext, caller: AuthClaims, inp
           pendingEvents: auditEvent(
             'records',
             caller,
-            { action: 'DELETE_COMMENT', targetType: 'RECORD', targetId: comment.recordId, memberId: comment.authorId },
+            { action: 'DELETE_COMMENT', targetType: 'RECORD', targetId: comment.recordId, memberId: comment.authorId, reason: input.reason },
             now,
           ),
         },

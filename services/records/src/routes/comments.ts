@@ -1,7 +1,7 @@
 import { operationsOf } from '@binzip/shared';
 import { createComment, deleteComment, updateComment } from '../domain/comments';
 import type { RecordsContext } from '../domain/context';
-import { commentIdData, commentIdParams, createCommentBody, updateCommentBody } from './schemas';
+import { commentIdData, commentIdParams, createCommentBody, deleteCommentQuery, updateCommentBody } from './schemas';
 
 const operation = operationsOf<RecordsContext>();
 const tags = ['record-comments'];
@@ -38,10 +38,12 @@ export const commentOperations = [
     path: '/api/v1/record_comment/{commentId}',
     operationId: 'deleteRecordComment',
     summary: '기록 댓글 삭제 (작성자 또는 관리자; 내용이 `삭제된 댓글입니다.`로 바뀜)',
+    description: '관리자가 남의 댓글을 지울 때 `reason`(선택, 500자 이내)은 관리자 처리 기록에 사유로 남습니다.',
     tags,
     access: 'user',
     params: commentIdParams,
+    query: deleteCommentQuery,
     errors: ['C0001', 'C0003'],
-    handle: (ctx, { caller, params }) => deleteComment(ctx, caller, params),
+    handle: (ctx, { caller, params, query }) => deleteComment(ctx, caller, { ...params, ...query }),
   }),
 ];

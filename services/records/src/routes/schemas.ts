@@ -1,4 +1,4 @@
-import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum, type FieldLabels } from '@binzip/shared';
+import { bodyId, idParams, monthDayYearSchema, nonBlankText, pageQuery, pageSchema, queryEnum, queryText, type FieldLabels } from '@binzip/shared';
 import { z } from 'zod';
 import { CATEGORIES, LIMITS, LIST_TYPES, PAGE_SIZES, PARTS, RECORD_TYPES, REVIEW_STATUSES, REVIEWER_STATUSES } from '../domain/vocabulary';
 import type { HotRecords, RecordCommentItem, RecordDetail, RecordPage, ReviewDetail, ReviewItem, ReviewerItem } from '../domain/records';
@@ -21,6 +21,7 @@ export const fieldLabels: FieldLabels = {
   template: '템플릿',
   page: '페이지',
   size: '페이지 크기',
+  reason: '삭제 사유',
 };
 
 // Requests: records
@@ -59,6 +60,8 @@ export const updateReviewBody = z.strictObject({ content: nonBlankText(LIMITS.re
 // Requests: comments
 
 export const commentIdParams = idParams('commentId');
+/** Why an administrator deleted someone else's comment (issue 40): kept in the audit entry only; blank counts as none. */
+export const deleteCommentQuery = z.object({ reason: queryText(500) });
 export const createCommentBody = z.strictObject({
   record_id: bodyId,
   // A top-level comment sends null; leaving the member out means the same.

@@ -466,18 +466,31 @@ export interface ProjectContainer {
   health: string;
 }
 
+interface InspectedContainer {
+  Name: string;
+  RestartCount?: number;
+  State: { Status: string; ExitCode: number; Health?: { Status: string }; Healthcheck?: { Status: string } };
+  Config: { Labels?: Record<string, string> };
+}
+
+/** `podman inspect` of containers, or undefined when its answer is not one JSON array. */
+async function inspectContainers(ids: string[]): Promise<InspectedContainer[] | undefined> {
+  const res = await podman(['inspect', '--type', 'container', ...ids]);
+  if (res.code !== 0) return undefined;
+  try {
+    return JSON.parse(res.stdout) as InspectedContainer[];
+  } catch {
+    return undefined;
+  }
+}
+
 export async function projectContainers(project: string): Promise<ProjectContainer[]> {
   const ids = await podman(['ps', '-aq', '--filter', `label=com.docker.compose.project=${project}`]);
   const list = ids.stdout.split('\n').filter(Boolean);
   if (list.length === 0) return [];
-  const res = await podman(['inspect', '--type', 'container', ...list]);
-  if (res.code !== 0) return [];
-  const parsed = JSON.parse(res.stdout) as Array<{
-    Name: string;
-    RestartCount?: number;
-    State: { Status: string; ExitCode: number; Health?: { Status: string }; Healthcheck?: { Status: string } };
-    Config: { Labels?: Record<string, string> };
-  }>;
+  // While compose creates a dozen containers at once, podman 4.3 has answered an inspect of them all with more
+  // than one JSON document; each is then asked alone, and one that is gone meanwhile is left out.
+  const parsed = (await inspectContainers(list)) ?? (await Promise.all(list.map(async (id) => (await inspectContainers([id])) ?? []))).flat();
   return parsed.map((c) => ({
     name: c.Name.replace(/^\//, ''),
     service: c.Config.Labels?.['com.docker.compose.service'] ?? '',

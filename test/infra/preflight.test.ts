@@ -86,6 +86,10 @@ describe('npm run keys writes clean .env lines', () => {
         'JWT_PUBLIC_KEY',
         'JWT_PRIVATE_KEY',
         'REVOCATION_FEED_TOKEN',
+        // A first key pair comes with a Web Push (VAPID) pair and its subject (issue 38).
+        'VAPID_PUBLIC_KEY',
+        'VAPID_PRIVATE_KEY',
+        'VAPID_SUBJECT',
       ]);
       expect(statSync(file).mode & 0o777).toBe(0o600);
     } finally {

@@ -28,7 +28,10 @@ export interface EventBusOptions {
   logger: Logger;
   /** Replicas and retention of the streams this bus ensures; `DEFAULT_STREAM_SETTINGS` when absent. */
   streams?: Partial<StreamSettings>;
-  /** How long JetStream may go unanswered at connect before it fails (a new cluster's election); 0 or absent: once. */
+  /**
+   * How long JetStream may go unanswered at connect and while consumers are set up before it fails (a new cluster's
+   * election); 0 or absent: asked once.
+   */
   patienceMs?: number;
 }
 
@@ -45,6 +48,8 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
     private readonly prefix: string,
     readonly logger: Logger,
     private readonly streamSettings: StreamSettings,
+    /** How long start-up steps (a consumer's set-up) ask JetStream again while it does not answer (EventBusOptions). */
+    readonly patienceMs: number,
   ) {}
 
   static async connect(options: EventBusOptions): Promise<EventBus> {
@@ -68,7 +73,15 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
       throw err;
     });
     const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
-    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), manager, options.prefix ?? '', options.logger, settings);
+    const bus = new EventBus(
+      connection,
+      jetstream(connection, { timeout: 5_000 }),
+      manager,
+      options.prefix ?? '',
+      options.logger,
+      settings,
+      options.patienceMs ?? 0,
+    );
     void bus.watchStatus();
     return bus;
   }

@@ -5,6 +5,7 @@ import { REQUEST_ID_HEADER } from '../core/edge';
 import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/metrics';
 import { inMessagingSpan } from '../core/tracing';
 import type { ConsumeHost } from './hosts';
+import { askPatiently } from './streams';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, type DeadLetterReason } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 
@@ -36,28 +37,39 @@ export async function startConsumers(bus: ConsumeHost, consumers: readonly Event
 
 export async function startConsumer<E extends EventDefinition>(bus: ConsumeHost, consumer: EventConsumer<E>): Promise<RunningConsumer> {
   const { event } = consumer;
-  await bus.ensureStream(event.stream);
-  await bus.ensureStream('DEAD_LETTERS');
+  // Start-up steps are asked again while JetStream does not answer (a cluster still forming); each is idempotent.
+  const streamsReady = async () => {
+    await bus.ensureStream(event.stream);
+    await bus.ensureStream('DEAD_LETTERS');
+  };
+  await askPatiently(streamsReady, bus.patienceMs, bus.logger, `the streams of ${consumer.durable}`);
   if (await consumer.replayWhen?.()) await bus.resetConsumer(event.stream, consumer.durable);
   const stream = bus.streamName(event.stream);
   const durable = bus.durableName(consumer.durable);
   const deliverPolicy =
     consumer.deliverPolicy === 'last_per_subject' ? DeliverPolicy.LastPerSubject : consumer.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All;
-  try {
-    await bus.manager.consumers.info(stream, durable);
-  } catch {
-    await bus.manager.consumers.add(stream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: deliverPolicy,
-      filter_subject: bus.subject(event.filter),
-      max_deliver: consumer.maxDeliver ?? DEFAULT_MAX_DELIVER,
-      // No consumer-level `backoff`: with it the server takes backoff[0] as every delivery's ack wait, shorter
-      // than a pulled batch may need. A failed handling naks with its own delay instead.
-      ack_wait: nanos(consumer.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
-    });
-  }
-  const pulled = await bus.jetstream.consumers.get(stream, durable);
+  const pulled = await askPatiently(
+    async () => {
+      try {
+        await bus.manager.consumers.info(stream, durable);
+      } catch {
+        await bus.manager.consumers.add(stream, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: deliverPolicy,
+          filter_subject: bus.subject(event.filter),
+          max_deliver: consumer.maxDeliver ?? DEFAULT_MAX_DELIVER,
+          // No consumer-level `backoff`: with it the server takes backoff[0] as every delivery's ack wait, shorter
+          // than a pulled batch may need. A failed handling naks with its own delay instead.
+          ack_wait: nanos(consumer.ackWaitMs ?? DEFAULT_ACK_WAIT_MS),
+        });
+      }
+      return bus.jetstream.consumers.get(stream, durable);
+    },
+    bus.patienceMs,
+    bus.logger,
+    `the consumer ${durable}`,
+  );
   const open = () => !bus.connection.isClosed() && !bus.connection.isDraining();
   let messages: ConsumerMessages | undefined;
   let stopped = false;
@@ -118,12 +130,16 @@ export async function followEvent<E extends EventDefinition>(
   since: Date,
   handle: (data: EventData<E>) => void,
 ): Promise<RunningConsumer> {
-  await bus.ensureStream(event.stream);
   const sinceNanos = BigInt(since.getTime()) * BigInt(1_000_000);
-  const ordered = await bus.jetstream.consumers.get(bus.streamName(event.stream), {
-    filter_subjects: bus.subject(event.filter),
-    deliver_policy: DeliverPolicy.All,
-  });
+  const ordered = await askPatiently(
+    async () => {
+      await bus.ensureStream(event.stream);
+      return bus.jetstream.consumers.get(bus.streamName(event.stream), { filter_subjects: bus.subject(event.filter), deliver_policy: DeliverPolicy.All });
+    },
+    bus.patienceMs,
+    bus.logger,
+    `following ${event.filter}`,
+  );
   const messages = await ordered.consume();
   const done = (async () => {
     for await (const msg of messages) {

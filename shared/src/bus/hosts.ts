@@ -33,6 +33,8 @@ export interface ConsumeHost extends PublishHost {
   readonly connection: NatsConnection;
   readonly manager: JetStreamManager;
   readonly logger: Logger;
+  /** How long a consumer's set-up asks JetStream again while it does not answer (0: once). */
+  readonly patienceMs: number;
   streamName(stream: StreamName): string;
   durableName(durable: string): string;
   ensureStream(stream: StreamName): Promise<void>;

@@ -163,7 +163,7 @@ export function renderOverlay(overlay: string): KubeObject[] {
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { configMapKeyRef?: { name: string; key: string }; secretKeyRef?: { name: string; key: string } };
+  valueFrom?: { configMapKeyRef?: { name: string; key: string; optional?: boolean }; secretKeyRef?: { name: string; key: string; optional?: boolean } };
 }
 interface Container {
   name: string;
@@ -205,8 +205,10 @@ export function podEnvironments(objects: KubeObject[], extra: KubeObject[] = [])
   for (const object of [...objects, ...extra]) {
     if (object.kind === 'ConfigMap' || object.kind === 'Secret') sources.set(`${object.kind}/${object.metadata.name}`, objectData(object));
   }
-  const lookUp = (kind: 'ConfigMap' | 'Secret', name: string): Environment => {
+  const lookUp = (kind: 'ConfigMap' | 'Secret', name: string, optional = false): Environment => {
     const found = sources.get(`${kind}/${name}`);
+    // An optional reference to an object nobody made leaves the variable unset, as the kubelet does.
+    if (!found && optional) return {};
     if (!found) throw new Error(`${kind} ${name} is referenced but neither rendered nor created by the runbook`);
     return found;
   };
@@ -222,7 +224,8 @@ export function podEnvironments(objects: KubeObject[], extra: KubeObject[] = [])
     for (const variable of container.env ?? []) {
       const ref = variable.valueFrom?.configMapKeyRef ?? variable.valueFrom?.secretKeyRef;
       if (ref) {
-        const value = lookUp(variable.valueFrom?.configMapKeyRef ? 'ConfigMap' : 'Secret', ref.name)[ref.key];
+        const value = lookUp(variable.valueFrom?.configMapKeyRef ? 'ConfigMap' : 'Secret', ref.name, ref.optional)[ref.key];
+        if (value === undefined && ref.optional) continue;
         if (value === undefined) throw new Error(`${process}: ${variable.name} refers to missing key ${ref.key} of ${ref.name}`);
         env[variable.name] = value;
       } else {

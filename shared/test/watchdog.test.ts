@@ -81,6 +81,32 @@ describe('outage watchdog', () => {
     expect(outages).toEqual(['MongoDB']);
   });
 
+  it('does not count time the process itself was stopped (SIGSTOP) as an outage', async () => {
+    jest.useFakeTimers();
+    try {
+      const answers: boolean[] = [];
+      const outages: string[] = [];
+      const watchdog = new OutageWatchdog({
+        // The first check after the pause fails (the driver's connections went stale), the next ones answer.
+        probes: [{ name: 'MongoDB', check: async () => ((answers.shift() ?? true) ? undefined : Promise.reject(new Error('stale connection'))) }],
+        limitMs: 30_000,
+        logger,
+        onOutage: (name) => outages.push(name),
+      });
+      watchdog.start();
+      await jest.advanceTimersByTimeAsync(5_000);
+      // Frozen for 40 s: the clock moves, no timer runs.
+      jest.setSystemTime(Date.now() + 40_000);
+      answers.push(false);
+      await jest.advanceTimersByTimeAsync(5_000);
+      await jest.advanceTimersByTimeAsync(5_000);
+      expect(outages).toEqual([]);
+      await watchdog.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('checks every fifth of the limit, between 250 ms and 5 s', () => {
     expect(setUp(30_000).watchdog.intervalMs).toBe(5_000);
     expect(setUp(2_000).watchdog.intervalMs).toBe(400);

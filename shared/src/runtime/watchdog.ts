@@ -53,11 +53,24 @@ export class OutageWatchdog {
   }
 
   start(): void {
+    let lastTick = this.now();
     this.timer = setInterval(() => {
+      const tick = this.now();
+      // A tick far later than its interval means the process itself was not running (SIGSTOP, a paused VM or
+      // container, a debugger) or its event loop was blocked: that time is nobody's outage. Counted, a 30 s freeze
+      // made the first check after it (a driver still finding its connections stale) exit the process at once.
+      const missedMs = tick - lastTick - this.intervalMs;
+      if (missedMs > this.intervalMs) this.discount(missedMs);
+      lastTick = tick;
       // A check that is still waiting (a hung ping) is not stacked up with another.
       if (!this.running) this.running = this.checkOnce().finally(() => (this.running = undefined));
     }, this.intervalMs);
     this.timer.unref();
+  }
+
+  /** Takes time the process did not run off every dependency's outage. */
+  private discount(ms: number): void {
+    for (const [name, at] of this.lastUp) this.lastUp.set(name, at + ms);
   }
 
   /** Runs every probe once and acts on the results (exported for tests, which call it with their own clock). */

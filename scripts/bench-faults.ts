@@ -15,7 +15,15 @@
  * started again after `--freeze` seconds. Ports: services 7101-7115, gateways 7150-7151, NATS 4301-4303 (cluster
  * 6301-6303). Prints a Markdown table.
  *
- *   npm run bench:faults -- [--freeze 30] [--settle 8] [--workers 4]
+ * Every request carries its own `x-request-id`; for each failed one the table is followed by what answered it (the
+ * envelope's message, `retry-after`) and the log lines of any process that logged that id (`--log-level warn` by
+ * default), so a 503 can be told apart: the gateway finding no instance to use, or a replica answering it itself.
+ * The last phase kills the COMMUNITY stream's leader and leaves it down (`--leader-down-seconds`, 0 skips it): the
+ * time until every comment acknowledged after the kill is notified says whether the two nodes left elect a leader.
+ * `--only accounts,gateway,nats` keeps the phases of those parts (and the baseline).
+ *
+ *   npm run bench:faults -- [--freeze 30] [--settle 8] [--workers 4] [--log-level warn] [--leader-down-seconds 60]
+ *                           [--only <service|gateway|nats>,…]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +52,8 @@ interface Outcome {
   gateway: number;
   status: number | 'network' | 'timeout';
   at: number;
+  /** Failed ones: what was asked and what answered (the envelope's message, retry-after). */
+  failure?: { requestId: string; path: string; message?: string; retryAfter?: string };
 }
 
 interface Phase {
@@ -55,6 +65,8 @@ interface Phase {
   outcomes: Outcome[];
   /** The gateway lost in this phase, when it is a gateway. */
   lostGateway?: number;
+  /** One entry per failed request: what answered it. */
+  details: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,6 +75,14 @@ async function main(): Promise<void> {
   const freezeSeconds = arg('freeze', 30);
   const settleSeconds = arg('settle', 8);
   const workers = arg('workers', 4);
+  const leaderDownSeconds = arg('leader-down-seconds', 60);
+  const textOption = (name: string, fallback: string) => {
+    const at = process.argv.indexOf(`--${name}`);
+    return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1] : fallback;
+  };
+  const logLevel = textOption('log-level', 'warn');
+  const only = new Set(textOption('only', '').split(',').filter(Boolean));
+  const wanted = (part: string) => only.size === 0 || only.has(part);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-faults-'));
   const log = (line: string) => console.log(`[faults] ${line}`);
   const keys = generateDevKeyPair();
@@ -96,6 +116,8 @@ async function main(): Promise<void> {
       name: 'faults-probe',
       logger: createLogger('faults', 'silent'),
       streams: { replicas: 3 },
+      // A new cluster answers JetStream requests only once it has elected its meta leader.
+      patienceMs: 60_000,
     });
     for (let tries = 0; ; tries++) {
       try {
@@ -117,7 +139,7 @@ async function main(): Promise<void> {
       dbPrefix: `${prefix}_`,
       natsPrefix: prefix,
       env: {
-        LOG_LEVEL: 'error',
+        LOG_LEVEL: logLevel,
         NATS_REPLICAS: '3',
         BCRYPT_COST: '4',
         OUTBOX_INTERVAL_MS: '500',
@@ -134,15 +156,23 @@ async function main(): Promise<void> {
     log(`gateways: ${gateways.join(' ')}`);
 
     // --- the load ---
-    const call = async (gateway: number, method: string, urlPath: string, token?: string, body?: unknown) => {
+    const call = async (gateway: number, method: string, urlPath: string, token?: string, body?: unknown, requestId?: string) => {
       const res = await fetch(`${gateways[gateway]}${urlPath}`, {
         method,
-        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: token } : {}) },
+        headers: {
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(token ? { authorization: token } : {}),
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(15_000),
       });
       const text = await res.text();
-      return { status: res.status, body: JSON.parse(text) as { code: string; data: unknown } };
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after') ?? undefined,
+        body: JSON.parse(text) as { code: string; message?: string; data: unknown },
+      };
     };
     const signIn = async (admin: (typeof ADMINS)[number], gateway = 0) => {
       const res = await call(gateway, 'POST', '/api/v1/users/sign-in', undefined, { userName: admin.userName, password: admin.password });
@@ -185,23 +215,28 @@ async function main(): Promise<void> {
         const gateway = pickGateway();
         const phase = current;
         const content = `댓글 ${w}-${i}-${++written}`;
+        const requestId = `faults-${w}-${i}`;
+        const path = kind === 'read' ? reads[i % reads.length] : kind === 'signIn' ? '/api/v1/users/sign-in' : '/api/v1/comments';
         let status: Outcome['status'];
+        let failure: Outcome['failure'];
         try {
           const res =
             kind === 'read'
-              ? await call(gateway, 'GET', reads[i % reads.length])
+              ? await call(gateway, 'GET', path, undefined, undefined, requestId)
               : kind === 'signIn'
-                ? await call(gateway, 'POST', '/api/v1/users/sign-in', undefined, { userName: ADMINS[1 + (i % 2)].userName, password: ADMINS[1].password })
-                : await call(gateway, 'POST', '/api/v1/comments', writers[i % 2], { boardId, content });
+                ? await call(gateway, 'POST', path, undefined, { userName: ADMINS[1 + (i % 2)].userName, password: ADMINS[1].password }, requestId)
+                : await call(gateway, 'POST', path, writers[i % 2], { boardId, content }, requestId);
           status = res.status;
+          if (status !== 200) failure = { requestId, path, message: res.body.message, retryAfter: res.retryAfter };
         } catch (err) {
           status = (err as Error).name === 'TimeoutError' ? 'timeout' : 'network';
+          failure = { requestId, path, message: (err as Error).message };
           // As a load balancer would: a gateway that failed a connection is left out for a while.
           downUntil[gateway] = Date.now() + 5_000;
         }
         const ok = status === 200;
         if (phase) {
-          phase.outcomes.push({ kind, ok, gateway, status, at: Date.now() });
+          phase.outcomes.push({ kind, ok, gateway, status, at: Date.now(), failure });
           if (kind === 'write' && ok) phase.acknowledged.push(content);
         }
         await sleep(20);
@@ -210,7 +245,7 @@ async function main(): Promise<void> {
     const load = Array.from({ length: workers }, (_, w) => worker(w));
 
     const runPhase = async (name: string, fault: () => Promise<void>, lostGateway?: number) => {
-      const phase: Phase = { name, started: Date.now(), ended: 0, acknowledged: [], outcomes: [], lostGateway };
+      const phase: Phase = { name, started: Date.now(), ended: 0, acknowledged: [], outcomes: [], lostGateway, details: [] };
       phases.push(phase);
       current = phase;
       await sleep(2_000);
@@ -221,6 +256,24 @@ async function main(): Promise<void> {
       const failed = phase.outcomes.filter((o) => !o.ok);
       const seen = failed.map((o) => `${o.kind}:${o.status}@${o.gateway}`).join(' ');
       log(`${name}: ${phase.outcomes.length} requests, ${failed.length} failed${seen ? ` (${seen})` : ''}, ${phase.acknowledged.length} writes acknowledged`);
+      // What answered each failed request: the processes' own lines about it (they keep their last 200 chunks).
+      const handles = [...running.gateways, ...SERVICES.flatMap((service) => running.services[service] ?? [])];
+      for (const outcome of failed) {
+        const { requestId, path: asked, message, retryAfter } = outcome.failure ?? { requestId: '?', path: '?' };
+        // The id whole (`faults-1-12` is not `faults-1-123`).
+        const mentions = new RegExp(`${requestId}(?![\\w.:-])`);
+        const lines = handles.flatMap((handle) =>
+          handle.output
+            .join('')
+            .split('\n')
+            .filter((line) => mentions.test(line))
+            .map((line) => `      ${handle.name}: ${line.slice(0, 300)}`),
+        );
+        phase.details.push(
+          `  - ${outcome.kind} ${asked} via gateway ${outcome.gateway}: ${outcome.status}${message ? ` "${message}"` : ''}${retryAfter ? ` retry-after ${retryAfter}` : ''} (${requestId})`,
+          ...(lines.length > 0 ? lines : ['      (no process logged this request id)']),
+        );
+      }
     };
     const waitHealthy = async (handle: ProcessHandle) => {
       for (let i = 0; i < 120; i++) {
@@ -244,6 +297,22 @@ async function main(): Promise<void> {
       handle.child.kill('SIGCONT');
       await waitHealthy(handle);
     };
+    /** The COMMUNITY stream's leader and its consumers' leaders and backlogs, as NATS reports them. */
+    const streamState = async () => {
+      try {
+        const stream = await probe.manager.streams.info(probe.streamName('COMMUNITY'));
+        const consumers = await probe.manager.consumers.list(probe.streamName('COMMUNITY')).next();
+        const replicas = (stream.cluster?.replicas ?? []).map((r) => `${r.name}${r.current ? '' : ' (behind)'}${r.offline ? ' (offline)' : ''}`).join(', ');
+        return `COMMUNITY led by ${stream.cluster?.leader ?? 'nobody'} (replicas ${replicas}), last seq ${stream.state.last_seq}; ${consumers
+          .map(
+            (c) =>
+              `${c.name} led by ${c.cluster?.leader ?? 'nobody'}: ${c.num_pending} pending, ${c.num_ack_pending} unacknowledged, delivered ${c.delivered.stream_seq}`,
+          )
+          .join('; ')}`;
+      } catch (err) {
+        return `stream state unknown: ${(err as Error).message}`;
+      }
+    };
     const communityLeader = async () => {
       const info = await probe.manager.streams.info(probe.streamName('COMMUNITY'));
       return cluster!.nodes.find((n) => n.name === info.cluster?.leader) ?? cluster!.nodes[0];
@@ -252,27 +321,38 @@ async function main(): Promise<void> {
     await runPhase('baseline (no fault)', async () => {
       await sleep(freezeSeconds * 500);
     });
-    for (const service of SERVICES) {
+    for (const service of SERVICES.filter(wanted)) {
       const [first, second] = running.services[service] ?? [];
       await runPhase(`${service}: one replica SIGKILLed`, kill(first));
       await runPhase(`${service}: one replica SIGSTOPped ${freezeSeconds} s`, freeze(second));
     }
-    await runPhase('gateway: one SIGKILLed', kill(running.gateways[1]), 1);
-    await runPhase(`gateway: one SIGSTOPped ${freezeSeconds} s`, freeze(running.gateways[1]), 1);
-    {
-      const node = await communityLeader();
-      await runPhase(`NATS: stream leader ${node.name} SIGKILLed (back after ${freezeSeconds} s)`, async () => {
-        node.child()?.kill('SIGKILL');
+    if (wanted('gateway')) {
+      await runPhase('gateway: one SIGKILLed', kill(running.gateways[1]), 1);
+      await runPhase(`gateway: one SIGSTOPped ${freezeSeconds} s`, freeze(running.gateways[1]), 1);
+    }
+    if (wanted('nats')) {
+      const killed = await communityLeader();
+      await runPhase(`NATS: stream leader ${killed.name} SIGKILLed (back after ${freezeSeconds} s)`, async () => {
+        killed.child()?.kill('SIGKILL');
         await sleep(freezeSeconds * 1_000);
-        await node.start();
+        await killed.start();
+      });
+      const frozen = await communityLeader();
+      await runPhase(`NATS: stream leader ${frozen.name} SIGSTOPped ${freezeSeconds} s`, async () => {
+        frozen.child()?.kill('SIGSTOP');
+        await sleep(freezeSeconds * 1_000);
+        frozen.child()?.kill('SIGCONT');
       });
     }
-    {
+    // A leader lost for good: the node stays down to the end of the run. How long until every comment acknowledged
+    // after the kill is in the author's inbox says whether the two nodes left elect a new leader, and how fast.
+    let leaderDown: { node: string; phase: Phase; killedAt: number } | undefined;
+    if (wanted('nats') && leaderDownSeconds > 0) {
       const node = await communityLeader();
-      await runPhase(`NATS: stream leader ${node.name} SIGSTOPped ${freezeSeconds} s`, async () => {
-        node.child()?.kill('SIGSTOP');
-        await sleep(freezeSeconds * 1_000);
-        node.child()?.kill('SIGCONT');
+      await runPhase(`NATS: stream leader ${node.name} SIGKILLed, left down`, async () => {
+        node.child()?.kill('SIGKILL');
+        leaderDown = { node: node.name, phase: phases[phases.length - 1], killedAt: Date.now() };
+        await sleep(leaderDownSeconds * 1_000);
       });
     }
     stopLoad = true;
@@ -281,19 +361,46 @@ async function main(): Promise<void> {
 
     // --- what is left: every acknowledged comment stored once and notified once ---
     log('waiting for the pipeline to settle…');
+    /** How many times each comment is in the board author's inbox. */
+    const notifiedComments = async () => {
+      const notified = new Map<string, number>();
+      let cursor = '';
+      for (let pages = 0; pages < 1_000; pages++) {
+        const answer = await call(1, 'GET', `/api/v1/notifications?size=100&id=${cursor}`, author);
+        const page = answer.body.data as { nextId: number | null; notifications: { content: Array<{ comment: string }>; last: boolean } };
+        for (const n of page.notifications.content) notified.set(n.comment, (notified.get(n.comment) ?? 0) + 1);
+        if (page.notifications.last) break;
+        cursor = String(page.nextId);
+      }
+      return notified;
+    };
     await sleep(15_000);
+    // Notified: when did the last comment acknowledged after the leader's loss reach the inbox (polled until all
+    // are there, or 3 minutes)?
+    let leaderDownLine = '';
+    if (leaderDown) {
+      const { node, phase, killedAt } = leaderDown;
+      const wantedContents = new Set(phase.acknowledged);
+      const deadline = Date.now() + 180_000;
+      let seen = 0;
+      for (let polls = 0; ; polls++) {
+        const notified = await notifiedComments();
+        seen = [...wantedContents].filter((content) => notified.has(content)).length;
+        if (seen >= wantedContents.size || Date.now() > deadline) break;
+        // Every 10 s, where the stream and its consumers stand (who leads, what waits).
+        if (polls % 10 === 0) log(`${seen} of ${wantedContents.size} notified; ${await streamState()}`);
+        await sleep(1_000);
+      }
+      leaderDownLine =
+        seen >= wantedContents.size
+          ? `Leader ${node} left down: all ${wantedContents.size} comments acknowledged after its loss notified within ${Math.round((Date.now() - killedAt) / 1000)} s of the kill (polled each second after the phase).`
+          : `Leader ${node} left down: ${seen} of ${wantedContents.size} comments acknowledged after its loss notified ${Math.round((Date.now() - killedAt) / 1000)} s after the kill.`;
+    }
+
     const stored = await call(0, 'GET', `/api/v1/comments/${boardId}`);
     const storedContents = new Map<string, number>();
     for (const c of stored.body.data as Array<{ content: string }>) storedContents.set(c.content, (storedContents.get(c.content) ?? 0) + 1);
-    const notified = new Map<string, number>();
-    let cursor = '';
-    for (let pages = 0; pages < 1_000; pages++) {
-      const answer = await call(1, 'GET', `/api/v1/notifications?size=100&id=${cursor}`, author);
-      const page = answer.body.data as { nextId: number | null; notifications: { content: Array<{ comment: string }>; last: boolean } };
-      for (const n of page.notifications.content) notified.set(n.comment, (notified.get(n.comment) ?? 0) + 1);
-      if (page.notifications.last) break;
-      cursor = String(page.nextId);
-    }
+    const notified = await notifiedComments();
 
     console.log('');
     console.log(
@@ -313,6 +420,12 @@ async function main(): Promise<void> {
       console.log(
         `| ${phase.name} | ${phase.outcomes.length} | ${failed.length} (${byKind('read')} / ${byKind('signIn')} / ${byKind('write')})${statuses ? ` [${statuses}]` : ''} | ${onLost} | ${phase.acknowledged.length} | ${lost} | ${notLost} | ${duplicated} |`,
       );
+    }
+    if (leaderDownLine) console.log(`\n${leaderDownLine}`);
+    const details = phases.filter((phase) => phase.details.length > 0);
+    if (details.length > 0) {
+      console.log('\nWhat answered each failed request:');
+      for (const phase of details) console.log(`- ${phase.name}\n${phase.details.join('\n')}`);
     }
     await probe.close();
   } finally {

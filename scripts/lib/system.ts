@@ -149,7 +149,18 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
       if (Date.now() - launchedAt >= RESTART_RESET_AFTER_MS) consecutiveExits = 0;
       const delayMs = backoff[Math.min(consecutiveExits, backoff.length - 1)];
       consecutiveExits++;
-      say(`${options.name} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms (restart ${handle.restarts + 1})`);
+      // Why it left by itself: its last line that is not an access log line (a kill has none to give).
+      const why = signal
+        ? ''
+        : output
+            .join('')
+            .split('\n')
+            .filter((line) => line.trim() !== '' && !line.includes('"method"'))
+            .slice(-1)[0]
+            ?.slice(0, 400);
+      say(
+        `${options.name} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms (restart ${handle.restarts + 1})${why ? `; its last words: ${why}` : ''}`,
+      );
       restartTimer = setTimeout(() => {
         if (stopping) return;
         handle.restarts++;

@@ -15,7 +15,7 @@ export async function startNatsServer(options: {
   host?: string;
   maxFileStoreMiB?: number;
   extraConfig?: string;
-}): Promise<RunningStore & { port: number; restart(): Promise<void> }> {
+}): Promise<RunningStore & { port: number; restart(): Promise<void>; signal(signal: NodeJS.Signals): void }> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port || (await freePort(host));
   mkdirSync(options.storeDir, { recursive: true });
@@ -64,6 +64,10 @@ export async function startNatsServer(options: {
     restart: async () => {
       await stop();
       await launch();
+    },
+    /** SIGSTOP / SIGCONT: a node that freezes with its clients' connections open. */
+    signal: (signal) => {
+      child?.kill(signal);
     },
   };
 }

@@ -204,6 +204,23 @@ describe('a store or broker that stays away', () => {
     }
   });
 
+  test('a frozen broker (connections open, no PONG) leaves /ready answering at once, DEGRADED, inside the gateway probe bound', async () => {
+    const broker = await startNatsServer({ storeDir: path.join(dataDir, 'nats-frozen') });
+    try {
+      const child = await startChild({ NATS_URL: broker.uri });
+      await child.line(listening);
+      broker.signal('SIGSTOP');
+      // The gateway's probe gives /ready 2 s at most; a replica that took longer was taken out of rotation, with
+      // every other replica connected to the same node (bench:faults).
+      const ready = await fetch(`${child.url}/ready`, { signal: AbortSignal.timeout(1_500) });
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { data: unknown }).data).toMatchObject({ status: 'DEGRADED', checks: { mongodb: 'UP', nats: 'DOWN' } });
+    } finally {
+      broker.signal('SIGCONT');
+      await broker.stop();
+    }
+  });
+
   test('a broker unreachable at start-up: start-up gives up after OUTAGE_EXIT_MS instead of waiting for ever', async () => {
     const nothingThere = await freePort();
     const child = await startChild({ NATS_URL: `nats://127.0.0.1:${nothingThere}`, OUTAGE_EXIT_MS: '1000', MONGODB_URI: testEnv().mongoUri });

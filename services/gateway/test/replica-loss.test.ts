@@ -96,3 +96,28 @@ it('moves a read waiting on a replica that stopped answering to another one once
     healthy.close();
   }
 });
+
+it('keeps a read waiting on its replica when every replica is marked down at once (their probes failed together)', async () => {
+  const held: Array<() => void> = [];
+  const hold = (name: string) => serve((_req, res) => held.push(() => answer(res, name)));
+  const first = await hold('first');
+  const second = await hold('second');
+  const gw = await gatewayFor([first.url, second.url]);
+  try {
+    const waiting = fetch(`${gw.url}/api/v1/houses`);
+    await new Promise((r) => setTimeout(r, 300));
+    // Both probes fail in the same round (the broker node both ping is frozen): the read moves from the first to
+    // the second, then has nowhere better to go and waits for the second's answer.
+    gw.gateway.pools.houses.markDown(first.url);
+    await new Promise((r) => setTimeout(r, 200));
+    gw.gateway.pools.houses.markDown(second.url);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const release of held) release();
+    const res = await waiting;
+    expect({ status: res.status, data: ((await res.json()) as { data: string }).data }).toEqual({ status: 200, data: 'second' });
+  } finally {
+    gw.close();
+    first.close();
+    second.close();
+  }
+});

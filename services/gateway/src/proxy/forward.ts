@@ -259,6 +259,10 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
           target,
           on(() => {
             if (settled) return;
+            // Moved only to an instance that is up: when every other one is marked down too (their probes failed
+            // together, as when a broker node they all ping froze), the request waits here under its own timeout
+            // rather than being refused with 503 by the gateway (bench:faults, a NATS node frozen).
+            if (!pool.hasUpInstance(tried)) return;
             settled = true;
             clearTimeout(timer);
             logger.warn('upstream marked down under a request; sent to another instance', { service, target, requestId });

@@ -131,6 +131,11 @@ export class UpstreamPool {
     return url;
   }
 
+  /** Whether an instance outside `exclude` is not marked down: somewhere a request could be moved to. */
+  hasUpInstance(exclude: ReadonlySet<string>): boolean {
+    return this.current.some((url) => !exclude.has(url) && !this.isDown(url));
+  }
+
   markDown(url: string): void {
     const wasDown = this.isDown(url);
     this.downUntil.set(url, this.now() + DOWN_FOR_MS);

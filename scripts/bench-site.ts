@@ -297,6 +297,16 @@ interface Measured {
   cpuPercent: number;
   /** Accounts' password checks during the run, by how they were answered (builds that count them). */
   passwordChecks?: PasswordChecks;
+  /** Each Node process's event-loop delay and GC pauses during the run, by process name (the worst instance). */
+  pauses: Record<string, Pauses>;
+}
+
+/** Milliseconds, from a process's /metrics over one measured run (`NaN`: the build does not say). */
+interface Pauses {
+  loopP99: number;
+  loopMax: number;
+  gcP99: number;
+  gcMax: number;
 }
 
 type PasswordChecks = Record<'memory' | 'bcrypt', number>;
@@ -316,6 +326,50 @@ async function passwordChecksOf(target: Target): Promise<PasswordChecks | undefi
   return { memory: Number(read('memory') ?? 0), bcrypt: Number(read('bcrypt') ?? 0) };
 }
 
+/** The Node processes' /metrics, by process name: the gateway and each service instance. */
+function metricsUrlsOf(target: Target): Record<string, string[]> {
+  const urls: Record<string, string[]> = { gateway: [target.system.url] };
+  for (const service of SERVICES) urls[service] = (target.system.services[service] ?? []).map((h) => h.url);
+  return urls;
+}
+
+async function scrapeMetrics(url: string): Promise<string> {
+  return fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` } })
+    .then((res) => (res.ok ? res.text() : ''))
+    .catch(() => '');
+}
+
+/**
+ * A process's pauses since its previous scrape: `binzip_event_loop_delay_seconds` and `binzip_gc_pause_seconds`
+ * (this build's), else prom-client's event-loop p99 and maximum, which include its 10 ms sampling interval (older
+ * builds, the interval taken off here).
+ */
+function pausesIn(text: string): Pauses {
+  const read = (series: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? NaN : Number(line.slice(series.length + 1)) * 1000;
+  };
+  const own = read('binzip_event_loop_delay_seconds{quantile="0.99"}');
+  return {
+    loopP99: Number.isFinite(own) ? own : Math.max(0, read('nodejs_eventloop_lag_p99_seconds') - 10),
+    loopMax: Number.isFinite(own) ? read('binzip_event_loop_delay_seconds{quantile="1"}') : Math.max(0, read('nodejs_eventloop_lag_max_seconds') - 10),
+    gcP99: read('binzip_gc_pause_seconds{quantile="0.99"}'),
+    gcMax: read('binzip_gc_pause_seconds{quantile="1"}'),
+  };
+}
+
+/** Starts a new window in every Node process (a scrape ends the previous one), or reads the one that ends now. */
+async function pausesOf(target: Target): Promise<Record<string, Pauses>> {
+  const byName: Record<string, Pauses> = {};
+  for (const [name, urls] of Object.entries(metricsUrlsOf(target))) {
+    const each = await Promise.all(urls.map(async (url) => pausesIn(await scrapeMetrics(url))));
+    const worst = (get: (p: Pauses) => number) => Math.max(...each.map(get).filter(Number.isFinite));
+    if (each.length > 0)
+      byName[name] = { loopP99: worst((p) => p.loopP99), loopMax: worst((p) => p.loopMax), gcP99: worst((p) => p.gcP99), gcMax: worst((p) => p.gcMax) };
+  }
+  return byName;
+}
+
 async function measure(
   loader: Loader,
   target: Target,
@@ -325,9 +379,11 @@ async function measure(
   const processes = processesOf(target, shared);
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
   const checksBefore = await passwordChecksOf(target);
+  await pausesOf(target);
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const after = sample();
+  const pauses = await pausesOf(target);
   const checksAfter = await passwordChecksOf(target);
   const passwordChecks =
     checksBefore && checksAfter ? { memory: checksAfter.memory - checksBefore.memory, bcrypt: checksAfter.bcrypt - checksBefore.bcrypt } : undefined;
@@ -339,7 +395,7 @@ async function measure(
     cpuPerRequest[name] = spent / Math.max(1, load.count);
   }
   cpuPerRequest.total = total / Math.max(1, load.count);
-  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100, passwordChecks };
+  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100, passwordChecks, pauses };
 }
 
 const median = (values: number[]): number => {
@@ -412,6 +468,30 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
         )
         .join(', '),
   );
+  const pausedNames = Object.keys(runs[ours]?.[0]?.pauses ?? {});
+  const pauseLine = (label: string, what: string, get: (p: Pauses) => number) =>
+    `${what} (${label}): ` + pausedNames.map((name) => `${name} ${fmt(mid(label, (m) => (m.pauses[name] ? get(m.pauses[name]) : NaN)))}`).join(', ');
+  for (const label of labels) {
+    console.log(
+      pauseLine(label, 'event-loop delay p99/max ms', (p) => p.loopP99) +
+        '  |  max ' +
+        pausedNames.map((name) => `${name} ${fmt(mid(label, (m) => (m.pauses[name] ? m.pauses[name].loopMax : NaN)))}`).join(', '),
+    );
+    if ((runs[label] ?? []).some((m) => Object.values(m.pauses).some((p) => Number.isFinite(p.gcP99))))
+      console.log(
+        pauseLine(label, 'GC pause p99 ms', (p) => p.gcP99) +
+          '  |  max ' +
+          pausedNames
+            .map(
+              (name) =>
+                `${name} ${fmt(
+                  mid(label, (m) => (m.pauses[name] ? m.pauses[name].gcMax : NaN)),
+                  2,
+                )}`,
+            )
+            .join(', '),
+      );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -48,12 +48,13 @@ export const service = defineService({
   outbox: housesOutbox,
   // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
   cache: { events: [] },
-  startup: async (ctx, { config, connection, logger }) => {
+  startup: async (ctx, { config, connection, logger }, deps) => {
     await sanitizeStoredListings(ctx);
     await backfillPlaces(ctx);
     // Listings' points from their addresses, in the background (every instance runs it; a listing is claimed first).
     const geocoder = geocoderOf(config);
-    const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS) : undefined;
+    // A stored point changes the places' answers (and the lists' items): every instance forgets its answers.
+    const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS, () => deps.responseCache?.changed(undefined)) : undefined;
     if (geocoder) logger.info('geocoder', { geocoder: geocoder.name });
     // The process's one context is built before its tasks: a listing write kicks the job it now has.
     if (geocoding) (ctx as { geocodingPending?: () => void }).geocodingPending = geocoding.kick;

@@ -69,8 +69,9 @@ export function previewKeys(query: { prefix: PreviewPrefix }, boards: readonly B
 }
 
 /** A love or unlove of a board by `loverId`; a board that cannot be found (it always can, after a success) changes everything. */
-export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number): Promise<CacheKeys | undefined> {
-  const prefix = await prefixOfBoard(ctx, boardId);
+export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number, seenPrefix?: string): Promise<CacheKeys | undefined> {
+  // The type the write itself read (`BoardTypeSeen`); asked for only when the write did not say.
+  const prefix = seenPrefix ?? (await prefixOfBoard(ctx, boardId));
   return prefix === undefined ? undefined : [boardKey(boardId), loveOrderKey(prefix), loverKey(loverId)];
 }
 

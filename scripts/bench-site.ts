@@ -15,7 +15,7 @@
  * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src';
@@ -358,6 +358,31 @@ function pausesIn(text: string): Pauses {
   };
 }
 
+/** The dev store's GC log (when the bench started the store: `-Xlog:gc`). */
+let storeGcLog: string | undefined;
+
+function storeGcLogLength(): number {
+  try {
+    return storeGcLog ? statSync(storeGcLog).size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The store JVM's pauses logged since `offset` (lines `... Pause Young (Allocation Failure) 20M->5M(64M) 3.456ms`). */
+function storePausesSince(offset: number): Pauses | undefined {
+  if (!storeGcLog) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(storeGcLog).subarray(offset).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const pauses = [...text.matchAll(/Pause .* ([\d.]+)ms$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
+  const at = (q: number) => (pauses.length === 0 ? 0 : pauses[Math.min(pauses.length - 1, Math.ceil(q * pauses.length) - 1)]);
+  return { loopP99: NaN, loopMax: NaN, gcP99: at(0.99), gcMax: at(1) };
+}
+
 /** Starts a new window in every Node process (a scrape ends the previous one), or reads the one that ends now. */
 async function pausesOf(target: Target): Promise<Record<string, Pauses>> {
   const byName: Record<string, Pauses> = {};
@@ -380,10 +405,13 @@ async function measure(
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
   const checksBefore = await passwordChecksOf(target);
   await pausesOf(target);
+  const storeLogAt = storeGcLogLength();
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const after = sample();
   const pauses = await pausesOf(target);
+  const storePauses = storePausesSince(storeLogAt);
+  if (storePauses) pauses.store = storePauses;
   const checksAfter = await passwordChecksOf(target);
   const passwordChecks =
     checksBefore && checksAfter ? { memory: checksAfter.memory - checksBefore.memory, bcrypt: checksAfter.bcrypt - checksBefore.bcrypt } : undefined;
@@ -499,6 +527,9 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
 async function main(): Promise<void> {
   MIXES.forEach(mixNamed);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-site-'));
+  // The store's own pauses: the JVM logs each collection with its length (read per run, `storePausesSince`).
+  storeGcLog = path.join(dataDir, 'store-gc.log');
+  process.env.DEV_MONGO_JAVA_OPTS = [process.env.DEV_MONGO_JAVA_OPTS ?? '', `-Xlog:gc:file=${storeGcLog}`].join(' ').trim();
   const mongo = await startMongo({ persistent: false, dataDir });
   const nats = process.env.NATS_URL
     ? { uri: process.env.NATS_URL, stop: async () => undefined }

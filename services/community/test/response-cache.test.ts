@@ -398,6 +398,22 @@ describe('across instances, through NATS', () => {
     expect((await list(second, `prefix=DEFAULT&search=${t}%20B`)).content[0].title).toBe(`${t} B`);
   });
 
+  it('keeps a board answer for the boards lifetime (longer than a second) while nothing changes it; a love through the other instance shows at once', async () => {
+    expect(BOARD_ANSWERS.ttlMs).toBeGreaterThan(1_000);
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    await delivered();
+    expect((await detail(second, a)).loveCount).toBe(0);
+    await retitle(a, `${t} A 고침`);
+    h.clock.advance(BOARD_ANSWERS.ttlMs - 1);
+    expect((await detail(second, a)).title).toBe(`${t} A`);
+    // The lover sees his own love at once (his requests carry his token), anonymous readers of either instance too.
+    expect((await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    expect((await detail(first, a)).loveCount).toBe(1);
+    await eventually(async () => (await detail(second, a)).loveCount === 1);
+    expect((await detail(second, a)).title).toBe(`${t} A 고침`);
+  });
+
   it('an announcement without keys (an older instance, the user projection) forgets everything; so does one that cannot be read', async () => {
     for (const payload of [undefined, 'not json', '{"keys":"board:1"}']) {
       const t = token();

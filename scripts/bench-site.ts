@@ -307,6 +307,11 @@ interface Pauses {
   loopMax: number;
   gcP99: number;
   gcMax: number;
+  /** Response-cache counters (cumulative when scraped, the run's own in `Measured`; NaN: the build has none). */
+  cacheMemory: number;
+  cacheComputed: number;
+  /** Changes that forgot every answer, by source (`binzip_response_cache_changes_total{what="everything"}`). */
+  forgotEverything: Record<string, number>;
 }
 
 type PasswordChecks = Record<'memory' | 'bcrypt', number>;
@@ -350,7 +355,12 @@ function pausesIn(text: string): Pauses {
     return line === undefined ? NaN : Number(line.slice(series.length + 1)) * 1000;
   };
   const own = read('binzip_event_loop_delay_seconds{quantile="0.99"}');
+  const forgotEverything: Record<string, number> = {};
+  for (const m of text.matchAll(/^binzip_response_cache_changes_total\{source="([^"]+)",what="everything"\} (\S+)$/gm)) forgotEverything[m[1]] = Number(m[2]);
   return {
+    cacheMemory: read('binzip_response_cache_answers_total{answered_by="memory"}') / 1000,
+    cacheComputed: read('binzip_response_cache_answers_total{answered_by="computed"}') / 1000,
+    forgotEverything,
     loopP99: Number.isFinite(own) ? own : Math.max(0, read('nodejs_eventloop_lag_p99_seconds') - 10),
     loopMax: Number.isFinite(own) ? read('binzip_event_loop_delay_seconds{quantile="1"}') : Math.max(0, read('nodejs_eventloop_lag_max_seconds') - 10),
     gcP99: read('binzip_gc_pause_seconds{quantile="0.99"}'),
@@ -380,7 +390,7 @@ function storePausesSince(offset: number): Pauses | undefined {
   }
   const pauses = [...text.matchAll(/Pause .* ([\d.]+)ms$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
   const at = (q: number) => (pauses.length === 0 ? 0 : pauses[Math.min(pauses.length - 1, Math.ceil(q * pauses.length) - 1)]);
-  return { loopP99: NaN, loopMax: NaN, gcP99: at(0.99), gcMax: at(1) };
+  return { loopP99: NaN, loopMax: NaN, gcP99: at(0.99), gcMax: at(1), cacheMemory: NaN, cacheComputed: NaN, forgotEverything: {} };
 }
 
 /** Starts a new window in every Node process (a scrape ends the previous one), or reads the one that ends now. */
@@ -389,8 +399,19 @@ async function pausesOf(target: Target): Promise<Record<string, Pauses>> {
   for (const [name, urls] of Object.entries(metricsUrlsOf(target))) {
     const each = await Promise.all(urls.map(async (url) => pausesIn(await scrapeMetrics(url))));
     const worst = (get: (p: Pauses) => number) => Math.max(...each.map(get).filter(Number.isFinite));
+    const sum = (get: (p: Pauses) => number) => each.reduce((total, p) => total + (Number.isFinite(get(p)) ? get(p) : 0), 0);
+    const forgotEverything: Record<string, number> = {};
+    for (const p of each) for (const [source, n] of Object.entries(p.forgotEverything)) forgotEverything[source] = (forgotEverything[source] ?? 0) + n;
     if (each.length > 0)
-      byName[name] = { loopP99: worst((p) => p.loopP99), loopMax: worst((p) => p.loopMax), gcP99: worst((p) => p.gcP99), gcMax: worst((p) => p.gcMax) };
+      byName[name] = {
+        loopP99: worst((p) => p.loopP99),
+        loopMax: worst((p) => p.loopMax),
+        gcP99: worst((p) => p.gcP99),
+        gcMax: worst((p) => p.gcMax),
+        cacheMemory: sum((p) => p.cacheMemory),
+        cacheComputed: sum((p) => p.cacheComputed),
+        forgotEverything,
+      };
   }
   return byName;
 }
@@ -404,12 +425,19 @@ async function measure(
   const processes = processesOf(target, shared);
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
   const checksBefore = await passwordChecksOf(target);
-  await pausesOf(target);
+  const pausesBefore = await pausesOf(target);
   const storeLogAt = storeGcLogLength();
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const after = sample();
   const pauses = await pausesOf(target);
+  for (const [name, p] of Object.entries(pauses)) {
+    const was = pausesBefore[name];
+    if (!was) continue;
+    p.cacheMemory -= was.cacheMemory;
+    p.cacheComputed -= was.cacheComputed;
+    for (const source of Object.keys(p.forgotEverything)) p.forgotEverything[source] -= was.forgotEverything[source] ?? 0;
+  }
   const storePauses = storePausesSince(storeLogAt);
   if (storePauses) pauses.store = storePauses;
   const checksAfter = await passwordChecksOf(target);
@@ -500,6 +528,22 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
   const pauseLine = (label: string, what: string, get: (p: Pauses) => number) =>
     `${what} (${label}): ` + pausedNames.map((name) => `${name} ${fmt(mid(label, (m) => (m.pauses[name] ? get(m.pauses[name]) : NaN)))}`).join(', ');
   for (const label of labels) {
+    const cached = pausedNames.filter((name) => (runs[label] ?? []).some((m) => (m.pauses[name]?.cacheMemory ?? 0) + (m.pauses[name]?.cacheComputed ?? 0) > 0));
+    if (cached.length > 0)
+      console.log(
+        `response cache (${label}), answers from memory / computed, and changes that forgot everything by source: ` +
+          cached
+            .map((name) => {
+              const all = runs[label] ?? [];
+              const total = (get: (p: Pauses) => number) => all.reduce((sum, m) => sum + (m.pauses[name] ? get(m.pauses[name]) : 0), 0);
+              const sources: Record<string, number> = {};
+              for (const m of all)
+                for (const [source, n] of Object.entries(m.pauses[name]?.forgotEverything ?? {})) sources[source] = (sources[source] ?? 0) + n;
+              const forgot = Object.entries(sources).filter(([, n]) => n > 0);
+              return `${name} ${total((p) => p.cacheMemory)}/${total((p) => p.cacheComputed)}${forgot.length ? ` (${forgot.map(([source, n]) => `${source} ${n}`).join(', ')})` : ''}`;
+            })
+            .join(', '),
+      );
     console.log(
       pauseLine(label, 'event-loop delay p99/max ms', (p) => p.loopP99) +
         '  |  max ' +

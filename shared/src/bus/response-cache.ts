@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '../core/metrics';
 import { UNHEARD_TTL_MS, type CacheKeyOf, type CacheKeys, type CacheScope, type RouteCache } from '../core/cache-policy';
 import type { EventConsumer } from './define-event';
 import type { ConsumeHost } from './hosts';
@@ -81,6 +83,23 @@ export function announcedKeys(msg: Msg): CacheKeys | undefined {
     return undefined;
   }
 }
+
+const cacheAnswers = new Counter({
+  name: 'binzip_response_cache_answers_total',
+  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed',
+  labelNames: ['answered_by'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Where a change the cache forgets came from: this process, another instance's announcement, an event, the connection. */
+type ChangeSource = 'here' | 'announcement' | 'event' | 'connection';
+
+const cacheChanges = new Counter({
+  name: 'binzip_response_cache_changes_total',
+  help: 'Changes the response cache forgot answers for, by source and by whether they named keys or meant everything',
+  labelNames: ['source', 'what'] as const,
+  registers: [metricsRegistry],
+});
 
 /** Keys an event changed, by its subject's declaration; `undefined` (everything) when they cannot be told. */
 function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys | undefined {
@@ -196,6 +215,7 @@ export class ResponseCache implements RouteCache {
       const key = member === undefined ? `${tag} ${requestKey}` : `member:${member} ${tag} ${requestKey}`;
       const compute = (settle?: (entry: Entry | undefined) => void) => {
         this.misses++;
+        if (keepable) cacheAnswers.inc({ answered_by: 'computed' });
         const began = this.changes;
         res.json = (body: unknown) => {
           const bytes = Buffer.from(JSON.stringify(body));
@@ -226,6 +246,7 @@ export class ResponseCache implements RouteCache {
       const entry = shelf.get(key);
       if (entry && entry.expiresAt > this.now()) {
         this.hits++;
+        cacheAnswers.inc({ answered_by: 'memory' });
         // Used: it goes last in the eviction order.
         shelf.delete(key);
         shelf.set(key, entry);
@@ -240,6 +261,7 @@ export class ResponseCache implements RouteCache {
         void pending.then((computed) => {
           if (!computed) return compute();
           this.hits++;
+          cacheAnswers.inc({ answered_by: 'memory' });
           this.reply(res, computed.etag, computed.body, shared);
         });
         return;
@@ -269,8 +291,9 @@ export class ResponseCache implements RouteCache {
    * Forgets the answers that depend on any of `keys` (and those that declared none), or every answer without
    * `keys`, in this process only; answers being computed meanwhile are not stored. No keys (`[]`) is no change.
    */
-  forget(keys?: CacheKeys): void {
+  forget(keys?: CacheKeys, source: ChangeSource = 'here'): void {
     if (keys?.length === 0) return;
+    cacheChanges.inc({ source, what: keys === undefined ? 'everything' : 'keys' });
     const change = ++this.changes;
     if (keys === undefined) {
       for (const forgetToo of this.forgetEverythingToo) forgetToo();
@@ -320,10 +343,14 @@ export class ResponseCache implements RouteCache {
     void this.followConnection(bus.connection);
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
-    this.subscriptions.push(bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg)) }));
+    this.subscriptions.push(
+      bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg), 'announcement') }),
+    );
     for (const event of eventSubjects) {
       const callback =
-        typeof event === 'string' ? () => this.forget() : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes));
+        typeof event === 'string'
+          ? () => this.forget(undefined, 'event')
+          : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes), 'event');
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
   }
@@ -335,7 +362,7 @@ export class ResponseCache implements RouteCache {
    */
   connectionStatus(status: 'lost' | 'back'): void {
     this.hearing = status === 'back';
-    this.forget();
+    this.forget(undefined, 'connection');
   }
 
   private async followConnection(connection: NatsConnection): Promise<void> {

@@ -17,16 +17,17 @@ describe('/metrics: event-loop delay and GC pauses since the previous scrape', (
   it('shows a stall of the event loop in the window it happened in, and not in the next one', async () => {
     await scrape();
     await pause(20);
-    const blockedUntil = Date.now() + 80;
+    const blockedUntil = Date.now() + 250;
     while (Date.now() < blockedUntil) {
       // the event loop is held, as a long synchronous rendering would hold it
     }
     await pause(20);
     const stalled = await scrape();
-    expect(sample(stalled, 'binzip_event_loop_delay_seconds{quantile="1"}')).toBeGreaterThanOrEqual(0.05);
-    await pause(100);
+    expect(sample(stalled, 'binzip_event_loop_delay_seconds{quantile="1"}')).toBeGreaterThanOrEqual(0.2);
+    // The next window starts after the stall (a loaded machine may still delay a timer, never by as much).
+    await pause(50);
     const quiet = await scrape();
-    expect(sample(quiet, 'binzip_event_loop_delay_seconds{quantile="1"}')).toBeLessThan(0.05);
+    expect(sample(quiet, 'binzip_event_loop_delay_seconds{quantile="1"}')).toBeLessThan(0.2);
     expect(sample(quiet, 'binzip_event_loop_delay_seconds{quantile="0.5"}')).toBeLessThan(0.05);
   });
 

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { eventually as eventuallyTrue, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/service';
+import { atMostEvery, buildApp } from '../src/service';
 import { HOUSE_ANSWERS } from '../src/cache-keys';
 import { geocodeDue } from '../src/domain/geocoding';
 import { localGeocoder } from '../src/domain/geocoder';
@@ -217,6 +217,22 @@ describe('across instances, through NATS', () => {
     expect(located).toBeGreaterThanOrEqual(1);
     expect((await pointOf(first)).latitude).not.toBeNull();
     await eventuallyTrue(async () => (await pointOf(second)).latitude !== null);
+  });
+
+  it("forgets the geocoding job's points at once, then at most once per interval: a burst of points forgets twice, none is left out", async () => {
+    let forgotten = 0;
+    const forget = atMostEvery(100, () => (forgotten += 1));
+    forget.call();
+    expect(forgotten).toBe(1);
+    for (let i = 0; i < 5; i++) forget.call();
+    expect(forgotten).toBe(1);
+    await eventuallyTrue(() => forgotten === 2);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(forgotten).toBe(2);
+    forget.call();
+    forget.call();
+    forget.stop();
+    expect(forgotten).toBe(4);
   });
 
   it('while its NATS connection is down, forgets everything and keeps answers a second at most; forgets again once it is back', async () => {

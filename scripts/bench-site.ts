@@ -15,7 +15,7 @@
  * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src';
@@ -297,6 +297,21 @@ interface Measured {
   cpuPercent: number;
   /** Accounts' password checks during the run, by how they were answered (builds that count them). */
   passwordChecks?: PasswordChecks;
+  /** Each Node process's event-loop delay and GC pauses during the run, by process name (the worst instance). */
+  pauses: Record<string, Pauses>;
+}
+
+/** Milliseconds, from a process's /metrics over one measured run (`NaN`: the build does not say). */
+interface Pauses {
+  loopP99: number;
+  loopMax: number;
+  gcP99: number;
+  gcMax: number;
+  /** Response-cache counters (cumulative when scraped, the run's own in `Measured`; NaN: the build has none). */
+  cacheMemory: number;
+  cacheComputed: number;
+  /** Changes that forgot every answer, by source (`binzip_response_cache_changes_total{what="everything"}`). */
+  forgotEverything: Record<string, number>;
 }
 
 type PasswordChecks = Record<'memory' | 'bcrypt', number>;
@@ -316,6 +331,91 @@ async function passwordChecksOf(target: Target): Promise<PasswordChecks | undefi
   return { memory: Number(read('memory') ?? 0), bcrypt: Number(read('bcrypt') ?? 0) };
 }
 
+/** The Node processes' /metrics, by process name: the gateway and each service instance. */
+function metricsUrlsOf(target: Target): Record<string, string[]> {
+  const urls: Record<string, string[]> = { gateway: [target.system.url] };
+  for (const service of SERVICES) urls[service] = (target.system.services[service] ?? []).map((h) => h.url);
+  return urls;
+}
+
+async function scrapeMetrics(url: string): Promise<string> {
+  return fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${BENCH_METRICS_TOKEN}` } })
+    .then((res) => (res.ok ? res.text() : ''))
+    .catch(() => '');
+}
+
+/**
+ * A process's pauses since its previous scrape: `binzip_event_loop_delay_seconds` and `binzip_gc_pause_seconds`
+ * (this build's), else prom-client's event-loop p99 and maximum, which include its 10 ms sampling interval (older
+ * builds, the interval taken off here).
+ */
+function pausesIn(text: string): Pauses {
+  const read = (series: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? NaN : Number(line.slice(series.length + 1)) * 1000;
+  };
+  const own = read('binzip_event_loop_delay_seconds{quantile="0.99"}');
+  const forgotEverything: Record<string, number> = {};
+  for (const m of text.matchAll(/^binzip_response_cache_changes_total\{source="([^"]+)",what="everything"\} (\S+)$/gm)) forgotEverything[m[1]] = Number(m[2]);
+  return {
+    cacheMemory: read('binzip_response_cache_answers_total{answered_by="memory"}') / 1000,
+    cacheComputed: read('binzip_response_cache_answers_total{answered_by="computed"}') / 1000,
+    forgotEverything,
+    loopP99: Number.isFinite(own) ? own : Math.max(0, read('nodejs_eventloop_lag_p99_seconds') - 10),
+    loopMax: Number.isFinite(own) ? read('binzip_event_loop_delay_seconds{quantile="1"}') : Math.max(0, read('nodejs_eventloop_lag_max_seconds') - 10),
+    gcP99: read('binzip_gc_pause_seconds{quantile="0.99"}'),
+    gcMax: read('binzip_gc_pause_seconds{quantile="1"}'),
+  };
+}
+
+/** The dev store's GC log (when the bench started the store: `-Xlog:gc`). */
+let storeGcLog: string | undefined;
+
+function storeGcLogLength(): number {
+  try {
+    return storeGcLog ? statSync(storeGcLog).size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The store JVM's pauses logged since `offset` (lines `... Pause Young (Allocation Failure) 20M->5M(64M) 3.456ms`). */
+function storePausesSince(offset: number): Pauses | undefined {
+  if (!storeGcLog) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(storeGcLog).subarray(offset).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const pauses = [...text.matchAll(/Pause .* ([\d.]+)ms$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
+  const at = (q: number) => (pauses.length === 0 ? 0 : pauses[Math.min(pauses.length - 1, Math.ceil(q * pauses.length) - 1)]);
+  return { loopP99: NaN, loopMax: NaN, gcP99: at(0.99), gcMax: at(1), cacheMemory: NaN, cacheComputed: NaN, forgotEverything: {} };
+}
+
+/** Starts a new window in every Node process (a scrape ends the previous one), or reads the one that ends now. */
+async function pausesOf(target: Target): Promise<Record<string, Pauses>> {
+  const byName: Record<string, Pauses> = {};
+  for (const [name, urls] of Object.entries(metricsUrlsOf(target))) {
+    const each = await Promise.all(urls.map(async (url) => pausesIn(await scrapeMetrics(url))));
+    const worst = (get: (p: Pauses) => number) => Math.max(...each.map(get).filter(Number.isFinite));
+    const sum = (get: (p: Pauses) => number) => each.reduce((total, p) => total + (Number.isFinite(get(p)) ? get(p) : 0), 0);
+    const forgotEverything: Record<string, number> = {};
+    for (const p of each) for (const [source, n] of Object.entries(p.forgotEverything)) forgotEverything[source] = (forgotEverything[source] ?? 0) + n;
+    if (each.length > 0)
+      byName[name] = {
+        loopP99: worst((p) => p.loopP99),
+        loopMax: worst((p) => p.loopMax),
+        gcP99: worst((p) => p.gcP99),
+        gcMax: worst((p) => p.gcMax),
+        cacheMemory: sum((p) => p.cacheMemory),
+        cacheComputed: sum((p) => p.cacheComputed),
+        forgotEverything,
+      };
+  }
+  return byName;
+}
+
 async function measure(
   loader: Loader,
   target: Target,
@@ -325,9 +425,21 @@ async function measure(
   const processes = processesOf(target, shared);
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
   const checksBefore = await passwordChecksOf(target);
+  const pausesBefore = await pausesOf(target);
+  const storeLogAt = storeGcLogLength();
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const after = sample();
+  const pauses = await pausesOf(target);
+  for (const [name, p] of Object.entries(pauses)) {
+    const was = pausesBefore[name];
+    if (!was) continue;
+    p.cacheMemory -= was.cacheMemory;
+    p.cacheComputed -= was.cacheComputed;
+    for (const source of Object.keys(p.forgotEverything)) p.forgotEverything[source] -= was.forgotEverything[source] ?? 0;
+  }
+  const storePauses = storePausesSince(storeLogAt);
+  if (storePauses) pauses.store = storePauses;
   const checksAfter = await passwordChecksOf(target);
   const passwordChecks =
     checksBefore && checksAfter ? { memory: checksAfter.memory - checksBefore.memory, bcrypt: checksAfter.bcrypt - checksBefore.bcrypt } : undefined;
@@ -339,7 +451,7 @@ async function measure(
     cpuPerRequest[name] = spent / Math.max(1, load.count);
   }
   cpuPerRequest.total = total / Math.max(1, load.count);
-  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100, passwordChecks };
+  return { load, cpuPerRequest, cpuPercent: (total / (load.seconds * 1000)) * 100, passwordChecks, pauses };
 }
 
 const median = (values: number[]): number => {
@@ -412,6 +524,46 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
         )
         .join(', '),
   );
+  const pausedNames = Object.keys(runs[ours]?.[0]?.pauses ?? {});
+  const pauseLine = (label: string, what: string, get: (p: Pauses) => number) =>
+    `${what} (${label}): ` + pausedNames.map((name) => `${name} ${fmt(mid(label, (m) => (m.pauses[name] ? get(m.pauses[name]) : NaN)))}`).join(', ');
+  for (const label of labels) {
+    const cached = pausedNames.filter((name) => (runs[label] ?? []).some((m) => (m.pauses[name]?.cacheMemory ?? 0) + (m.pauses[name]?.cacheComputed ?? 0) > 0));
+    if (cached.length > 0)
+      console.log(
+        `response cache (${label}), answers from memory / computed, and changes that forgot everything by source: ` +
+          cached
+            .map((name) => {
+              const all = runs[label] ?? [];
+              const total = (get: (p: Pauses) => number) => all.reduce((sum, m) => sum + (m.pauses[name] ? get(m.pauses[name]) : 0), 0);
+              const sources: Record<string, number> = {};
+              for (const m of all)
+                for (const [source, n] of Object.entries(m.pauses[name]?.forgotEverything ?? {})) sources[source] = (sources[source] ?? 0) + n;
+              const forgot = Object.entries(sources).filter(([, n]) => n > 0);
+              return `${name} ${total((p) => p.cacheMemory)}/${total((p) => p.cacheComputed)}${forgot.length ? ` (${forgot.map(([source, n]) => `${source} ${n}`).join(', ')})` : ''}`;
+            })
+            .join(', '),
+      );
+    console.log(
+      pauseLine(label, 'event-loop delay p99/max ms', (p) => p.loopP99) +
+        '  |  max ' +
+        pausedNames.map((name) => `${name} ${fmt(mid(label, (m) => (m.pauses[name] ? m.pauses[name].loopMax : NaN)))}`).join(', '),
+    );
+    if ((runs[label] ?? []).some((m) => Object.values(m.pauses).some((p) => Number.isFinite(p.gcP99))))
+      console.log(
+        pauseLine(label, 'GC pause p99 ms', (p) => p.gcP99) +
+          '  |  max ' +
+          pausedNames
+            .map(
+              (name) =>
+                `${name} ${fmt(
+                  mid(label, (m) => (m.pauses[name] ? m.pauses[name].gcMax : NaN)),
+                  2,
+                )}`,
+            )
+            .join(', '),
+      );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -419,6 +571,9 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
 async function main(): Promise<void> {
   MIXES.forEach(mixNamed);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-site-'));
+  // The store's own pauses: the JVM logs each collection with its length (read per run, `storePausesSince`).
+  storeGcLog = path.join(dataDir, 'store-gc.log');
+  process.env.DEV_MONGO_JAVA_OPTS = [process.env.DEV_MONGO_JAVA_OPTS ?? '', `-Xlog:gc:file=${storeGcLog}`].join(' ').trim();
   const mongo = await startMongo({ persistent: false, dataDir });
   const nats = process.env.NATS_URL
     ? { uri: process.env.NATS_URL, stop: async () => undefined }

@@ -17,6 +17,10 @@ let gate: Promise<void> = Promise.resolve();
 let began: () => void = () => undefined;
 
 const operation = operationsOf<undefined>();
+/** Lifetimes as a service declares them beside its keys. */
+const BOARDS = { name: 'boards', ttlMs: 1_000 };
+const HOUSES = { name: 'houses', ttlMs: 1_000 };
+const CATEGORIES = { name: 'categories', ttlMs: 60_000 };
 const itemParams = idParams('itemId');
 const itemKey = (id: number) => `item:${id}`;
 /** A member's own key: what GET /mine (kept per member) shows of him is `values.get(userId)`. */
@@ -31,7 +35,7 @@ const operations: AnyOperation<undefined>[] = [
     access: 'public',
     params: itemParams,
     data: z.number(),
-    cached: 'boards',
+    cached: BOARDS,
     dependsOn: ({ params }) => [itemKey(params.itemId)],
     handle: async (_ctx, { params }) => {
       began();
@@ -46,7 +50,7 @@ const operations: AnyOperation<undefined>[] = [
     summary: 'test',
     tags: ['test'],
     access: 'public',
-    cached: 'houses',
+    cached: HOUSES,
     handle: () => [...values.entries()],
   }),
   operation({
@@ -56,7 +60,7 @@ const operations: AnyOperation<undefined>[] = [
     summary: 'test',
     tags: ['test'],
     access: 'public',
-    cached: 'categories',
+    cached: CATEGORIES,
     dependsOn: () => [],
     handle: () => valueOf(0),
   }),
@@ -102,7 +106,7 @@ const operations: AnyOperation<undefined>[] = [
     tags: ['test'],
     access: 'user',
     data: z.number(),
-    cached: 'boards',
+    cached: BOARDS,
     cachedPerMember: true,
     dependsOn: ({ caller }) => [ownKey(caller.userId)],
     handle: (_ctx, { caller }) => valueOf(caller.userId),
@@ -380,10 +384,10 @@ describe('declarations that cannot apply fail the mount', () => {
     expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'a', access: 'user', cachedPerMember: true })])).toThrow(
       /a is cached per member without cached or without member access/,
     );
-    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'b', access: 'optional', cached: 'boards', cachedPerMember: true })])).toThrow(
+    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'b', access: 'optional', cached: BOARDS, cachedPerMember: true })])).toThrow(
       /b is cached per member without cached or without member access/,
     );
-    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'c', access: 'user', cached: 'boards' })])).toThrow(
+    expect(() => appWith(new ResponseCache(), [operation({ ...base, operationId: 'c', access: 'user', cached: BOARDS })])).toThrow(
       /c is a members' operation cached as a public one/,
     );
   });

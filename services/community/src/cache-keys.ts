@@ -1,4 +1,4 @@
-import { communityCommentCreated, type CacheEventSubject, type CacheKeys, type PageObject } from '@binzip/shared';
+import { communityCommentCreated, type CacheEventSubject, type CacheKeys, type CacheLifetime, type PageObject } from '@binzip/shared';
 import { prefixOfBoard } from './domain/boards';
 import { placeOfComment } from './domain/comments';
 import type { CommunityContext } from './domain/context';
@@ -27,6 +27,21 @@ import { prefixesOf, type BoardPrefix, type PreviewPrefix } from './domain/vocab
  * type by loves and U's loved boards: `board:X`, `love-order:<X's type>`, `lover:U`. A member's own list depends on
  * his key and on every board it shows; his posts change only with the board writes, which forget everything.
  */
+/**
+ * How long community's answers are kept (`CacheLifetime`). Board lists, previews, details, comment lists and a
+ * member's own lists show boards, comments, love counts and nicknames, and each of those changes only where a
+ * change is announced: community's writes (each forgets the keys above on every instance, or everything), the
+ * `community.comment.created` events (`commentCreatedEvents`), the user projection once it stored a nickname.
+ * Nothing in them changes with time alone. So they are kept until such a change forgets them, and 10 s at most (the
+ * original site kept its list pages 10 s without forgetting): the bound on what nobody announced, a partition
+ * between NATS servers, an edit outside the API, or a read repairing a board deleted half-way
+ * (`hideFromOwnLists`, which changes other members' own-list totals unannounced).
+ */
+export const BOARD_ANSWERS: CacheLifetime = { name: 'boards', ttlMs: 10_000 };
+
+/** The board-type categories never change while the process runs. */
+export const BOARD_CATEGORIES: CacheLifetime = { name: 'categories', ttlMs: 60_000 };
+
 export const boardKey = (boardId: number): string => `board:${boardId}`;
 export const loveOrderKey = (prefix: string): string => `love-order:${prefix}`;
 export const authorKey = (userId: number): string => `author:${userId}`;
@@ -54,8 +69,9 @@ export function previewKeys(query: { prefix: PreviewPrefix }, boards: readonly B
 }
 
 /** A love or unlove of a board by `loverId`; a board that cannot be found (it always can, after a success) changes everything. */
-export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number): Promise<CacheKeys | undefined> {
-  const prefix = await prefixOfBoard(ctx, boardId);
+export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number, seenPrefix?: string): Promise<CacheKeys | undefined> {
+  // The type the write itself read (`BoardTypeSeen`); asked for only when the write did not say.
+  const prefix = seenPrefix ?? (await prefixOfBoard(ctx, boardId));
   return prefix === undefined ? undefined : [boardKey(boardId), loveOrderKey(prefix), loverKey(loverId)];
 }
 

@@ -1,4 +1,4 @@
-import { cacheChangedSubject, communityCommentCreated, RESPONSE_CACHE_TTL_MS, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
+import { cacheChangedSubject, communityCommentCreated, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
 import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -7,7 +7,7 @@ import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceH
 import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { commentCreatedEvents } from '../src/cache-keys';
+import { BOARD_ANSWERS, commentCreatedEvents } from '../src/cache-keys';
 import { postBoard, postComment } from './helpers';
 
 /**
@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 // Every test starts with empty caches: whatever an earlier test kept has expired.
-beforeEach(() => h.clock.advance(RESPONSE_CACHE_TTL_MS.boards));
+beforeEach(() => h.clock.advance(BOARD_ANSWERS.ttlMs));
 
 let tokens = 0;
 /** A word only one test's boards carry, to search them out of the shared database. */
@@ -129,7 +129,7 @@ describe('one instance: a write forgets only the answers it could have changed',
     expect((await list(first, pages.onlyB)).content.map((i) => i.title)).toEqual([`${t} B`]);
     expect((await list(first, pages.onlyBPopular)).content.map((i) => i.title)).toEqual([`${t} B`]);
 
-    h.clock.advance(RESPONSE_CACHE_TTL_MS.boards);
+    h.clock.advance(BOARD_ANSWERS.ttlMs);
     expect((await detail(first, b)).title).toBe(`${t} B 고침`);
     expect(await get(first, `/api/v1/comments/${b}`)).toEqual([expect.objectContaining({ content: '몰래 단 댓글' })]);
     expect((await list(first, pages.onlyB)).content.map((i) => i.title)).toEqual([`${t} B 고침`]);
@@ -398,6 +398,22 @@ describe('across instances, through NATS', () => {
     expect((await list(second, `prefix=DEFAULT&search=${t}%20B`)).content[0].title).toBe(`${t} B`);
   });
 
+  it('keeps a board answer for the boards lifetime (longer than a second) while nothing changes it; a love through the other instance shows at once', async () => {
+    expect(BOARD_ANSWERS.ttlMs).toBeGreaterThan(1_000);
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    await delivered();
+    expect((await detail(second, a)).loveCount).toBe(0);
+    await retitle(a, `${t} A 고침`);
+    h.clock.advance(BOARD_ANSWERS.ttlMs - 1);
+    expect((await detail(second, a)).title).toBe(`${t} A`);
+    // The lover sees his own love at once (his requests carry his token), anonymous readers of either instance too.
+    expect((await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    expect((await detail(first, a)).loveCount).toBe(1);
+    await eventually(async () => (await detail(second, a)).loveCount === 1);
+    expect((await detail(second, a)).title).toBe(`${t} A 고침`);
+  });
+
   it('an announcement without keys (an older instance, the user projection) forgets everything; so does one that cannot be read', async () => {
     for (const payload of [undefined, 'not json', '{"keys":"board:1"}']) {
       const t = token();
@@ -488,7 +504,7 @@ describe('what an outsider can make the cache hold (issue 34 item 4)', () => {
       await retitle(boards[1], `${t} 1 고침`);
       expect((await detail(app, boards[0])).title).toBe(`${t} 0`);
       expect((await detail(app, boards[1])).title).toBe(`${t} 1 고침`);
-      h.clock.advance(RESPONSE_CACHE_TTL_MS.boards);
+      h.clock.advance(BOARD_ANSWERS.ttlMs);
       await eventually(() => (cache.size === 0 ? true : undefined), 2_000);
       expect(cache.bytes).toBe(0);
     } finally {

@@ -1,4 +1,4 @@
-import type { CacheKeys } from '@binzip/shared';
+import type { CacheKeys, CacheLifetime } from '@binzip/shared';
 
 /**
  * What houses' cached answers show, as the response cache's keys (docs/decisions-local.md, "Response cache"):
@@ -14,3 +14,17 @@ import type { CacheKeys } from '@binzip/shared';
 export const scrapsKey = (userId: number): string => `scraps:${userId}`;
 
 export const WHAT_EVERY_LISTING_WRITE_CHANGES: CacheKeys = [];
+
+/**
+ * How long houses' answers are kept (`CacheLifetime`). Lists, details and the places (map, near, clusters, nearby)
+ * and a member's scrap list show listings, their points and authors' nicknames, and each of those changes only
+ * where a change is announced: every houses write (every instance forgets what it declared, everything for a
+ * listing write), the geocoding job once it stored a point (service.ts), the user projection once it stored a
+ * nickname. Nothing in them changes with time alone. So they are kept until such a change forgets them, and 10 s at
+ * most: what the original site kept every list page for, without forgetting; it bounds only what nobody announced
+ * (a partition between NATS servers, an edit outside the API).
+ */
+export const HOUSE_ANSWERS: CacheLifetime = { name: 'houses', ttlMs: 10_000 };
+
+/** Counts by region: the same dependencies as the lists; a minute at most, as before. */
+export const HOUSE_REGION_COUNTS: CacheLifetime = { name: 'houseRegions', ttlMs: 60_000 };

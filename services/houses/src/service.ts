@@ -48,12 +48,16 @@ export const service = defineService({
   outbox: housesOutbox,
   // Writes of other instances, and nickname changes, arrive as `cache.houses.changed`.
   cache: { events: [] },
-  startup: async (ctx, { config, connection, logger }) => {
+  startup: async (ctx, { config, connection, logger }, deps) => {
     await sanitizeStoredListings(ctx);
     await backfillPlaces(ctx);
     // Listings' points from their addresses, in the background (every instance runs it; a listing is claimed first).
     const geocoder = geocoderOf(config);
-    const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS) : undefined;
+    // A stored point changes the places' answers (and the lists' items): every instance forgets its answers, at once
+    // for the first point and then at most once per `POINTS_FORGOTTEN_EVERY_MS` (a burst of new listings being
+    // located would otherwise empty every cache once per listing).
+    const forgetPoints = atMostEvery(POINTS_FORGOTTEN_EVERY_MS, () => deps.responseCache?.changed(undefined));
+    const geocoding = geocoder ? startGeocoding(ctx, geocoder, config.GEOCODER_INTERVAL_MS, forgetPoints.call) : undefined;
     if (geocoder) logger.info('geocoder', { geocoder: geocoder.name });
     // The process's one context is built before its tasks: a listing write kicks the job it now has.
     if (geocoding) (ctx as { geocodingPending?: () => void }).geocodingPending = geocoding.kick;
@@ -65,9 +69,45 @@ export const service = defineService({
       now: ctx.now,
       referenced: (deletedSince) => referencedPictures(ctx, deletedSince),
     });
-    return { closers: [stopSweeper, ...(geocoding ? [geocoding.stop] : [])] };
+    return { closers: [stopSweeper, ...(geocoding ? [geocoding.stop] : []), async () => forgetPoints.stop()] };
   },
 });
+
+/** How late a point the geocoding job stored may show in answers kept before it: a second at most. */
+export const POINTS_FORGOTTEN_EVERY_MS = 1_000;
+
+/** Runs `fn` at once, then at most once per `ms`: calls in between run it once at the end of the interval. */
+export function atMostEvery(ms: number, fn: () => void): { call: () => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let pending = false;
+  const open = () => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (pending) {
+        pending = false;
+        fn();
+        open();
+      }
+    }, ms);
+    timer.unref();
+  };
+  return {
+    call: () => {
+      if (timer) {
+        pending = true;
+        return;
+      }
+      fn();
+      open();
+    },
+    stop: () => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (pending) fn();
+      pending = false;
+    },
+  };
+}
 
 /** The app from deps (tests). */
 export const buildApp = (deps: AppDeps): Express => serviceApp(service, deps);

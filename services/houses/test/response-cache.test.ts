@@ -1,9 +1,12 @@
-import { RESPONSE_CACHE_TTL_MS, ResponseCache, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { ResponseCache, UNHEARD_TTL_MS, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
 import { eventually as eventuallyTrue, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
-import { buildApp } from '../src/service';
+import { atMostEvery, buildApp } from '../src/service';
+import { HOUSE_ANSWERS } from '../src/cache-keys';
+import { geocodeDue } from '../src/domain/geocoding';
+import { localGeocoder } from '../src/domain/geocoder';
 import { createListing, type HousesHarness, housesService, validListing } from './helpers';
 
 let h: HousesHarness;
@@ -52,7 +55,7 @@ it('serves an anonymous answer for the route TTL and no longer, with an ETag ans
   expect(original.headers['cache-control']).toBe('public, no-cache');
 
   await retitle(houseId, '바뀐 제목');
-  h.clock.advance(RESPONSE_CACHE_TTL_MS.houses - 1);
+  h.clock.advance(HOUSE_ANSWERS.ttlMs - 1);
   const cached = await detail(first, houseId);
   expect(titleOf(cached)).toBe('처음 제목');
   expect(cached.headers.etag).toBe(original.headers.etag);
@@ -127,7 +130,7 @@ describe('across instances, through NATS', () => {
     await bus.connection.flush();
     expect(titleOf(await detail(first, houseId))).toBe('스크랩될 집');
     expect(titleOf(await detail(second, houseId))).toBe('스크랩될 집');
-    h.clock.advance(RESPONSE_CACHE_TTL_MS.houses);
+    h.clock.advance(HOUSE_ANSWERS.ttlMs);
     expect(titleOf(await detail(second, houseId))).toBe('몰래 고친 집');
   });
 
@@ -175,6 +178,97 @@ describe('across instances, through NATS', () => {
     }
   });
 
+  it('keeps an answer for the houses lifetime (longer than a second) while nothing changes it, and a write through either instance shows on both at once', async () => {
+    expect(HOUSE_ANSWERS.ttlMs).toBeGreaterThan(1_000);
+    const houseId = await createListing(h, agent, { title: '오래 둘 집' });
+    await bus.connection.flush();
+    expect(titleOf(await detail(first, houseId))).toBe('오래 둘 집');
+    expect(titleOf(await detail(second, houseId))).toBe('오래 둘 집');
+    h.clock.advance(HOUSE_ANSWERS.ttlMs - 1);
+    const before = { hits: caches[0].hits + caches[1].hits };
+    expect(titleOf(await detail(first, houseId))).toBe('오래 둘 집');
+    expect(titleOf(await detail(second, houseId))).toBe('오래 둘 집');
+    expect(caches[0].hits + caches[1].hits - before.hits).toBe(2);
+    // The author edits through the second instance: he sees it at once, and so does an anonymous reader of either.
+    const edited = await request(second)
+      .put(`/api/v1/houses/${houseId}`)
+      .set('Authorization', agent.token)
+      .send(validListing({ title: '고친 오래 둘 집' }));
+    expect(edited.status).toBe(200);
+    expect(titleOf(await detail(second, houseId, agent))).toBe('고친 오래 둘 집');
+    expect(titleOf(await detail(second, houseId))).toBe('고친 오래 둘 집');
+    await eventually(first, houseId, (data) => data.title === '고친 오래 둘 집');
+  });
+
+  it('forgets on every instance when the geocoding job stores a listing point', async () => {
+    const houseId = await createListing(h, agent, { title: '위치 찾을 집', city: '강원특별자치도 강릉시 주문진읍', detail: '교항리 1' });
+    await bus.connection.flush();
+    const pointOf = async (app: Express) => (await detail(app, houseId)).body.data as { latitude: number | null };
+    expect((await pointOf(first)).latitude).toBeNull();
+    expect((await pointOf(second)).latitude).toBeNull();
+    // The job, as the service starts it: each stored point forgets the answers of every instance (cache.changed).
+    let located = 0;
+    expect(
+      await geocodeDue(h.ctx, localGeocoder, 50, () => {
+        located += 1;
+        caches[0].changed(undefined);
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(located).toBeGreaterThanOrEqual(1);
+    expect((await pointOf(first)).latitude).not.toBeNull();
+    await eventuallyTrue(async () => (await pointOf(second)).latitude !== null);
+  });
+
+  it("forgets the geocoding job's points at once, then at most once per interval: a burst of points forgets twice, none is left out", async () => {
+    let forgotten = 0;
+    const forget = atMostEvery(100, () => (forgotten += 1));
+    forget.call();
+    expect(forgotten).toBe(1);
+    for (let i = 0; i < 5; i++) forget.call();
+    expect(forgotten).toBe(1);
+    await eventuallyTrue(() => forgotten === 2);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(forgotten).toBe(2);
+    forget.call();
+    forget.call();
+    forget.stop();
+    expect(forgotten).toBe(4);
+  });
+
+  it('while its NATS connection is down, forgets everything and keeps answers a second at most; forgets again once it is back', async () => {
+    const cache = caches[1];
+    const houseId = await createListing(h, agent, { title: '끊길 집' });
+    await bus.connection.flush();
+    expect(titleOf(await detail(second, houseId))).toBe('끊길 집');
+    await retitle(houseId, '끊긴 사이 고친 집');
+    expect(titleOf(await detail(second, houseId))).toBe('끊길 집');
+    // Lost: whatever the other instances announce now never arrives.
+    cache.connectionStatus('lost');
+    expect(cache.hearsChanges).toBe(false);
+    expect(titleOf(await detail(second, houseId))).toBe('끊긴 사이 고친 집');
+    await retitle(houseId, '또 고친 집');
+    h.clock.advance(UNHEARD_TTL_MS - 1);
+    expect(titleOf(await detail(second, houseId))).toBe('끊긴 사이 고친 집');
+    h.clock.advance(1);
+    expect(titleOf(await detail(second, houseId))).toBe('또 고친 집');
+    // Back: what was announced meanwhile is forgotten too.
+    await retitle(houseId, '돌아와 고친 집');
+    cache.connectionStatus('back');
+    expect(cache.hearsChanges).toBe(true);
+    expect(titleOf(await detail(second, houseId))).toBe('돌아와 고친 집');
+  });
+
+  it('follows its real NATS connection: a reconnect forgets what it kept', async () => {
+    const houseId = await createListing(h, agent, { title: '다시 붙을 집' });
+    await bus.connection.flush();
+    expect(titleOf(await detail(first, houseId))).toBe('다시 붙을 집');
+    await retitle(houseId, '다시 붙은 뒤의 집');
+    expect(titleOf(await detail(first, houseId))).toBe('다시 붙을 집');
+    await bus.connection.reconnect();
+    await eventuallyTrue(() => caches.every((c) => c.hearsChanges) && bus.connection.isClosed() === false);
+    await eventually(first, houseId, (data) => data.title === '다시 붙은 뒤의 집');
+  });
+
   it('does not keep an answer computed while the data changed', () => {
     const cache = new ResponseCache({ now: () => 0 });
     const handler = cache.route('houses', 1_000);
@@ -188,7 +282,7 @@ describe('across instances, through NATS', () => {
 
 it('asks the store once for concurrent requests of one answer: the others wait for it', async () => {
   const houseId = await createListing(h, agent, { title: '몰리는 집' });
-  h.clock.advance(RESPONSE_CACHE_TTL_MS.houses);
+  h.clock.advance(HOUSE_ANSWERS.ttlMs);
   const [cache] = caches;
   const before = { hits: cache.hits, misses: cache.misses };
   const answers = await Promise.all(Array.from({ length: 6 }, () => detail(first, houseId)));

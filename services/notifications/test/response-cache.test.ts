@@ -1,7 +1,6 @@
 import {
   cacheChangedSubject,
   communityCommentCreated,
-  RESPONSE_CACHE_TTL_MS,
   ResponseCache,
   startConsumers,
   withCacheChanges,
@@ -18,6 +17,7 @@ import { notifyAboutComment } from '../src/domain/comment-notices';
 import { notificationsConsumers } from '../src/events';
 import { initModels, notificationsModels, type NotificationsModels } from '../src/models';
 import { boardNoticeMaker } from './helpers';
+import { INBOX_ANSWERS } from '../src/cache-keys';
 
 /**
  * A member's notification list, kept per member (src/cache-keys.ts), on two instances of the service with
@@ -87,7 +87,7 @@ afterAll(async () => {
 });
 
 // Every test starts with empty caches: whatever an earlier test kept has expired.
-beforeEach(() => h.clock.advance(RESPONSE_CACHE_TTL_MS.notifications));
+beforeEach(() => h.clock.advance(INBOX_ANSWERS.ttlMs));
 
 it("keeps each member's list for him alone, with a private ETag, until its TTL", async () => {
   const annFirst = await sneak(ANN);
@@ -112,7 +112,7 @@ it("keeps each member's list for him alone, with a private ETag, until its TTL",
     ).status,
   ).toBe(304);
 
-  h.clock.advance(RESPONSE_CACHE_TTL_MS.notifications);
+  h.clock.advance(INBOX_ANSWERS.ttlMs);
   expect(await inbox(first, ANN)).toContain(annLater);
 });
 

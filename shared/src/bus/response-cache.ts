@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { RequestHandler, Response } from 'express';
-import type { CacheKeyOf, CacheKeys, CacheScope, RouteCache } from '../core/cache-policy';
+import { Counter } from 'prom-client';
+import { metricsRegistry } from '../core/metrics';
+import { UNHEARD_TTL_MS, type CacheKeyOf, type CacheKeys, type CacheScope, type RouteCache } from '../core/cache-policy';
 import type { EventConsumer } from './define-event';
 import type { ConsumeHost } from './hosts';
 
@@ -82,6 +84,23 @@ export function announcedKeys(msg: Msg): CacheKeys | undefined {
   }
 }
 
+const cacheAnswers = new Counter({
+  name: 'binzip_response_cache_answers_total',
+  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed',
+  labelNames: ['answered_by'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Where a change the cache forgets came from: this process, another instance's announcement, an event, the connection. */
+type ChangeSource = 'here' | 'announcement' | 'event' | 'connection';
+
+const cacheChanges = new Counter({
+  name: 'binzip_response_cache_changes_total',
+  help: 'Changes the response cache forgot answers for, by source and by whether they named keys or meant everything',
+  labelNames: ['source', 'what'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Keys an event changed, by its subject's declaration; `undefined` (everything) when they cannot be told. */
 function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys | undefined {
   try {
@@ -117,8 +136,12 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  *   (`cache.<service>.changed`, `{"keys":[...]}`), so the other instances forget the same answers; a write of `[]`
  *   is not announced, an announcement without keys forgets everything. The events the services publish
  *   (`CacheEventSubject`: community's comments forget their board) and the user projection, once it stored a
- *   snapshot (nicknames: everything), do the same for data that changes elsewhere. The TTL bounds what a lost
- *   announcement can cost.
+ *   snapshot (nicknames: everything), do the same for data that changes elsewhere.
+ * - How long an answer lives is the route's (`CacheLifetime`, chosen by the service that owns it). Core NATS loses
+ *   messages only around a broken connection, so when this process's connection drops (or the client reports a
+ *   slow or stale one) everything is forgotten, answers live at most `UNHEARD_TTL_MS` until it is back, and
+ *   everything is forgotten again when it is back (what was announced meanwhile never arrives). The lifetime bounds
+ *   what the process cannot see (a partition between NATS servers, a change made outside the API).
  * - An answer that was being computed while one of its keys changed is not stored: each change gets a number, the
  *   last change of each key is remembered, and an answer is kept only if none of its keys changed after it began.
  * - Concurrent requests for an answer being computed wait for it: the store is asked once per page and TTL.
@@ -159,6 +182,8 @@ export class ResponseCache implements RouteCache {
   private subscriptions: Subscription[] = [];
   private connection: NatsConnection | undefined;
   private changedSubject: string | undefined;
+  /** false while the announcements may not arrive (the NATS connection is down): answers live `UNHEARD_TTL_MS`. */
+  private hearing = true;
   hits = 0;
   misses = 0;
 
@@ -190,6 +215,7 @@ export class ResponseCache implements RouteCache {
       const key = member === undefined ? `${tag} ${requestKey}` : `member:${member} ${tag} ${requestKey}`;
       const compute = (settle?: (entry: Entry | undefined) => void) => {
         this.misses++;
+        if (keepable) cacheAnswers.inc({ answered_by: 'computed' });
         const began = this.changes;
         res.json = (body: unknown) => {
           const bytes = Buffer.from(JSON.stringify(body));
@@ -198,7 +224,14 @@ export class ResponseCache implements RouteCache {
           if (res.statusCode === 200 && keepable) {
             const keys = this.declaredKeys(res);
             if (keys !== null && this.unchangedSince(began, keys)) {
-              stored = { body: bytes, etag, bytes: bytes.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES, expiresAt: this.now() + ttlMs, keys };
+              const lifetime = this.hearing ? ttlMs : Math.min(ttlMs, UNHEARD_TTL_MS);
+              stored = {
+                body: bytes,
+                etag,
+                bytes: bytes.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES,
+                expiresAt: this.now() + lifetime,
+                keys,
+              };
               this.store(key, stored);
             }
           }
@@ -213,6 +246,7 @@ export class ResponseCache implements RouteCache {
       const entry = shelf.get(key);
       if (entry && entry.expiresAt > this.now()) {
         this.hits++;
+        cacheAnswers.inc({ answered_by: 'memory' });
         // Used: it goes last in the eviction order.
         shelf.delete(key);
         shelf.set(key, entry);
@@ -227,6 +261,7 @@ export class ResponseCache implements RouteCache {
         void pending.then((computed) => {
           if (!computed) return compute();
           this.hits++;
+          cacheAnswers.inc({ answered_by: 'memory' });
           this.reply(res, computed.etag, computed.body, shared);
         });
         return;
@@ -256,8 +291,9 @@ export class ResponseCache implements RouteCache {
    * Forgets the answers that depend on any of `keys` (and those that declared none), or every answer without
    * `keys`, in this process only; answers being computed meanwhile are not stored. No keys (`[]`) is no change.
    */
-  forget(keys?: CacheKeys): void {
+  forget(keys?: CacheKeys, source: ChangeSource = 'here'): void {
     if (keys?.length === 0) return;
+    cacheChanges.inc({ source, what: keys === undefined ? 'everything' : 'keys' });
     const change = ++this.changes;
     if (keys === undefined) {
       for (const forgetToo of this.forgetEverythingToo) forgetToo();
@@ -304,14 +340,47 @@ export class ResponseCache implements RouteCache {
    */
   listen(bus: Pick<ConsumeHost, 'connection' | 'subject'>, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
     this.connection = bus.connection;
+    void this.followConnection(bus.connection);
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
-    this.subscriptions.push(bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg)) }));
+    this.subscriptions.push(
+      bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg), 'announcement') }),
+    );
     for (const event of eventSubjects) {
       const callback =
-        typeof event === 'string' ? () => this.forget() : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes));
+        typeof event === 'string'
+          ? () => this.forget(undefined, 'event')
+          : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes), 'event');
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
+  }
+
+  /**
+   * Whether the announcements can arrive: a connection that drops (or that the client reports slow or stale) may
+   * have lost some, and those sent while it is down never arrive, so everything is forgotten when it drops and
+   * again when it is back, and meanwhile answers live at most `UNHEARD_TTL_MS`.
+   */
+  connectionStatus(status: 'lost' | 'back'): void {
+    this.hearing = status === 'back';
+    this.forget(undefined, 'connection');
+  }
+
+  private async followConnection(connection: NatsConnection): Promise<void> {
+    try {
+      for await (const status of connection.status()) {
+        if (this.connection !== connection) return;
+        if (['disconnect', 'reconnecting', 'staleConnection', 'slowConsumer', 'close'].includes(status.type)) {
+          if (this.hearing || status.type === 'slowConsumer') this.connectionStatus('lost');
+        } else if (status.type === 'reconnect') this.connectionStatus('back');
+      }
+    } catch {
+      // a closed connection ends its status stream
+    }
+  }
+
+  /** Whether the announcements can arrive (`connectionStatus`). */
+  get hearsChanges(): boolean {
+    return this.hearing;
   }
 
   /**

@@ -1,20 +1,23 @@
 import type { Request, RequestHandler, Response } from 'express';
 
-/** How long a public answer is served from memory, per route (README, "Response cache"). */
-export const RESPONSE_CACHE_TTL_MS = {
-  /** Board lists, previews, details and comments: a comment or love elsewhere shows within a second. */
-  boards: 1_000,
-  /** The board-type categories never change while the process runs. */
-  categories: 60_000,
-  /** House lists and details. */
-  houses: 1_000,
-  /** Houses' counts by region: forgotten by every listing write, so only the TTL bounds an edit elsewhere's delay. */
-  houseRegions: 60_000,
-  /** Record lists, details and the hot list. */
-  records: 1_000,
-  /** A member's notification list (kept per member): a notification stored for him forgets it at once. */
-  notifications: 1_000,
-} as const;
+/**
+ * How long a route's answers are kept, chosen by the service that owns the route (next to its cache keys, e.g.
+ * services/houses/src/cache-keys.ts): by what the answers depend on. An answer that every change of what it shows
+ * forgets at once (the change is a write of the service, announced to its instances, or an event the cache listens
+ * to) can live long; `ttlMs` is then only the safety bound on what a change nobody announced costs (a NATS
+ * partition between servers, an edit outside the API). An answer that shows something changing unannounced (record
+ * views) lives as long as that may lag. While a process cannot hear the announcements (its NATS connection is
+ * down), no answer lives longer than `UNHEARD_TTL_MS` (`ResponseCache`).
+ */
+export interface CacheLifetime {
+  /** The answers' name in the cache's keys (`houses`, `boards`): operations of one name share a key space. */
+  readonly name: string;
+  /** How long an answer is served from memory at most. */
+  readonly ttlMs: number;
+}
+
+/** The longest an answer lives while its process cannot hear the other instances' changes (NATS away). */
+export const UNHEARD_TTL_MS = 1_000;
 
 /**
  * How long a process remembers a projected user's nickname (`NickNameMemory`): like an answer's TTL, it bounds

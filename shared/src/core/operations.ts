@@ -13,7 +13,7 @@ import {
   type OperationAccess,
   type OperationSpec,
 } from './openapi';
-import { canonicalJson, RESPONSE_CACHE_TTL_MS, type CacheKeys, type RouteCache } from './cache-policy';
+import { canonicalJson, type CacheKeys, type CacheLifetime, type RouteCache } from './cache-policy';
 import { FIELD_LABELS_KEY, parseWith, type FieldLabels } from './validation';
 
 /**
@@ -37,8 +37,6 @@ export interface OperationCall<A extends OperationAccess, P, Q, B> {
   req: Request;
   res: Response;
 }
-
-export type CachedRoute = keyof typeof RESPONSE_CACHE_TTL_MS;
 
 export interface Operation<
   Ctx,
@@ -64,8 +62,11 @@ export interface Operation<
    * are served, not documented: the document names one path per operation.
    */
   aliases?: readonly string[];
-  /** Anonymous answers are kept for the route's `RESPONSE_CACHE_TTL_MS` (the app's `ResponseCache`). */
-  cached?: CachedRoute;
+  /**
+   * Anonymous answers are kept (the app's `ResponseCache`) under this name, for at most its lifetime: the service's
+   * own choice (`CacheLifetime`, declared beside its cache keys).
+   */
+  cached?: CacheLifetime;
   /**
    * With `cached`, on an operation for members (`access` 'user'): each member's own answers are kept instead, apart
    * from everyone else's ('member' `CacheScope`). `dependsOn` must name the member's own key, which every write
@@ -183,7 +184,7 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
           return undefined;
         }
       };
-      middleware.push(options.responseCache.route(operation.cached, RESPONSE_CACHE_TTL_MS[operation.cached], scope, keyOf));
+      middleware.push(options.responseCache.route(operation.cached.name, operation.cached.ttlMs, scope, keyOf));
     }
     if (operation.params && operation.malformedPathNotFound) middleware.push(notFoundUnlessFits(operation.params));
     const handler: RequestHandler = async (req, res) => {

@@ -44,15 +44,20 @@ export async function commentsOf(ctx: CommunityContext, input: { boardId: number
 }
 
 /**
- * Saves the comment and its community.comment.created event in one document write (the outbox), then
+ * Reads the board, a new id and the commenter's nickname together, saves the comment and its
+ * community.comment.created event in one document write (the outbox), then
  * counts it on the board. The count only moves after the insert succeeded, and only on a live board: if
  * the board was deleted in between, the comment is withdrawn (with its event) and the caller gets C0001.
  * A saved comment kicks the relay, which publishes at once instead of at its next tick.
  */
 export async function createComment(ctx: CommunityContext, user: AuthClaims, input: CommentInput): Promise<number> {
   const { models } = ctx;
-  const board = await liveBoard(ctx, input.boardId);
-  const [id, nickNames] = await Promise.all([nextId(models.comments.db, 'comment'), nickNamesOf(models.users, [user.userId])]);
+  // One round trip for the three reads (a missing board leaves a gap in the comment ids, as a withdrawn one does).
+  const [board, id, nickNames] = await Promise.all([
+    liveBoard(ctx, input.boardId),
+    nextId(models.comments.db, 'comment'),
+    nickNamesOf(models.users, [user.userId]),
+  ]);
   const now = ctx.now();
   const event = communityCommentCreated.outbox({
     boardId: board._id,

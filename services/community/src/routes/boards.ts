@@ -4,7 +4,7 @@ import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoar
 import { myComments } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
 import { myBoardReports, reportBoard } from '../domain/reports';
-import { authorKey, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from '../cache-keys';
+import { authorKey, BOARD_ANSWERS, BOARD_CATEGORIES, boardKey, boardListKeys, commenterKey, loverKey, ownListKeys, previewKeys } from '../cache-keys';
 import {
   boardBody,
   boardCategorySchema,
@@ -51,7 +51,7 @@ export const boardOperations = [
     access: 'optional',
     query: previewQuery,
     data: z.array(boardItemSchema),
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     dependsOn: ({ query }, boards) => previewKeys(query, boards),
     handle: (ctx, { query }) => previewBoards(ctx, query),
   }),
@@ -64,7 +64,7 @@ export const boardOperations = [
     access: 'optional',
     query: categoryQuery,
     data: z.array(boardCategorySchema),
-    cached: 'categories',
+    cached: BOARD_CATEGORIES,
     // A fixed table: only the TTL (or a change of everything) forgets it.
     dependsOn: () => [],
     handle: (_ctx, { query }) => categoriesOf(query),
@@ -78,7 +78,7 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownBoardPageSchema,
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     cachedPerMember: true,
     dependsOn: ({ caller }, page) => ownListKeys(authorKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myBoards(ctx, caller, query),
@@ -92,7 +92,7 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownCommentPageSchema,
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     cachedPerMember: true,
     dependsOn: ({ caller }, page) => ownListKeys(commenterKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myComments(ctx, caller, query),
@@ -106,7 +106,7 @@ export const boardOperations = [
     access: 'user',
     query: ownListQuery,
     data: ownBoardPageSchema,
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     cachedPerMember: true,
     dependsOn: ({ caller }, page) => ownListKeys(loverKey(caller.userId), page),
     handle: (ctx, { caller, query }) => myLovedBoards(ctx, caller, query),
@@ -120,7 +120,7 @@ export const boardOperations = [
     access: 'optional',
     query: listQuery,
     data: boardPageSchema,
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     dependsOn: ({ query }, page) => boardListKeys(query, page),
     handle: (ctx, { query }) => listBoards(ctx, query),
   }),
@@ -156,7 +156,7 @@ export const boardOperations = [
     params: boardParams,
     data: boardDetailSchema,
     errors: ['C0001'],
-    cached: 'boards',
+    cached: BOARD_ANSWERS,
     dependsOn: ({ params }) => [boardKey(params.boardId)],
     handle: (ctx, { params }) => boardDetail(ctx, params),
   }),

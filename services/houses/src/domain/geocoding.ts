@@ -61,7 +61,7 @@ type DueHouse = Pick<HouseDoc, '_id' | 'geoAddress' | 'geocodeDueAt' | 'geocodeA
  * (so parallel instances do not ask twice), and its answer is stored only if the address is still the one asked
  * about and no client point arrived meanwhile. Returns how many were asked about.
  */
-export async function geocodeDue(ctx: HousesContext, geocoder: Geocoder, batch = 50): Promise<number> {
+export async function geocodeDue(ctx: HousesContext, geocoder: Geocoder, batch = 50, located: () => void = () => undefined): Promise<number> {
   const { houses } = ctx.models;
   const now = ctx.now();
   const due = await houses
@@ -86,9 +86,11 @@ export async function geocodeDue(ctx: HousesContext, geocoder: Geocoder, batch =
       result.kind === 'found' ? implausiblePoint(result.point, house.city) : result.kind === 'not-found' ? `${geocoder.name}: no such address` : result.reason;
     const unchanged = { _id: house._id, geoAddress: address, latitude: null };
     if (result.kind === 'found' && reason === undefined) {
-      await houses
+      const stored = await houses
         .updateOne(unchanged, { $set: { ...pointFields(result.point), pointSource: 'GEOCODER', geocodeDueAt: null, geocodeAttempts: 0, geocodeError: null } })
         .exec();
+      // The listing's point shows in the places' answers: they are forgotten (and the other instances told).
+      if (stored.modifiedCount > 0) located();
       ctx.logger.info('listing located', { houseId: house._id, geocoder: geocoder.name });
       continue;
     }
@@ -109,9 +111,10 @@ export interface GeocodingJob {
 
 /**
  * Runs `geocodeDue` every `intervalMs` and soon after each kick, one run at a time; a failing run is logged and
- * the next one tries again (the listings stay due).
+ * the next one tries again (the listings stay due). `located` is called after each point stored (the service
+ * forgets its cached answers there).
  */
-export function startGeocoding(ctx: HousesContext, geocoder: Geocoder, intervalMs: number): GeocodingJob {
+export function startGeocoding(ctx: HousesContext, geocoder: Geocoder, intervalMs: number, located: () => void = () => undefined): GeocodingJob {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -124,7 +127,7 @@ export function startGeocoding(ctx: HousesContext, geocoder: Geocoder, intervalM
     running = (async () => {
       try {
         // A full batch means more may be due: go on at once.
-        while (!stopped && (await geocodeDue(ctx, geocoder)) === 50);
+        while (!stopped && (await geocodeDue(ctx, geocoder, 50, located)) === 50);
       } catch (err) {
         ctx.logger.warn('geocoding run failed; the listings stay due', { error: (err as Error).message });
       } finally {

@@ -1,6 +1,6 @@
 import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
-import { WHAT_EVERY_LISTING_WRITE_CHANGES } from '../cache-keys';
+import { HOUSE_ANSWERS, HOUSE_REGION_COUNTS, WHAT_EVERY_LISTING_WRITE_CHANGES } from '../cache-keys';
 import { myReports } from '../domain/admin-reports';
 import { reportHouse } from '../domain/interactions';
 import { completeDeal, createListing, listingDetail, removeListing, updateListing } from '../domain/listings';
@@ -133,7 +133,7 @@ export const houseOperations = [
     access: 'optional',
     query: publicListQuery,
     data: houseListPageSchema,
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { query }) => publicList(ctx, query),
   }),
@@ -148,7 +148,7 @@ export const houseOperations = [
     access: 'optional',
     query: mapQuery,
     data: houseMapPageSchema,
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { query }) => housesInBox(ctx, query),
   }),
@@ -161,7 +161,7 @@ export const houseOperations = [
     access: 'optional',
     query: nearQuery,
     data: houseNearPageSchema,
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { query }) => housesNear(ctx, query),
   }),
@@ -175,7 +175,7 @@ export const houseOperations = [
     access: 'optional',
     query: clusterQuery,
     data: houseClustersSchema,
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { query }) => houseClusters(ctx, query),
   }),
@@ -188,7 +188,7 @@ export const houseOperations = [
     tags,
     access: 'optional',
     data: regionCountsSchema,
-    cached: 'houseRegions',
+    cached: HOUSE_REGION_COUNTS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx) => regionCounts(ctx),
   }),
@@ -202,7 +202,7 @@ export const houseOperations = [
     params: houseParams,
     data: nearbyHousesSchema,
     errors: ['C0001'],
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { params }) => nearbyHouses(ctx, params),
   }),
@@ -216,7 +216,7 @@ export const houseOperations = [
     params: houseParams,
     data: houseDetailSchema,
     errors: ['C0001'],
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     dependsOn: () => WHAT_EVERY_LISTING_WRITE_CHANGES,
     handle: (ctx, { caller, params }) => listingDetail(ctx, caller, params),
   }),

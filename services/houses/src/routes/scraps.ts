@@ -2,7 +2,7 @@ import { operationsOf } from '@binzip/shared';
 import type { HousesContext } from '../domain/context';
 import { scrapHouse, unscrapHouse } from '../domain/interactions';
 import { scrapList } from '../domain/queries';
-import { scrapsKey } from '../cache-keys';
+import { HOUSE_ANSWERS, scrapsKey } from '../cache-keys';
 import { houseIdData, houseListPageableSchema, houseParams, scrapListQuery } from './schemas';
 
 const operation = operationsOf<HousesContext>();
@@ -19,7 +19,7 @@ export const scrapOperations = [
     access: 'user',
     query: scrapListQuery,
     data: houseListPageableSchema,
-    cached: 'houses',
+    cached: HOUSE_ANSWERS,
     cachedPerMember: true,
     dependsOn: ({ caller }) => [scrapsKey(caller.userId)],
     handle: (ctx, { caller, query }) => scrapList(ctx, caller, query),

@@ -6,7 +6,7 @@ import { listInbox, markRead } from '../domain/inbox';
 import { getPreferences, setPreferences } from '../domain/preferences';
 import { pushKey, subscribePush, unsubscribePush } from '../domain/push';
 import { issueTicket, tokenExpiry } from '../domain/stream';
-import { inboxKey } from '../cache-keys';
+import { INBOX_ANSWERS, inboxKey } from '../cache-keys';
 import {
   alertStatsQuery,
   alertStatsSchema,
@@ -36,7 +36,7 @@ export const notificationOperations = [
     access: 'user',
     query: listQuery,
     data: inboxPageSchema,
-    cached: 'notifications',
+    cached: INBOX_ANSWERS,
     cachedPerMember: true,
     dependsOn: ({ caller }) => [inboxKey(caller.userId)],
     handle: (ctx, { caller, query }) => listInbox(ctx, caller, { read: query.read, beforeId: query.id, size: query.size }),

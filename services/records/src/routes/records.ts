@@ -1,4 +1,5 @@
 import { operationsOf } from '@binzip/shared';
+import { RECORD_ANSWERS } from '../cache-keys';
 import type { RecordsContext } from '../domain/context';
 import {
   createRecord,
@@ -56,7 +57,7 @@ export const recordOperations = [
     tags,
     access: 'optional',
     data: hotRecordsSchema,
-    cached: 'records',
+    cached: RECORD_ANSWERS,
     handle: (ctx) => hotRecords(ctx),
   }),
   operation({
@@ -103,7 +104,7 @@ export const recordOperations = [
     params: recordListParams,
     query: recordListQuery,
     data: recordPageSchema,
-    cached: 'records',
+    cached: RECORD_ANSWERS,
     handle: (ctx, { params, query }) => listRecords(ctx, { ...params, ...query }),
   }),
   // Not cached: every read counts a view (per viewer) for the hot list.

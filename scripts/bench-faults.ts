@@ -391,6 +391,17 @@ async function main(): Promise<void> {
         if (polls % 10 === 0) log(`${seen} of ${wantedContents.size} notified; ${await streamState()}`);
         await sleep(1_000);
       }
+      if (seen < wantedContents.size) {
+        // Stalled: what the relays and consumers said last (warnings and errors only).
+        for (const handle of [...(running.services.community ?? []), ...(running.services.notifications ?? [])]) {
+          const said = handle.output
+            .join('')
+            .split('\n')
+            .filter((line) => /"level":"(warn|error)"/.test(line))
+            .slice(-4);
+          log(`${handle.name} last said:${said.length > 0 ? `\n  ${said.map((line) => line.slice(0, 400)).join('\n  ')}` : ' nothing above info'}`);
+        }
+      }
       leaderDownLine =
         seen >= wantedContents.size
           ? `Leader ${node} left down: all ${wantedContents.size} comments acknowledged after its loss notified within ${Math.round((Date.now() - killedAt) / 1000)} s of the kill (polled each second after the phase).`

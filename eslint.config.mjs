@@ -14,6 +14,9 @@ export default tseslint.config(
       'clients/**',
       'test-artifacts/**',
       'api-client/src/schema.d.ts',
+      // A rule's test input, linted by shared/test/lint-streams.test.ts with its own config (ESLint 10 would otherwise
+      // pick that config, the nearest to the file, and report the fixture's intended faults).
+      'shared/test/fixtures/lint/**',
     ],
   },
   js.configs.recommended,

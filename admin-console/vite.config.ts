@@ -8,7 +8,8 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig({
   base: '/admin/',
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  // Vite 8 transforms with Oxc (its `esbuild` option is deprecated): Preact's automatic JSX runtime.
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   resolve: { alias: { '@binzip/api-client': fileURLToPath(new URL('../api-client/src/index.ts', import.meta.url)) } },
   build: { outDir: 'dist', emptyOutDir: true },
   server: { proxy: { '/api': 'http://127.0.0.1:8080' } },

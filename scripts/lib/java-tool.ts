@@ -156,7 +156,7 @@ async function acquireLock(dir: string, log: (line: string) => void): Promise<()
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     // Held by someone else: is the holder still alive?
-    let stale = false;
+    let stale: boolean;
     try {
       const [pidText, hostText] = (await fs.promises.readFile(ownerFile, 'utf8')).split('\n');
       const pid = Number(pidText);

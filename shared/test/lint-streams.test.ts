@@ -26,7 +26,7 @@ function run(args: string[], cwd: string): string {
     // eslint exits 1 when it reports problems: its output is still the answer.
     const failed = err as { status?: number; stdout?: string; stderr?: string };
     if (failed.status === 1 && failed.stdout) return failed.stdout;
-    throw new Error(`eslint failed (${failed.status}): ${failed.stderr ?? ''}`);
+    throw new Error(`eslint failed (${failed.status}): ${failed.stderr ?? ''}`, { cause: err });
   }
 }
 

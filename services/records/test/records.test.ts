@@ -216,7 +216,7 @@ describe('lists', () => {
       made[name] = await createRecord(h2, lead, { ...overrides, title: name, content: 'ㄱ'.repeat(80) });
       await approveBy(h2, made[name], [peer]);
     }
-    h2.clock.set(day(d++));
+    h2.clock.set(day(d));
     const waiting = await createRecord(h2, lead, { part: 'web', type: 'tech', category: 'issue', title: 'waiting' });
 
     const ids = (res: request.Response) => res.body.data.records.content.map((r: { record_id: number }) => r.record_id);

@@ -98,7 +98,7 @@ export class OutboxRelay implements OutboxBacklogSource {
       return this.running;
     }
     this.running = (async () => {
-      let delivered = true;
+      let delivered: boolean;
       do {
         this.again = false;
         delivered = await this.flush();

@@ -209,7 +209,7 @@ export function recordQueryShapes(connection: Connection, dir: string): void {
 export function readRecordedShapes(dir: string): { shapes: QueryShape[]; declarations: IndexDeclaration[] } {
   const shapes: QueryShape[] = [];
   const declarations: IndexDeclaration[] = [];
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
   } catch {

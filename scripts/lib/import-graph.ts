@@ -1,7 +1,7 @@
 /**
- * The import graph of the production code (shared/src, services/*\/src), type-only imports included, as the
+ * The import graph of the production code (shared/src, events/src, services/*\/src), type-only imports included, as the
  * TypeScript compiler's pre-processor reads them: `import`, `import type`, `export … from` and `import('…')`.
- * `@binzip/shared` and its subpaths resolve to shared/src's index files; packages outside the repository are left
+ * `@binzip/shared` and its subpaths resolve to shared/src's index files, `@binzip/events` to events/src's; packages outside the repository are left
  * out. Used by `npm run check:cycles` (part of `npm run lint`) and `npm run count:structure`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -28,10 +28,10 @@ export function sourceFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** The production files: the shared library and every service's src/. */
+/** The production files: the shared library, the producers' event contracts and every service's src/. */
 export function productionFiles(): string[] {
   const services = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'src')));
-  return [...sourceFiles('shared/src'), ...services.flatMap((name) => sourceFiles(`services/${name}/src`))];
+  return [...sourceFiles('shared/src'), ...sourceFiles('events/src'), ...services.flatMap((name) => sourceFiles(`services/${name}/src`))];
 }
 
 function resolveFile(base: string): string | undefined {
@@ -47,6 +47,7 @@ export function resolveImport(from: string, specifier: string): string | undefin
   if (specifier.startsWith('.')) abs = resolveFile(resolve(ROOT, dirname(from), specifier));
   else if (specifier === '@binzip/shared') abs = resolveFile(join(ROOT, 'shared/src'));
   else if (specifier.startsWith('@binzip/shared/')) abs = resolveFile(join(ROOT, 'shared/src', specifier.slice('@binzip/shared/'.length)));
+  else if (specifier === '@binzip/events') abs = resolveFile(join(ROOT, 'events/src'));
   return abs ? relative(ROOT, abs) : undefined;
 }
 

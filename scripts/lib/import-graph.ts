@@ -115,3 +115,79 @@ export function reachable(graph: Map<string, string[]>, entry: string): Set<stri
   }
   return seen;
 }
+
+/**
+ * The same graph, but an import follows only the names it imports, to the files that declare them (through any
+ * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/errors.ts, not to every file the
+ * barrel re-exports). A namespace import, a side-effect import, `export *` and `import('…')` types still follow
+ * the whole module. Type-only imports included. What a reader who follows each name to its definition opens.
+ */
+export function nameGraph(files: readonly string[] = productionFiles()): Map<string, string[]> {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    baseUrl: ROOT,
+    paths: {
+      '@binzip/shared': ['shared/src/index.ts'],
+      '@binzip/shared/*': ['shared/src/*/index.ts'],
+      '@binzip/events': ['events/src/index.ts'],
+    },
+  };
+  const program = ts.createProgram(
+    files.map((file) => join(ROOT, file)),
+    options,
+  );
+  const checker = program.getTypeChecker();
+  const production = new Set(files);
+  const repoFile = (node: ts.Node | undefined): string | undefined => {
+    if (!node) return undefined;
+    const file = relative(ROOT, node.getSourceFile().fileName);
+    return production.has(file) ? file : undefined;
+  };
+  const moduleFile = (specifier: ts.Expression): string | undefined => {
+    const symbol = checker.getSymbolAtLocation(specifier);
+    return repoFile(symbol?.declarations?.[0]);
+  };
+  const declarationsOf = (name: ts.Identifier): string[] => {
+    let symbol = checker.getSymbolAtLocation(name);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    return (symbol?.declarations ?? []).map((d) => repoFile(d)).filter((f): f is string => f !== undefined);
+  };
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const source = program.getSourceFile(join(ROOT, file));
+    if (!source) continue;
+    const targets = new Set<string>();
+    const add = (target: string | undefined) => {
+      if (target && target !== file) targets.add(target);
+    };
+    for (const statement of source.statements) {
+      if (ts.isImportDeclaration(statement)) {
+        const clause = statement.importClause;
+        if (!clause || (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings))) add(moduleFile(statement.moduleSpecifier));
+        if (clause?.name) declarationsOf(clause.name).forEach(add);
+        if (clause?.namedBindings && ts.isNamedImports(clause.namedBindings)) {
+          for (const element of clause.namedBindings.elements) declarationsOf(element.name).forEach(add);
+        }
+      } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+        if (statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+          for (const element of statement.exportClause.elements) declarationsOf(element.name).forEach(add);
+        } else add(moduleFile(statement.moduleSpecifier));
+      } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
+        add(moduleFile(statement.moduleReference.expression));
+      }
+    }
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(moduleFile(node.argument.literal));
+      if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) add(moduleFile(node.arguments[0]));
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
+}

@@ -152,7 +152,7 @@ export function nameGraph(files: readonly string[] = productionFiles()): Map<str
     const symbol = checker.getSymbolAtLocation(specifier);
     return repoFile(symbol?.declarations?.[0]);
   };
-  const declarationsOf = (name: ts.Identifier): string[] => {
+  const declarationsOf = (name: ts.Node): string[] => {
     let symbol = checker.getSymbolAtLocation(name);
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
     return (symbol?.declarations ?? []).map((d) => repoFile(d)).filter((f): f is string => f !== undefined);

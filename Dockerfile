@@ -12,6 +12,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY shared/package.json shared/
+COPY events/package.json events/
 COPY services/gateway/package.json services/gateway/
 COPY services/accounts/package.json services/accounts/
 COPY services/community/package.json services/community/
@@ -22,6 +23,7 @@ COPY api-client/package.json api-client/
 COPY admin-console/package.json admin-console/
 RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --no-audit --no-fund
 COPY shared shared
+COPY events events
 COPY services services
 COPY api-client api-client
 COPY admin-console admin-console
@@ -36,6 +38,7 @@ RUN case "${SERVICE}" in gateway|accounts|community|houses|records|notifications
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/shared/package.json shared/
+COPY --from=build /app/events/package.json events/
 COPY --from=build /app/services/gateway/package.json services/gateway/
 COPY --from=build /app/services/accounts/package.json services/accounts/
 COPY --from=build /app/services/community/package.json services/community/
@@ -44,9 +47,10 @@ COPY --from=build /app/services/records/package.json services/records/
 COPY --from=build /app/services/notifications/package.json services/notifications/
 COPY --from=build /app/api-client/package.json api-client/
 COPY --from=build /app/admin-console/package.json admin-console/
-RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --omit=dev --prefer-offline --no-audit --no-fund -w "services/${SERVICE}" -w shared \
+RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --omit=dev --prefer-offline --no-audit --no-fund -w "services/${SERVICE}" -w shared -w events \
     && rm -rf services/*/package.json.tmp
 COPY --from=build /app/shared/dist shared/dist
+COPY --from=build /app/events/dist events/dist
 COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist
 # The administrators' console (static files) is the gateway's to serve at /admin, and so are the API document's
 # recorded examples (contracts/examples); other images leave them out.

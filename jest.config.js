@@ -14,6 +14,8 @@ module.exports = {
     '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
     // The layers (`@binzip/shared/core`, `/store`, `/bus`, `/runtime`, `/media`): the same source files.
     '^@binzip/shared/(core|store|bus|runtime|media)$': '<rootDir>/shared/src/$1/index.ts',
+    // The producers' event contracts, from their sources.
+    '^@binzip/events$': '<rootDir>/events/src/index.ts',
     // The client package as front ends use it, from its sources (no build needed).
     '^@binzip/api-client$': '<rootDir>/api-client/src/index.ts',
   },

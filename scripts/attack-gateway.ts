@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { generateDevKeyPair, signAccessToken } from '../shared/src';
 import { freePort } from './lib/server-process';
-import { REPO_ROOT, serviceEntry } from './lib/system';
+import { REPO_ROOT, SERVICES as SERVICE_NAMES, serviceEntry } from './lib/system';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,7 +36,7 @@ const GATEWAY = arg('gateway', '') ? path.resolve(arg('gateway', '')) : serviceE
 const DELAY_MS = Number(arg('delay', '1500'));
 const SECONDS = Number(arg('seconds', '8'));
 const MiB = 1_048_576;
-const SERVICES = ['ACCOUNTS', 'COMMUNITY', 'HOUSES', 'RECORDS', 'NOTIFICATIONS'] as const;
+const SERVICES = SERVICE_NAMES.map((name) => name.toUpperCase());
 
 const keys = generateDevKeyPair();
 const member = `Bearer ${signAccessToken({ userId: 7, userName: 'bench', authority: 'USER', userType: 'NONE' }, keys.privateKey)}`;

@@ -7,19 +7,23 @@
  * - **files followed per request path**: every production file reachable through imports from the entry files a
  *   reader starts from for that path (listed in PATHS below: the gateway's forwarder, the runtime's HTTP edge, the
  *   file declaring the operation, and for an event the producer's outbox relay and the consumer's declaration).
- *   An import of a barrel (`@binzip/shared`, a layer's index.ts) follows the whole barrel, as a reader who opens it
- *   does, so these figures are upper bounds and larger than a count that follows only the imported names.
+ *   Two figures per path: **by name** (compared with the issue's targets) follows each imported name to the file
+ *   that declares it, through barrels (scripts/lib/import-graph.ts `nameGraph`: a namespace import, `export *` and
+ *   `import('…')` still follow the whole module); **whole barrels** follows an import of a barrel (`@binzip/shared`,
+ *   a layer's index.ts) to everything the barrel re-exports, as a reader who opens the barrel does (an upper bound).
+ *   Both follow a reached file whole (every import it has), so both are larger than what one operation uses.
  * - **hand-edited files per change kind**: the distinct files named in backticks by the numbered steps of each
  *   checklist in docs/conventions.md ("Add an endpoint", "Add an event consumer", "Add a service"); generated files
  *   (`npm run api:examples`, `client:types`) are not hand-edited and not counted.
  * - **service-name places**: for each service, the files outside services/<name>/ that write its name as a word,
  *   leaving out tests, Markdown, generated files (contracts/, api-client/, api-collection/, package-lock.json) and
  *   build output. A place is one file; `--verbose` lists them.
- * - **shared share**: lines of shared/src against all production lines (shared/src + services/*\/src).
+ * - **shared share**: lines of shared/src against all production lines (shared/src + events/src + services/*\/src;
+ *   events/src, the producers' event contracts, counts as production but not as shared).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cycles, importGraph, productionFiles, reachable, ROOT } from './lib/import-graph';
+import { cycles, importGraph, nameGraph, productionFiles, reachable, ROOT } from './lib/import-graph';
 
 const verbose = process.argv.includes('--verbose');
 const SERVICES = readdirSync(join(ROOT, 'services')).filter((name) => name !== 'gateway' && existsSync(join(ROOT, 'services', name, 'src')));
@@ -97,11 +101,13 @@ const found = cycles(graph);
 console.log(`import cycles: ${found.length}`);
 for (const component of found) console.log(`  ${component.join(' -> ')}`);
 
-console.log('\nfiles followed per request path:');
+console.log('\nfiles followed per request path (by name; whole barrels):');
+const byName = nameGraph();
 for (const [name, entries] of Object.entries(PATHS)) {
+  const named = new Set(entries.flatMap((entry) => [...reachable(byName, entry)]));
   const files = new Set(entries.flatMap((entry) => [...reachable(graph, entry)]));
-  console.log(`  ${name}: ${files.size}`);
-  if (verbose) for (const file of [...files].sort()) console.log(`    ${file}`);
+  console.log(`  ${name}: ${named.size}; ${files.size}`);
+  if (verbose) for (const file of [...named].sort()) console.log(`    ${file}`);
 }
 
 console.log('\nhand-edited files per change kind (docs/conventions.md checklists):');

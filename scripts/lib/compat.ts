@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { apiCompare } from 'api-smart-diff';
 import { z } from 'zod';
-import { EVENT_CONTRACTS, type ApiDocument } from '@binzip/shared';
+import { type ApiDocument } from '@binzip/shared';
+import { EVENT_CONTRACTS } from '@binzip/events';
 import { buildApiDocument } from './openapi';
 
 export const RELEASE_DIR = path.resolve(__dirname, '..', '..', 'contracts', 'released');

@@ -10,9 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildDevMongoJar } from './mongo';
 import { exportCommit, previousRelease, serviceVersion } from './release';
-import { REPO_ROOT } from './system';
+import { REPO_ROOT, SERVICES } from './system';
 
-export const PROCESSES = ['gateway', 'accounts', 'community', 'houses', 'records', 'notifications'] as const;
+/** The gateway and the services (the one list: `SERVICES`, scripts/lib/system.ts, from the gateway's `SERVICE_PORTS`). */
+export const PROCESSES = ['gateway', ...SERVICES] as const;
 export type ProcessName = (typeof PROCESSES)[number];
 
 /** A failure the user can act on: printed as it is, without a stack. */

@@ -1,7 +1,7 @@
 /**
- * The import graph of the production code (shared/src, services/*\/src), type-only imports included, as the
+ * The import graph of the production code (shared/src, events/src, services/*\/src), type-only imports included, as the
  * TypeScript compiler's pre-processor reads them: `import`, `import type`, `export … from` and `import('…')`.
- * `@binzip/shared` and its subpaths resolve to shared/src's index files; packages outside the repository are left
+ * `@binzip/shared` and its subpaths resolve to shared/src's index files, `@binzip/events` to events/src's; packages outside the repository are left
  * out. Used by `npm run check:cycles` (part of `npm run lint`) and `npm run count:structure`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -28,10 +28,10 @@ export function sourceFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** The production files: the shared library and every service's src/. */
+/** The production files: the shared library, the producers' event contracts and every service's src/. */
 export function productionFiles(): string[] {
   const services = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'src')));
-  return [...sourceFiles('shared/src'), ...services.flatMap((name) => sourceFiles(`services/${name}/src`))];
+  return [...sourceFiles('shared/src'), ...sourceFiles('events/src'), ...services.flatMap((name) => sourceFiles(`services/${name}/src`))];
 }
 
 function resolveFile(base: string): string | undefined {
@@ -47,6 +47,7 @@ export function resolveImport(from: string, specifier: string): string | undefin
   if (specifier.startsWith('.')) abs = resolveFile(resolve(ROOT, dirname(from), specifier));
   else if (specifier === '@binzip/shared') abs = resolveFile(join(ROOT, 'shared/src'));
   else if (specifier.startsWith('@binzip/shared/')) abs = resolveFile(join(ROOT, 'shared/src', specifier.slice('@binzip/shared/'.length)));
+  else if (specifier === '@binzip/events') abs = resolveFile(join(ROOT, 'events/src'));
   return abs ? relative(ROOT, abs) : undefined;
 }
 
@@ -113,4 +114,80 @@ export function reachable(graph: Map<string, string[]>, entry: string): Set<stri
     for (const next of graph.get(file) ?? []) queue.push(next);
   }
   return seen;
+}
+
+/**
+ * The same graph, but an import follows only the names it imports, to the files that declare them (through any
+ * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/errors.ts, not to every file the
+ * barrel re-exports). A namespace import, a side-effect import, `export *` and `import('…')` types still follow
+ * the whole module. Type-only imports included. What a reader who follows each name to its definition opens.
+ */
+export function nameGraph(files: readonly string[] = productionFiles()): Map<string, string[]> {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    baseUrl: ROOT,
+    paths: {
+      '@binzip/shared': ['shared/src/index.ts'],
+      '@binzip/shared/*': ['shared/src/*/index.ts'],
+      '@binzip/events': ['events/src/index.ts'],
+    },
+  };
+  const program = ts.createProgram(
+    files.map((file) => join(ROOT, file)),
+    options,
+  );
+  const checker = program.getTypeChecker();
+  const production = new Set(files);
+  const repoFile = (node: ts.Node | undefined): string | undefined => {
+    if (!node) return undefined;
+    const file = relative(ROOT, node.getSourceFile().fileName);
+    return production.has(file) ? file : undefined;
+  };
+  const moduleFile = (specifier: ts.Expression): string | undefined => {
+    const symbol = checker.getSymbolAtLocation(specifier);
+    return repoFile(symbol?.declarations?.[0]);
+  };
+  const declarationsOf = (name: ts.Node): string[] => {
+    let symbol = checker.getSymbolAtLocation(name);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    return (symbol?.declarations ?? []).map((d) => repoFile(d)).filter((f): f is string => f !== undefined);
+  };
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const source = program.getSourceFile(join(ROOT, file));
+    if (!source) continue;
+    const targets = new Set<string>();
+    const add = (target: string | undefined) => {
+      if (target && target !== file) targets.add(target);
+    };
+    for (const statement of source.statements) {
+      if (ts.isImportDeclaration(statement)) {
+        const clause = statement.importClause;
+        if (!clause || (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings))) add(moduleFile(statement.moduleSpecifier));
+        if (clause?.name) declarationsOf(clause.name).forEach(add);
+        if (clause?.namedBindings && ts.isNamedImports(clause.namedBindings)) {
+          for (const element of clause.namedBindings.elements) declarationsOf(element.name).forEach(add);
+        }
+      } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+        if (statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+          for (const element of statement.exportClause.elements) declarationsOf(element.name).forEach(add);
+        } else add(moduleFile(statement.moduleSpecifier));
+      } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
+        add(moduleFile(statement.moduleReference.expression));
+      }
+    }
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(moduleFile(node.argument.literal));
+      if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) add(moduleFile(node.arguments[0]));
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../../services/gateway/src/proxy/upstreams';
 import { freePort } from './server-process';
 
 /**
@@ -10,17 +11,11 @@ import { freePort } from './server-process';
  */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-export const SERVICES = ['accounts', 'community', 'houses', 'records', 'notifications'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+/** The services, as the gateway lists them (`SERVICE_PORTS`, services/gateway/src/proxy/upstreams.ts: the one list). */
+export const SERVICES: readonly ServiceName[] = SERVICE_NAMES;
+export type { ServiceName };
 
-export const DEFAULT_PORTS: Record<ServiceName | 'gateway', number> = {
-  gateway: 8080,
-  accounts: 7001,
-  community: 7002,
-  houses: 7003,
-  records: 7004,
-  notifications: 7005,
-};
+export const DEFAULT_PORTS: Record<ServiceName | 'gateway', number> = { gateway: 8080, ...SERVICE_PORTS };
 
 export interface ProcessHandle {
   name: string;

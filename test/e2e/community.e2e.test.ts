@@ -3,7 +3,7 @@
  * nicknames from accounts.user.* snapshots on NATS, and community.comment.created leaving through the
  * outbox. Needs the built processes (`npx tsc -b`).
  */
-import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/shared';
+import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/events';
 import { bearer, eventually } from '../support';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
 

@@ -9,7 +9,8 @@
  * This file's own three-node cluster (the machine's shared NATS is never touched), the built processes (`npx tsc
  * -b`), two notifications replicas consuming as in a deployment.
  */
-import { communityCommentCreated, createLogger, EventBus } from '@binzip/shared';
+import { createLogger, EventBus } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -7,7 +7,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectedUserModel, recordCommentCreated, type RecordCommentCreatedV1 } from '@binzip/shared';
+import { projectedUserModel } from '@binzip/shared';
+import { recordCommentCreated, type RecordCommentCreatedV1 } from '@binzip/events';
 import type { Connection } from 'mongoose';
 import { REPO_ROOT } from '../../scripts/lib/system';
 import { eventually, testEnv } from '../support';

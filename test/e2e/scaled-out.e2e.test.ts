@@ -7,7 +7,8 @@
  * working, each comment notified exactly once. The built processes (`npx tsc -b`), the run's MongoDB-protocol
  * server, and this file's own NATS nodes (the machine's shared NATS is never touched).
  */
-import { communityCommentCreated, type EventBus } from '@binzip/shared';
+import { type EventBus } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,5 @@
-import { communityCommentCreated, type CacheEventSubject, type CacheKeys, type CacheLifetime, type PageObject } from '@binzip/shared';
+import { type CacheEventSubject, type CacheKeys, type CacheLifetime, type PageObject } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import { prefixOfBoard } from './domain/boards';
 import { placeOfComment } from './domain/comments';
 import type { CommunityContext } from './domain/context';

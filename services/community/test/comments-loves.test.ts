@@ -1,4 +1,4 @@
-import { communityCommentCreated } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';

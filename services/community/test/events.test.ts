@@ -1,18 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  communityCommentCreated,
-  consume,
-  createLogger,
-  EventBus,
-  startOutboxRelay,
-  UNKNOWN_NICKNAME,
-  userProjection,
-  type CommunityCommentCreatedV1,
-  type OutboxRelay,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { consume, createLogger, EventBus, startOutboxRelay, UNKNOWN_NICKNAME, userProjection, type OutboxRelay, type RunningConsumer } from '@binzip/shared';
+import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/events';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';

@@ -1,4 +1,5 @@
-import { cacheChangedSubject, communityCommentCreated, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
+import { cacheChangedSubject, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
 import request from 'supertest';

@@ -2,6 +2,10 @@ import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdow
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
+import { SERVICE_PORTS, type ServiceName } from './proxy/upstreams';
+
+/** A service's default address: its port (`SERVICE_PORTS`) on this machine. */
+const localUpstream = (name: ServiceName) => `http://127.0.0.1:${SERVICE_PORTS[name]}`;
 
 const urlList = z
   .string()
@@ -58,11 +62,12 @@ export const configSchema = z.object({
    * clients directly must not let them pick the address the flood limits count.
    */
   TRUST_PROXY: z.string().default('false'),
-  ACCOUNTS_URLS: urlList.default(['http://127.0.0.1:7001']),
-  COMMUNITY_URLS: urlList.default(['http://127.0.0.1:7002']),
-  HOUSES_URLS: urlList.default(['http://127.0.0.1:7003']),
-  RECORDS_URLS: urlList.default(['http://127.0.0.1:7004']),
-  NOTIFICATIONS_URLS: urlList.default(['http://127.0.0.1:7005']),
+  /** Each service's instances (`<NAME>_URLS`, comma-separated); by default its port on this machine (`SERVICE_PORTS`). */
+  ACCOUNTS_URLS: urlList.default([localUpstream('accounts')]),
+  COMMUNITY_URLS: urlList.default([localUpstream('community')]),
+  HOUSES_URLS: urlList.default([localUpstream('houses')]),
+  RECORDS_URLS: urlList.default([localUpstream('records')]),
+  NOTIFICATIONS_URLS: urlList.default([localUpstream('notifications')]),
   /** Upstream must start answering within this time, else 504. */
   UPSTREAM_TIMEOUT_MS: positiveInt.default(10_000),
   /**

@@ -36,7 +36,17 @@ import { BodyReader, hasBody, tooManyBodies } from './proxy/bodies';
 import { requiredAccess } from './proxy/access';
 import { canonicalTarget } from './proxy/paths';
 import { clientAddress, compileTrust, forwardedChain, forwardedProtoAndHost, type TrustFunction } from './proxy/trust';
-import { createPools, refreshPools, probePools, systemResolver, type Pools, type Resolver, type ServiceName } from './proxy/upstreams';
+import {
+  createPools,
+  refreshPools,
+  probePools,
+  SERVICE_NAMES,
+  systemResolver,
+  upstreamSetting,
+  type Pools,
+  type Resolver,
+  type ServiceName,
+} from './proxy/upstreams';
 import { observeProxied } from './metrics';
 import { createServiceProxies, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';
 
@@ -99,6 +109,13 @@ function prepareForwarding(req: http.IncomingMessage, trust: TrustFunction): voi
   delete req.headers['x-forwarded-port'];
 }
 
+/** Each service's instances, from its `<NAME>_URLS` setting. */
+function upstreamUrls(config: GatewayConfig): Record<ServiceName, readonly string[]> {
+  const urls = {} as Record<ServiceName, readonly string[]>;
+  for (const name of SERVICE_NAMES) urls[name] = config[upstreamSetting(name)];
+  return urls;
+}
+
 /**
  * The gateway's front door. Each request's path is made canonical once; `/api/v1/*` paths of a service go
  * straight to that service's pre-built proxy after the edge rules (request id, CORS, security headers, body
@@ -106,15 +123,7 @@ function prepareForwarding(req: http.IncomingMessage, trust: TrustFunction): voi
  */
 export function buildGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
-  const pools =
-    deps.pools ??
-    createPools({
-      accounts: config.ACCOUNTS_URLS,
-      community: config.COMMUNITY_URLS,
-      houses: config.HOUSES_URLS,
-      records: config.RECORDS_URLS,
-      notifications: config.NOTIFICATIONS_URLS,
-    });
+  const pools = deps.pools ?? createPools(upstreamUrls(config));
   const trust = compileTrust(config.TRUST_PROXY);
   const app = buildApp({ config, logger, pools, trust, draining: deps.draining });
   const tokens = new VerifiedTokens(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);

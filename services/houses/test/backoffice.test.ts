@@ -1,4 +1,4 @@
-import { houseReportCreated } from '@binzip/shared';
+import { houseReportCreated } from '@binzip/events';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, startServiceHarness, updatePerson, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService } from './helpers';

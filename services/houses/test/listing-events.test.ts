@@ -1,4 +1,5 @@
-import { houseListingChanged, houseListingDecided, houseListingPublished, type OutboxEvent } from '@binzip/shared';
+import { type OutboxEvent } from '@binzip/shared';
+import { houseListingChanged, houseListingDecided, houseListingPublished } from '@binzip/events';
 import { addAdmin, addMember, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { api, createListing, housesService, validListing, type HousesHarness } from './helpers';
 

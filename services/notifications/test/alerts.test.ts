@@ -1,13 +1,5 @@
-import {
-  houseListingChanged,
-  houseListingDecided,
-  houseListingPublished,
-  recordCommentCreated,
-  startConsumers,
-  type EventBus,
-  type HouseListingPublishedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { houseListingChanged, houseListingDecided, houseListingPublished, recordCommentCreated, type HouseListingPublishedV1 } from '@binzip/events';
 import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, eventually, expectError } from '../../../test/support';

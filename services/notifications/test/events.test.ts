@@ -1,14 +1,5 @@
-import {
-  communityCommentCreated,
-  EventBus,
-  projectedUserModel,
-  recordCommentCreated,
-  startConsumers,
-  userProjection,
-  type CommunityCommentCreatedV1,
-  type RecordCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { EventBus, projectedUserModel, startConsumers, userProjection, type RunningConsumer } from '@binzip/shared';
+import { communityCommentCreated, recordCommentCreated, type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/events';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import request from 'supertest';

@@ -4,7 +4,8 @@
  * validated; every stored notice pushed as its feed item to each of the member's devices; a kind turned off is
  * not pushed; a subscription the push service answers 410 (or 404) for is removed.
  */
-import { createLogger, houseListingPublished, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { createLogger, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { houseListingPublished } from '@binzip/events';
 import request from 'supertest';
 import webpush from 'web-push';
 import { startPushSink, type PushSink } from '../../../scripts/lib/push-sink';

@@ -1,13 +1,12 @@
 import {
   cacheChangedSubject,
-  communityCommentCreated,
   ResponseCache,
   startConsumers,
   withCacheChanges,
-  type CommunityCommentCreatedV1,
   type EventBus,
   type RunningConsumer,
 } from '@binzip/shared';
+import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/events';
 import type { Express } from 'express';
 import request from 'supertest';
 import { bearer, eventually } from '../../../test/support';

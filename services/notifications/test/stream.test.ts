@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, houseListingPublished, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { createLogger, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { houseListingPublished } from '@binzip/events';
 import request from 'supertest';
 import { bearer, eventually, expectError, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, startServiceHarness, type ServiceHarness } from '../../../test/support/service';

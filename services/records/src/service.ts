@@ -1,4 +1,5 @@
-import { defineService, recordCommentCreated, serviceApp, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { defineService, serviceApp, serviceContext, type ServiceAppDeps } from '@binzip/shared';
+import { recordCommentCreated } from '@binzip/events';
 import type { Express } from 'express';
 import { readConfig } from './config';
 import { recordsOutbox } from './events';

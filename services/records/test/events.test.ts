@@ -1,12 +1,5 @@
-import {
-  createLogger,
-  startOutboxRelay,
-  userProjection,
-  type EventBus,
-  type OutboxRelay,
-  type RecordCommentCreatedV1,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { createLogger, startOutboxRelay, userProjection, type EventBus, type OutboxRelay, type RunningConsumer } from '@binzip/shared';
+import { type RecordCommentCreatedV1 } from '@binzip/events';
 import request from 'supertest';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { recordsOutbox } from '../src/events';

@@ -1,4 +1,5 @@
-import { consume, recordCommentCreated, type EventBus, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
+import { consume, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { recordCommentCreated, type RecordCommentCreatedV1 } from '@binzip/events';
 import request from 'supertest';
 import { startServiceHarness, type ServiceHarness, type TestPerson } from '../../../test/support/service';
 import { buildApp } from '../src/service';

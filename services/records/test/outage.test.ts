@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, createLogger, startOutboxRelay, type OutboxRelay, type RecordCommentCreatedV1, type RunningConsumer } from '@binzip/shared';
+import { EventBus, createLogger, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@binzip/shared';
+import { type RecordCommentCreatedV1 } from '@binzip/events';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';

@@ -5,8 +5,8 @@ import { newOutboxEvent, type OutboxEvent } from './outbox';
 import type { StreamName } from './streams';
 
 /**
- * One event, declared once (shared/src/bus/events.ts): its subject, the stream that keeps it, its version and the
- * zod schema of its fields. The definition is the publisher's side (`outbox`: the event id and version filled
+ * One event, declared once (a producer's module of @binzip/events, `events/src/<service>.ts`; the runtime's own in
+ * shared/src/bus/events.ts): its subject, the stream that keeps it, its version and the zod schema of its fields. The definition is the publisher's side (`outbox`: the event id and version filled
  * in, validated, stored with the write) and what a consumer names (`consume(event, ...)`); the compatibility gate
  * reads the same schema (`EVENT_CONTRACTS`).
  */

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { Authorities, UserTypes } from '../core/auth';
-import { defineEvent, type EventData, type EventDefinition } from './define-event';
+import { defineEvent, type EventData } from './define-event';
 
-/** The events of the system, each defined once: producers and consumers of every service use these. */
+/**
+ * The runtime's own events, each defined once: the user snapshots every service projects (users.ts), the session
+ * revocations every process follows (revocation-feed.ts) and the administrators' audit entries (audit.ts). A
+ * service's own events are in its producer's module of @binzip/events (events/src/<service>.ts).
+ */
 
 /**
  * SUSPENDED came with the back office: consumers refuse a suspended member's writes. It was added to the v1
@@ -29,128 +33,6 @@ export const userSnapshots = defineEvent({
   }),
 });
 export type UserSnapshotV1 = EventData<typeof userSnapshots>;
-
-/** `community.comment.created`: notifications tells the board's author. */
-export const communityCommentCreated = defineEvent({
-  subject: 'community.comment.created',
-  stream: 'COMMUNITY',
-  version: 1,
-  schema: z.object({
-    boardId: z.number().int().positive(),
-    boardTitle: z.string(),
-    boardAuthorId: z.number().int().positive(),
-    commentId: z.number().int().positive(),
-    commenterId: z.number().int().positive(),
-    commenterNickName: z.string(),
-    content: z.string(),
-    occurredAt: z.string(),
-  }),
-});
-export type CommunityCommentCreatedV1 = EventData<typeof communityCommentCreated>;
-
-/** `records.comment.created`: notifications tells the record's author and, for a reply, the parent comment's. */
-export const recordCommentCreated = defineEvent({
-  subject: 'records.comment.created',
-  stream: 'RECORDS',
-  version: 1,
-  schema: z.object({
-    recordId: z.number().int().positive(),
-    recordTitle: z.string(),
-    recordAuthorId: z.number().int().positive(),
-    /** Present when the comment is a reply: the author of the comment replied to. */
-    parentCommentAuthorId: z.number().int().positive().nullable(),
-    commentId: z.number().int().positive(),
-    commenterId: z.number().int().positive(),
-    commenterNickName: z.string(),
-    content: z.string(),
-    occurredAt: z.string(),
-  }),
-});
-export type RecordCommentCreatedV1 = EventData<typeof recordCommentCreated>;
-
-/** `houses.report.created`: a member reported a listing; accounts keeps the author's latest report time and count. */
-export const houseReportCreated = defineEvent({
-  subject: 'houses.report.created',
-  stream: 'HOUSES',
-  version: 1,
-  schema: z.object({
-    houseId: z.number().int().positive(),
-    /** The listing's author: the member the report is against. */
-    authorId: z.number().int().positive(),
-    reporterId: z.number().int().positive(),
-    reportType: z.string(),
-    occurredAt: z.string(),
-  }),
-});
-export type HouseReportCreatedV1 = EventData<typeof houseReportCreated>;
-
-/**
- * `houses.listing.published`: a listing became public (an agent's or administrator's save, an approval, a draft
- * saved by either): notifications matches it against the members' saved searches (issue 38). Published once per
- * change from not listed to listed, never for an edit of a listing that stays listed; the point is the one known
- * at that moment (null while the geocoder has not found it).
- */
-export const houseListingPublished = defineEvent({
-  subject: 'houses.listing.published',
-  stream: 'HOUSES',
-  version: 1,
-  schema: z.object({
-    houseId: z.number().int().positive(),
-    authorId: z.number().int().positive(),
-    title: z.string(),
-    rentalType: z.string(),
-    dealState: z.string(),
-    houseType: z.string().nullable(),
-    recommendedTag: z.array(z.string()),
-    price: z.number(),
-    /** The current province-level name and the county the listing's `city` names (houses' `regionOf`). */
-    province: z.string().nullable(),
-    county: z.string().nullable(),
-    latitude: z.number().nullable(),
-    longitude: z.number().nullable(),
-    occurredAt: z.string(),
-  }),
-});
-export type HouseListingPublishedV1 = EventData<typeof houseListingPublished>;
-
-/** `houses.listing.decided`: an administrator approved or rejected a waiting listing; notifications tells its author. */
-export const houseListingDecided = defineEvent({
-  subject: 'houses.listing.decided',
-  stream: 'HOUSES',
-  version: 1,
-  schema: z.object({
-    houseId: z.number().int().positive(),
-    authorId: z.number().int().positive(),
-    title: z.string(),
-    approved: z.boolean(),
-    /** The administrator's reason for a rejection; null on an approval. */
-    reason: z.string().nullable(),
-    occurredAt: z.string(),
-  }),
-});
-export type HouseListingDecidedV1 = EventData<typeof houseListingDecided>;
-
-/**
- * `houses.listing.changed`: a listing's price or deal state changed; notifications tells the members who had
- * scrapped it (their ids as houses knew them at the write, at most 10,000).
- */
-export const houseListingChanged = defineEvent({
-  subject: 'houses.listing.changed',
-  stream: 'HOUSES',
-  version: 1,
-  schema: z.object({
-    houseId: z.number().int().positive(),
-    authorId: z.number().int().positive(),
-    title: z.string(),
-    price: z.number(),
-    dealState: z.string(),
-    previousPrice: z.number(),
-    previousDealState: z.string().nullable(),
-    scrapperIds: z.array(z.number().int().positive()).max(10_000),
-    occurredAt: z.string(),
-  }),
-});
-export type HouseListingChangedV1 = EventData<typeof houseListingChanged>;
 
 /**
  * `sessions.revoked`: accounts ended these sign-ins (logout, password change, withdrawal, a stolen refresh token;
@@ -203,37 +85,3 @@ export const adminActionRecorded = defineEvent({
   }),
 });
 export type AdminActionRecordedV1 = EventData<typeof adminActionRecorded>;
-
-/**
- * Every event of the system, one entry per subject and version. The release snapshot keeps their JSON Schemas
- * (`contracts/released/events/`, `npm run api:release`) and the compatibility gate checks the current ones
- * against it: an event another service reads must not change under the same version. A new version is a new
- * definition here (the old one stays until its consumers have moved).
- */
-export const EVENTS: readonly EventDefinition[] = [
-  userSnapshots,
-  communityCommentCreated,
-  recordCommentCreated,
-  houseReportCreated,
-  sessionsRevoked,
-  adminActionRecorded,
-  houseListingPublished,
-  houseListingDecided,
-  houseListingChanged,
-];
-
-/** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
-export interface EventContract {
-  /** File-safe name of the subject (`accounts.user` for `accounts.user.<id>`). */
-  name: string;
-  subject: string;
-  v: number;
-  schema: z.ZodType;
-}
-
-export const EVENT_CONTRACTS: readonly EventContract[] = EVENTS.map((event) => ({
-  name: event.name,
-  subject: event.subject,
-  v: event.version,
-  schema: event.schema,
-}));

@@ -137,37 +137,14 @@ const ACCESS_DESCRIPTIONS: Record<OperationAccess, string> = {
 const REFRESH_COOKIE_ACCESS = '`RefreshToken` 쿠키 (로그인이 HttpOnly로 설정)를 읽는다: 브라우저는 `credentials: include`로 보낸다.';
 
 /**
- * The document's tags, each with a description (lint rules and readers want one). An operation tagged with a
- * name missing here still works; the API lint test names it.
+ * The tags a service's operations use, each with a description (lint rules and readers want one): the service's
+ * own, declared beside its operations (`apiTags` in its `src/routes/index.ts`). An operation tagged with a name
+ * missing there still works; the API lint test names it.
  */
-export const API_TAGS: Record<string, string> = {
-  users: '회원: 가입 (문자·메일 인증 코드), 로그인, 토큰 재발급, 로그아웃, 내 정보',
-  agents: '공인중개사 회원 가입과 확인',
-  'admin-users': '관리자: 회원 목록, 정지와 해제',
-  'admin-withdrawals': '관리자: 탈퇴 회원 기록',
-  'admin-stats': '관리자: 회원과 게시판 통계',
-  'admin-stats-notifications': '관리자: 일별 관심 조건 알림 수',
-  'saved-searches': '관심 조건: 회원이 저장한 매물 검색 조건 (최대 20개)과 새 매물 알림',
-  boards: '커뮤니티 게시판: 글 목록, 상세, 작성, 수정, 삭제, 고정',
-  comments: '게시글 댓글',
-  loves: '게시글 좋아요',
-  'admin-boards': '관리자: 게시판 관리와 홍보 글 고정',
-  houses: '빈집 매물: 목록, 상세, 작성과 임시저장, 수정, 신고, 거래 완료',
-  scraps: '빈집 매물 스크랩',
-  'house-approval': '관리자: 일반 회원 매물의 승인 대기열',
-  'admin-reports': '관리자: 신고된 매물 처리',
-  'admin-audit': '관리자: 모든 서비스의 관리자 처리 기록 (읽기 전용)',
-  'admin-stats-houses': '관리자: 매물 통계',
-  notifications: '댓글 알림함 (커서 페이지)',
-  records: '팀 기록: 글 목록, 상세, 작성, 수정, 삭제',
-  'record-reviews': '팀 기록의 검토',
-  'record-comments': '팀 기록의 댓글과 답글',
-  'record-templates': '팀 기록 양식',
-  pictures: '사진 올리기 (게시글과 매물 본문의 이미지)와 사진 파일',
-};
+export type ApiTags = Readonly<Record<string, string>>;
 
-const TAG_ORDER = Object.keys(API_TAGS);
-const tagRank = (name: string) => (TAG_ORDER.includes(name) ? TAG_ORDER.indexOf(name) : TAG_ORDER.length);
+/** The position of each tag in the merged document: `order`'s, then the rest as the documents came. */
+const tagRank = (order: readonly string[], name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
 
 const AUTH_ERRORS: Record<OperationAccess, ErrorCode[]> = {
   // A token that is sent is checked even where none is needed (a stale header from a signed-out client answers 401).
@@ -243,12 +220,14 @@ export function registerOperation(registry: ApiRegistry, spec: OperationSpec): v
 
 /**
  * The document of one service. `labels` (the service's `FieldLabels`) become the `title` of every request
- * member and parameter they name, so the document shows the Korean name a C0002 message uses.
+ * member and parameter they name, so the document shows the Korean name a C0002 message uses; `tagDescriptions`
+ * (the service's `ApiTags`) describe the tags its operations use.
  */
 export function generateApiDocument(
   registry: ApiRegistry,
   info: { title: string; version: string; description?: string },
   labels: Readonly<Record<string, string>> = {},
+  tagDescriptions: ApiTags = {},
 ): ApiDocument {
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info });
   dropUnmappableDiscriminators(document);
@@ -257,7 +236,7 @@ export function generateApiDocument(
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { tags?: string[] }>)) for (const tag of operation.tags ?? []) used.add(tag);
   }
-  const tags = [...used].map((name) => (API_TAGS[name] ? { name, description: API_TAGS[name] } : { name }));
+  const tags = [...used].map((name) => (Object.hasOwn(tagDescriptions, name) ? { name, description: tagDescriptions[name] } : { name }));
   return { ...document, ...(tags.length > 0 ? { tags } : {}) };
 }
 
@@ -316,12 +295,14 @@ type JsonObject = Record<string, unknown>;
 /**
  * One document from the services' documents. Paths are disjoint (each prefix has one owner); a component
  * two services define differently is a mistake and is refused rather than silently overwritten.
- * The gateway's own faults (413, 502, 503, 504) are added to every proxied operation.
+ * The gateway's own faults (413, 502, 503, 504) are added to every proxied operation. `tagOrder` is the order the
+ * merged document presents the tags in (the gateway's choice; a tag it does not list comes last).
  */
 export function mergeApiDocuments(
   documents: ApiDocument[],
   info: { title: string; version: string; description?: string },
   servers?: Array<{ url: string; description?: string }>,
+  tagOrder: readonly string[] = [],
 ): ApiDocument {
   const paths: JsonObject = {};
   const components: Record<string, JsonObject> = {};
@@ -346,8 +327,8 @@ export function mergeApiDocuments(
     openapi: '3.1.0',
     info,
     ...(servers ? { servers } : {}),
-    // In API_TAGS' order, whatever order the services' documents came in.
-    ...(tags.size > 0 ? { tags: [...tags.values()].sort((a, b) => tagRank(String(a.name)) - tagRank(String(b.name))) } : {}),
+    // In `tagOrder`, whatever order the services' documents came in.
+    ...(tags.size > 0 ? { tags: [...tags.values()].sort((a, b) => tagRank(tagOrder, String(a.name)) - tagRank(tagOrder, String(b.name))) } : {}),
     paths,
     components,
   } as ApiDocument;

@@ -7,6 +7,7 @@ import { AppError } from './errors';
 import {
   createApiRegistry,
   generateApiDocument,
+  type ApiTags,
   registerOperation,
   type ApiDocument,
   type ApiRegistry,
@@ -289,15 +290,18 @@ export function registerOperations(registry: ApiRegistry, operations: readonly A
   }
 }
 
-/** The service's API document, from its operation list (served at `/openapi.json`, merged by the gateway). */
+/**
+ * The service's API document, from its operation list (served at `/openapi.json`, merged by the gateway); `tags`
+ * describes the tags its operations use (the service's `apiTags`).
+ */
 export function operationsDocument(
   operations: readonly AnyOperation<never>[],
-  info: { title: string; version: string; description?: string },
+  { tags = {}, ...info }: { title: string; version: string; description?: string; tags?: ApiTags },
   labels: FieldLabels = {},
   extra?: (registry: ApiRegistry) => void,
 ): ApiDocument {
   const registry = createApiRegistry();
   extra?.(registry);
   registerOperations(registry, operations as readonly AnyOperation<unknown>[]);
-  return generateApiDocument(registry, info, labels);
+  return generateApiDocument(registry, info, labels, tags);
 }

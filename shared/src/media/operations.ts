@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApiTags } from '../core/openapi';
 import { operationsOf, type AnyOperation } from '../core/operations';
 import { PICTURE_FILE_NAME, type Pictures, type UploadedPicture } from './pictures';
 
@@ -30,10 +31,15 @@ export interface PictureOperationsOptions<Ctx> {
   pictures: (ctx: Ctx) => Pictures;
 }
 
+/** The tag of the picture operations, with its description: a service mounting them adds it to its `apiTags`. */
+export const PICTURE_TAGS: ApiTags = {
+  pictures: '사진 올리기 (게시글과 매물 본문의 이미지)와 사진 파일',
+};
+
 /** The upload and the read of one service's pictures, for its operation list. */
 export function pictureOperations<Ctx>(options: PictureOperationsOptions<Ctx>): AnyOperation<Ctx>[] {
   const operation = operationsOf<Ctx>();
-  const tags = ['pictures'];
+  const tags = Object.keys(PICTURE_TAGS);
   return [
     operation({
       method: 'post',

@@ -1,4 +1,5 @@
-import { isDuplicateKeyError, type HouseReportCreatedV1 } from '@binzip/shared';
+import { isDuplicateKeyError } from '@binzip/shared';
+import { type HouseReportCreatedV1 } from '@binzip/events';
 import type { AccountsContext } from './context';
 
 /**

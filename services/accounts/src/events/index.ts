@@ -1,4 +1,5 @@
-import { adminActionRecorded, consume, houseReportCreated, sessionsRevoked, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, consume, sessionsRevoked, userSnapshots, type OutboxDeclaration } from '@binzip/shared';
+import { houseReportCreated } from '@binzip/events';
 import type { AccountsContext } from '../domain/context';
 import { recordAuditEntry } from '../domain/audit';
 import { applyHouseReport } from '../domain/house-reports';

@@ -2,7 +2,6 @@ import {
   AppError,
   auditEvent,
   buildPage,
-  communityCommentCreated,
   isAdmin,
   nextId,
   nickNameIn,
@@ -13,6 +12,7 @@ import {
   type PageObject,
   type PageRequest,
 } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import type { CommentDoc } from '../models';
 import { liveBoard, liveBoardsById } from './boards';
 import type { CommunityContext } from './context';

@@ -1,4 +1,5 @@
-import { adminActionRecorded, communityCommentCreated, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, type OutboxDeclaration } from '@binzip/shared';
+import { communityCommentCreated } from '@binzip/events';
 import type { CommunityModels } from '../models';
 
 /**

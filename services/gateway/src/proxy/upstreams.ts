@@ -6,8 +6,18 @@ import { isIP } from 'node:net';
  * its instances and skips one that refused a connection or failed its health probe, until it answers
  * again — so houses can be scaled on its own.
  */
-export const SERVICE_NAMES = ['accounts', 'community', 'houses', 'records', 'notifications'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+/**
+ * The services of the system and the port each listens on by default, written once: the gateway's pools and
+ * upstream settings (`<NAME>_URLS`), the launcher (scripts/lib/system.ts: `npm start`, the end-to-end tests, the
+ * benchmarks) and the preflight derive from it, and test/deploy/service-list.test.ts checks that the compose file,
+ * the Kubernetes manifests, the Dockerfile and the workspaces name the same services.
+ */
+export const SERVICE_PORTS = { accounts: 7001, community: 7002, houses: 7003, records: 7004, notifications: 7005 } as const;
+export type ServiceName = keyof typeof SERVICE_PORTS;
+export const SERVICE_NAMES = Object.keys(SERVICE_PORTS) as ServiceName[];
+/** The gateway's setting naming a service's instances (`HOUSES_URLS`). */
+export type UpstreamSetting = `${Uppercase<ServiceName>}_URLS`;
+export const upstreamSetting = (name: ServiceName): UpstreamSetting => `${name.toUpperCase() as Uppercase<ServiceName>}_URLS`;
 
 export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
   { prefix: '/api/v1/users', service: 'accounts' },

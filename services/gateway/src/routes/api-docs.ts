@@ -50,9 +50,40 @@ export const API_SERVERS = [
  */
 export const API_EXAMPLES_DIR = path.resolve(__dirname, '..', '..', '..', '..', 'contracts', 'examples');
 
+/**
+ * The order the merged document presents the services' tags in (readers' order: members, then each area with its
+ * administrators' tags); the descriptions are the services' (`apiTags` in each service's `src/routes/index.ts`).
+ * A tag not listed here comes last.
+ */
+export const API_TAG_ORDER = [
+  'users',
+  'agents',
+  'admin-users',
+  'admin-withdrawals',
+  'admin-stats',
+  'admin-stats-notifications',
+  'saved-searches',
+  'boards',
+  'comments',
+  'loves',
+  'admin-boards',
+  'houses',
+  'scraps',
+  'house-approval',
+  'admin-reports',
+  'admin-audit',
+  'admin-stats-houses',
+  'notifications',
+  'records',
+  'record-reviews',
+  'record-comments',
+  'record-templates',
+  'pictures',
+];
+
 /** The one API document: the services' documents merged, with the recorded examples attached by operationId. */
 export function apiDocumentOf(documents: ApiDocument[], examples: ApiExamples = readApiExamples(API_EXAMPLES_DIR)): ApiDocument {
-  return attachApiExamples(mergeApiDocuments(documents, API_INFO, API_SERVERS), examples);
+  return attachApiExamples(mergeApiDocuments(documents, API_INFO, API_SERVERS, API_TAG_ORDER), examples);
 }
 
 /** How long a merged document is reused; the services' documents only change with a deployment. */

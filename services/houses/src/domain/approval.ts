@@ -1,4 +1,5 @@
-import { AppError, auditEvent, houseListingDecided, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, type AuthClaims } from '@binzip/shared';
+import { houseListingDecided } from '@binzip/events';
 import { isListed } from '../models';
 import { changeHouse } from './access';
 import type { HousesContext } from './context';

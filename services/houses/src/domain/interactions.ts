@@ -1,4 +1,5 @@
-import { AppError, houseReportCreated, isAdmin, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
+import { AppError, isAdmin, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
+import { houseReportCreated } from '@binzip/events';
 import type { ReportType } from '../models';
 import { canRead, findHouse, hideReported, isAuthor } from './access';
 import { markReportOpen } from './admin-reports';

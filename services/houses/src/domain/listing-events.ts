@@ -1,4 +1,5 @@
-import { houseListingChanged, houseListingPublished, type OutboxEvent } from '@binzip/shared';
+import { type OutboxEvent } from '@binzip/shared';
+import { houseListingChanged, houseListingPublished } from '@binzip/events';
 import type { HouseDoc } from '../models';
 import type { HousesContext } from './context';
 

@@ -1,11 +1,5 @@
-import {
-  adminActionRecorded,
-  houseListingChanged,
-  houseListingDecided,
-  houseListingPublished,
-  houseReportCreated,
-  type OutboxDeclaration,
-} from '@binzip/shared';
+import { adminActionRecorded, type OutboxDeclaration } from '@binzip/shared';
+import { houseListingChanged, houseListingDecided, houseListingPublished, houseReportCreated } from '@binzip/events';
 import type { HousesModels } from '../models';
 
 /**

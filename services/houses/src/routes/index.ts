@@ -1,5 +1,5 @@
-import { operationsDocument, type AnyOperation, type ApiDocument } from '@binzip/shared';
-import { pictureOperations, type Pictures } from '@binzip/shared/media';
+import { operationsDocument, type ApiTags, type AnyOperation, type ApiDocument } from '@binzip/shared';
+import { PICTURE_TAGS, pictureOperations, type Pictures } from '@binzip/shared/media';
 import type { HousesContext } from '../domain/context';
 import { adminOperations } from './admin';
 import { houseOperations } from './houses';
@@ -23,5 +23,15 @@ export const operations: AnyOperation<HousesOperationContext>[] = [
   ...houseOperations,
 ];
 
+/** The tags of the service's operations, each with its description in the API document. */
+export const apiTags: ApiTags = {
+  houses: '빈집 매물: 목록, 상세, 작성과 임시저장, 수정, 신고, 거래 완료',
+  scraps: '빈집 매물 스크랩',
+  'house-approval': '관리자: 일반 회원 매물의 승인 대기열',
+  'admin-reports': '관리자: 신고된 매물 처리',
+  'admin-stats-houses': '관리자: 매물 통계',
+  ...PICTURE_TAGS,
+};
+
 /** The houses part of the API document, derived from the operations. */
-export const apiDocument = (): ApiDocument => operationsDocument(operations, { title: 'binzip houses', version: '1.0.0' }, fieldLabels);
+export const apiDocument = (): ApiDocument => operationsDocument(operations, { title: 'binzip houses', version: '1.0.0', tags: apiTags }, fieldLabels);

@@ -1,4 +1,5 @@
-import { isDuplicateKeyError, nextId, type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/shared';
+import { isDuplicateKeyError, nextId } from '@binzip/shared';
+import { type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/events';
 import type { NotificationDoc, NotificationKind } from '../models';
 import type { NotificationsContext } from './context';
 import { turnedOff } from './preferences';

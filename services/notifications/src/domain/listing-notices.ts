@@ -1,4 +1,5 @@
-import { isDuplicateKeyError, nextId, type HouseListingChangedV1, type HouseListingDecidedV1, type HouseListingPublishedV1 } from '@binzip/shared';
+import { isDuplicateKeyError, nextId } from '@binzip/shared';
+import { type HouseListingChangedV1, type HouseListingDecidedV1, type HouseListingPublishedV1 } from '@binzip/events';
 import type { ListingKind, NotificationDoc, SavedSearchDoc } from '../models';
 import type { NotificationsContext } from './context';
 import { listingKeys, matches, type PublishedListing } from './matching';

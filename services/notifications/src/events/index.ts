@@ -1,4 +1,5 @@
-import { communityCommentCreated, consume, houseListingChanged, houseListingDecided, houseListingPublished, recordCommentCreated } from '@binzip/shared';
+import { consume } from '@binzip/shared';
+import { communityCommentCreated, houseListingChanged, houseListingDecided, houseListingPublished, recordCommentCreated } from '@binzip/events';
 import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';

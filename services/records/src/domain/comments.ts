@@ -1,4 +1,5 @@
-import { AppError, auditEvent, isAdmin, nextId, recordCommentCreated, type AuthClaims } from '@binzip/shared';
+import { AppError, auditEvent, isAdmin, nextId, type AuthClaims } from '@binzip/shared';
+import { recordCommentCreated } from '@binzip/events';
 import { pathSegment, type CommentDoc } from '../models';
 import { DELETED_COMMENT_TEXT } from './vocabulary';
 import type { RecordsContext } from './context';

@@ -1,4 +1,5 @@
-import { adminActionRecorded, recordCommentCreated, type OutboxDeclaration } from '@binzip/shared';
+import { adminActionRecorded, type OutboxDeclaration } from '@binzip/shared';
+import { recordCommentCreated } from '@binzip/events';
 import type { RecordsModels } from '../models';
 
 /**

@@ -134,6 +134,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
     maxSockets: config.UPSTREAM_MAX_SOCKETS,
     maxQueued: config.UPSTREAM_MAX_QUEUED,
+    readAffinity: config.UPSTREAM_READ_AFFINITY,
     logger,
   });
   const bodies = new BodyReader(config.BODY_READS_PER_ADDRESS, config.BODY_BUFFER_BYTES);

@@ -58,6 +58,8 @@ export interface ProxyOptions {
   maxSockets: number;
   /** Requests that may wait for a connection to one instance beyond those (`UPSTREAM_MAX_QUEUED`); more get 503 with Retry-After. */
   maxQueued: number;
+  /** `path`: an anonymous read goes to the replica its path hashes to (`UPSTREAM_READ_AFFINITY`). */
+  readAffinity?: 'off' | 'path';
 }
 
 /**
@@ -171,12 +173,15 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     };
   };
 
-  /** The next instance in turn with room, skipping those tried; `full` when every one left is at capacity. */
-  const choose = (tried: ReadonlySet<string>): { target: string } | { full: boolean } => {
+  /**
+   * The next instance in turn with room (or the one an `affinity` key hashes to, then the next by that hash),
+   * skipping those tried; `full` when every one left is at capacity.
+   */
+  const choose = (tried: ReadonlySet<string>, affinity?: string): { target: string } | { full: boolean } => {
     const skipped = new Set(tried);
     let full = false;
     for (;;) {
-      const target = pool.pick(skipped);
+      const target = pool.pick(skipped, affinity);
       if (target === undefined) return { full };
       if ((inFlight.get(target) ?? 0) < capacity) return { target };
       full = true;
@@ -194,7 +199,14 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     const requestId = req.headers['x-request-id'];
     // A stream is not held against an instance's room (`inFlight`): it would fill it for as long as it lasts.
     const longLived = isLongLivedStream(req);
-    const choice = longLived ? pickAny(tried) : choose(tried);
+    // With `readAffinity: 'path'`, an anonymous read (the same answer for everyone, kept by the replica's response
+    // cache) goes to the same replica for the same path, so it is computed once across the replicas. A member's
+    // reads spread in turn (a hot member path, the inbox, would otherwise land on one replica).
+    const affinity =
+      options.readAffinity === 'path' && !longLived && (req.method === 'GET' || req.method === 'HEAD') && req.headers.authorization === undefined
+        ? req.url
+        : undefined;
+    const choice = longLived ? pickAny(tried) : choose(tried, affinity);
     if ('full' in choice) {
       if (choice.full) {
         upstreamFaults.inc({ service, kind: 'overloaded' });

@@ -183,6 +183,12 @@ export async function imageExists(name: string): Promise<boolean> {
   return (await podman(['image', 'exists', name])).code === 0;
 }
 
+/** The commit an image was built from (its `org.opencontainers.image.revision` label); undefined without the image. */
+export async function imageRevision(name: string): Promise<string | undefined> {
+  const res = await podman(['image', 'inspect', '--format', '{{ index .Labels "org.opencontainers.image.revision" }}', name]);
+  return res.code === 0 ? res.stdout.trim().split('\n')[0] : undefined;
+}
+
 function containersDir(s: ContainersSettings): string {
   const dir = path.join(s.dataDir, 'containers');
   fs.mkdirSync(dir, { recursive: true });
@@ -265,10 +271,13 @@ export async function ensureImages(
   }
   for (const name of options.processes ?? PROCESSES) {
     const image = imageName(s, name);
-    if (!(await missing(image))) continue;
+    const revision = options.revision ?? s.revision;
+    // An image of another commit, or of uncommitted changes, is not this tree's: it is built again (on the layer
+    // cache, so what did not change is not redone). Reusing any image by its name had CI test whatever the
+    // machine built last.
+    if (!options.rebuild && !revision.endsWith('-dirty') && (await imageRevision(image)) === revision) continue;
     // The label's version is the package.json's, as /health's is (one source: scripts/lib/release.ts).
     const version = serviceVersion(name, options.source);
-    const revision = options.revision ?? s.revision;
     await buildImage(
       s,
       image,

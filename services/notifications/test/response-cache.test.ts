@@ -1,11 +1,4 @@
-import {
-  cacheChangedSubject,
-  ResponseCache,
-  startConsumers,
-  withCacheChanges,
-  type EventBus,
-  type RunningConsumer,
-} from '@binzip/shared';
+import { cacheChangedSubject, ResponseCache, startConsumers, withCacheChanges, type EventBus, type RunningConsumer } from '@binzip/shared';
 import { communityCommentCreated, type CommunityCommentCreatedV1 } from '@binzip/events';
 import type { Express } from 'express';
 import request from 'supertest';

@@ -181,9 +181,13 @@ describe('attempts are reserved before the password is compared (issue 19 item 3
       const guesses = Array.from({ length: 19 }, (_, i) => `${WRONG}${i}`);
       guesses.splice(round * 7, 0, String(user.password));
       const answers = await Promise.all(guesses.map((password, i) => signIn(user, password, { app: i % 2 === 0 ? h.app : other.app })));
-      expect(judged(answers)).toBeLessThanOrEqual(5);
-      expect(statuses(answers).filter((s) => s === 400).length).toBeLessThanOrEqual(5);
       const rightWon = answers.some((r) => r.status === 200);
+      // The right password, verified at sign-up and arriving while the window is still clean, is answered from
+      // the memory of verified passwords without taking a slot: then it is a sixth answer beside the five wrong
+      // guesses the window judges (first seen on Node 24, where it wins the race every time). Wrong ones judged:
+      // at most 5, whatever the order.
+      expect(judged(answers)).toBeLessThanOrEqual(rightWon ? 6 : 5);
+      expect(statuses(answers).filter((s) => s === 400).length).toBeLessThanOrEqual(5);
       if (!rightWon) expectError(await signIn(user, user.password), 429, 'C0004');
     }
   });

@@ -1,5 +1,8 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { createLogger, generateDevKeyPair } from '@binzip/shared';
+import { configSchema } from '../src/config';
+import { buildGateway, listenGateway, type Gateway } from '../src/gateway';
 
 /** Real upstreams for the gateway's tests: HTTP servers on loopback, never mocks. */
 
@@ -47,4 +50,24 @@ export async function refusedUrl(): Promise<string> {
     socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve() : reject(err)));
   });
   return `http://127.0.0.1:${port}`;
+}
+
+const replicaKeys = generateDevKeyPair();
+
+/** A listening gateway whose houses route has the given instances (the replica tests), with extra settings. */
+export async function gatewayInFrontOf(
+  houses: readonly string[],
+  settings: Record<string, string> = {},
+): Promise<{ gateway: Gateway; url: string; close: () => void }> {
+  const config = configSchema.parse({ JWT_PUBLIC_KEY: replicaKeys.publicKey, HOUSES_URLS: houses.join(','), LOG_LEVEL: 'silent', ...settings });
+  const gateway = buildGateway({ config, logger: createLogger('gateway-test', 'silent') });
+  const server = await listenGateway(gateway, 0, '127.0.0.1');
+  return {
+    gateway,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }

@@ -3,45 +3,18 @@
  * spreading the same answer over three replicas computed it three times). Every gateway agrees on the replica, the
  * paths spread over all of them, and a replica marked down gives up only its own paths.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLogger, generateDevKeyPair } from '@binzip/shared';
-import { configSchema } from '../src/config';
-import { buildGateway, listenGateway } from '../src/gateway';
+import { gatewayInFrontOf, serveLocally } from './helpers';
 
-const keys = generateDevKeyPair();
-const logger = createLogger('read-affinity-test', 'silent');
+const gatewayFor = (houses: string[]) => gatewayInFrontOf(houses, { UPSTREAM_READ_AFFINITY: 'path' });
 
 async function replica(name: string, seen: Map<string, string[]>) {
-  const server = http.createServer((req, res) => {
+  return serveLocally((req, res) => {
     const list = seen.get(req.url ?? '') ?? [];
     list.push(name);
     seen.set(req.url ?? '', list);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: name }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
-async function gatewayFor(houses: string[]) {
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: houses.join(','), LOG_LEVEL: 'silent', UPSTREAM_READ_AFFINITY: 'path' });
-  const gateway = buildGateway({ config, logger });
-  const server = await listenGateway(gateway, 0, '127.0.0.1');
-  return {
-    gateway,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
 }
 
 const PATHS = Array.from({ length: 30 }, (_, i) => `/api/v1/houses/${i + 1}`);
@@ -76,6 +49,6 @@ it('sends each anonymous read to the replica its path hashes to, the same throug
     }
   } finally {
     for (const gw of gateways) gw.close();
-    for (const r of replicas) r.close();
+    await Promise.all(replicas.map((r) => r.close()));
   }
 });

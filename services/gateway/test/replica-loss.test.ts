@@ -4,57 +4,24 @@
  * replica is marked down; a write cut off in flight is not sent twice.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLogger, generateDevKeyPair } from '@binzip/shared';
-import { configSchema } from '../src/config';
-import { buildGateway, listenGateway } from '../src/gateway';
-
-const keys = generateDevKeyPair();
-const logger = createLogger('replica-loss-test', 'silent');
-
-async function serve(handler: http.RequestListener): Promise<{ url: string; server: http.Server; close(): void }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    server,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
+import { gatewayInFrontOf, serveLocally } from './helpers';
 
 const answer = (res: http.ServerResponse, data: string) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data }));
 };
 
-async function gatewayFor(houses: string[]) {
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: houses.join(','), LOG_LEVEL: 'silent' });
-  const gateway = buildGateway({ config, logger });
-  const server = await listenGateway(gateway, 0, '127.0.0.1');
-  return {
-    gateway,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
 it('answers a read from the other replica when the first one drops the connection before answering', async () => {
   const writes: string[] = [];
-  const dropping = await serve((req) => {
+  const dropping = await serveLocally((req) => {
     if (req.method === 'POST') writes.push('dropping');
     req.socket.destroy();
   });
-  const healthy = await serve((req, res) => {
+  const healthy = await serveLocally((req, res) => {
     if (req.method === 'POST') writes.push('healthy');
     answer(res, 'healthy');
   });
-  const gw = await gatewayFor([dropping.url, healthy.url]);
+  const gw = await gatewayInFrontOf([dropping.url, healthy.url]);
   try {
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${gw.url}/api/v1/houses`);
@@ -71,15 +38,15 @@ it('answers a read from the other replica when the first one drops the connectio
     expect(writes.length).toBe(4);
   } finally {
     gw.close();
-    dropping.close();
-    healthy.close();
+    await dropping.close();
+    await healthy.close();
   }
 });
 
 it('moves a read waiting on a replica that stopped answering to another one once the replica is marked down', async () => {
-  const frozen = await serve(() => undefined);
-  const healthy = await serve((_req, res) => answer(res, 'healthy'));
-  const gw = await gatewayFor([frozen.url, healthy.url]);
+  const frozen = await serveLocally(() => undefined);
+  const healthy = await serveLocally((_req, res) => answer(res, 'healthy'));
+  const gw = await gatewayInFrontOf([frozen.url, healthy.url]);
   try {
     // The first request goes to the frozen replica (round robin starts there) and waits.
     const started = Date.now();
@@ -92,17 +59,17 @@ it('moves a read waiting on a replica that stopped answering to another one once
     expect(Date.now() - started).toBeLessThan(5_000);
   } finally {
     gw.close();
-    frozen.close();
-    healthy.close();
+    await frozen.close();
+    await healthy.close();
   }
 });
 
 it('keeps a read waiting on its replica when every replica is marked down at once (their probes failed together)', async () => {
   const held: Array<() => void> = [];
-  const hold = (name: string) => serve((_req, res) => held.push(() => answer(res, name)));
+  const hold = (name: string) => serveLocally((_req, res) => held.push(() => answer(res, name)));
   const first = await hold('first');
   const second = await hold('second');
-  const gw = await gatewayFor([first.url, second.url]);
+  const gw = await gatewayInFrontOf([first.url, second.url]);
   try {
     const waiting = fetch(`${gw.url}/api/v1/houses`);
     await new Promise((r) => setTimeout(r, 300));
@@ -117,7 +84,7 @@ it('keeps a read waiting on its replica when every replica is marked down at onc
     expect({ status: res.status, data: ((await res.json()) as { data: string }).data }).toEqual({ status: 200, data: 'second' });
   } finally {
     gw.close();
-    first.close();
-    second.close();
+    await first.close();
+    await second.close();
   }
 });

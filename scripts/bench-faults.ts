@@ -29,7 +29,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
-import { numberArg as arg } from './lib/bench-stores';
+import { numberArg as arg, textArg } from './lib/bench-stores';
 import { onceOrInterrupted } from './lib/cleanup';
 import { startMongo } from './lib/mongo';
 import { startNatsCluster, type NatsCluster } from './lib/nats-cluster';
@@ -76,12 +76,8 @@ async function main(): Promise<void> {
   const settleSeconds = arg('settle', 8);
   const workers = arg('workers', 4);
   const leaderDownSeconds = arg('leader-down-seconds', 60);
-  const textOption = (name: string, fallback: string) => {
-    const at = process.argv.indexOf(`--${name}`);
-    return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1] : fallback;
-  };
-  const logLevel = textOption('log-level', 'warn');
-  const only = new Set(textOption('only', '').split(',').filter(Boolean));
+  const logLevel = textArg('log-level', 'warn');
+  const only = new Set(textArg('only', '').split(',').filter(Boolean));
   const wanted = (part: string) => only.size === 0 || only.has(part);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-faults-'));
   const log = (line: string) => console.log(`[faults] ${line}`);

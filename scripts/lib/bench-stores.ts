@@ -18,6 +18,12 @@ export function numberArg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+/** `--name <text>` from the command line, or `fallback`. */
+export function textArg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
 /** Resident memory of the processes, summed, in MiB (`ps`). */
 export function rssMiB(pids: number | readonly number[]): number {
   const out = execFileSync('ps', ['-o', 'rss=', '-p', [pids].flat().join(',')]).toString();

@@ -10,7 +10,14 @@
  * gateway and the store, and each part's CPU as a share of one core (where it saturates); then the same for the
  * load generator. Asserts nothing.
  *
- *   npm run bench:system -- [--count 1000] [--seconds 10] [--connections 32] [--rounds 3] [--max-instances 3] [--no-cache]
+ *   npm run bench:system -- [--count 1000] [--seconds 10] [--connections 32 | --rate 300] [--rounds 3] [--max-instances 3]
+ *     [--no-cache] [--affinity path|off]
+ *
+ * `--rate` sends that many requests a second whatever the answers do (open loop) instead of keeping `--connections`
+ * busy: the CPU per request at a rate every system keeps up with, where none of them batches more work per wake-up
+ * than another. `--affinity` sets the gateway's `UPSTREAM_READ_AFFINITY` (else its default). At the end, each
+ * houses instance's own counters (`/metrics`): the share of the requests it served and how many answers it computed
+ * rather than took from its response cache, over every round and warm-up.
  *
  * Each instance keeps its own response cache (about a second per answer), so more instances share the same
  * requests among more caches and answer fewer of them from memory; `--no-cache` keeps no answers
@@ -22,9 +29,10 @@
  * as capacity.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { connectMongo } from '../shared/src';
-import { cpuMs, numberArg as arg, rssMiB, startBenchStores } from './lib/bench-stores';
+import { cpuMs, numberArg as arg, rssMiB, startBenchStores, textArg } from './lib/bench-stores';
 import { Loader, type LoadResult, type LoadSpec } from './lib/site-load';
 import { startSystem, type RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
@@ -86,6 +94,31 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** A counter's value summed over its series in a Prometheus text answer, those with `label` when given. */
+function counterSum(text: string, name: string, label?: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name) || (line[name.length] !== '{' && line[name.length] !== ' ')) continue;
+    if (label !== undefined && !line.includes(label)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+  }
+  return sum;
+}
+
+/** Per houses instance: requests it answered on its API and answers it computed for its response cache. */
+async function instanceCounters(target: Target, token: string): Promise<Array<{ requests: number; computed: number; fromMemory: number }>> {
+  return Promise.all(
+    (target.system.services.houses ?? []).map(async (instance) => {
+      const text = await (await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+      return {
+        requests: counterSum(text, 'http_request_duration_seconds_count', 'route="/api/v1/houses'),
+        computed: counterSum(text, 'binzip_response_cache_answers_total', 'answered_by="computed"'),
+        fromMemory: counterSum(text, 'binzip_response_cache_answers_total', 'answered_by="memory"'),
+      };
+    }),
+  );
+}
+
 function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<number, Idle>): void {
   const first = rounds.get(1) ?? [];
   const mid = (instances: number, get: (r: Round) => number) => median((rounds.get(instances) ?? []).map(get));
@@ -139,6 +172,10 @@ async function main(): Promise<void> {
   const roundCount = arg('rounds', 3);
   const maxInstances = arg('max-instances', 3);
   const noCache = process.argv.includes('--no-cache');
+  const rate = arg('rate', 0);
+  const affinity = textArg('affinity', '');
+  // The instances' own counters, read at the end (a fresh secret: the bench's processes only).
+  const metricsToken = randomBytes(18).toString('base64url');
   // The bench's streams and database go away however it ends: done, failed, or interrupted (Ctrl-C).
   const stores = await startBenchStores('bench', ['houses']);
   const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
@@ -164,7 +201,12 @@ async function main(): Promise<void> {
         instances: { houses: instances },
         dbPrefix,
         natsPrefix,
-        env: { LOG_LEVEL: 'error', ...(noCache ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}) },
+        env: {
+          LOG_LEVEL: 'error',
+          METRICS_TOKEN: metricsToken,
+          ...(noCache ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
+          ...(affinity ? { UPSTREAM_READ_AFFINITY: affinity } : {}),
+        },
         // A busy machine may take longer than the default 30 s to start a process.
         readyTimeoutMs: 120_000,
       });
@@ -176,9 +218,10 @@ async function main(): Promise<void> {
       });
     }
     loader = await Loader.start();
-    const spec = { mix: MIX, fixture: { members: [], boardIds: [], houseIds }, stateKey: 'houses', seconds, connections };
+    const spec = { mix: MIX, fixture: { members: [], boardIds: [], houseIds }, stateKey: 'houses', seconds, ...(rate > 0 ? { rate } : { connections }) };
     console.log(
-      `commit ${gitHead()}; ${seeded.inserted} listings; response cache ${noCache ? 'off' : 'on'}; ${roundCount} rounds of ${seconds} s per system, ${connections} connections; ` +
+      `commit ${gitHead()}; ${seeded.inserted} listings; response cache ${noCache ? 'off' : 'on'}; read affinity ${affinity || "the gateway's default"}; ` +
+        `${roundCount} rounds of ${seconds} s per system, ${rate > 0 ? `${rate} req/s` : `${connections} connections`}; ` +
         `${os.cpus().length} cores, load average ${os
           .loadavg()
           .map((n) => n.toFixed(1))
@@ -211,6 +254,15 @@ async function main(): Promise<void> {
       }
     }
     report(targets, rounds, idleOf);
+    for (const target of targets) {
+      const counters = await instanceCounters(target, metricsToken);
+      const requests = counters.reduce((sum, c) => sum + c.requests, 0);
+      const computed = counters.reduce((sum, c) => sum + c.computed, 0);
+      console.log(
+        `houses x${target.instances}: share of requests by instance ${counters.map((c) => `${((c.requests / Math.max(1, requests)) * 100).toFixed(0)} %`).join(' / ')}; ` +
+          `answers computed ${counters.map((c) => c.computed).join(' + ')} = ${computed} of ${requests} requests (${((computed / Math.max(1, requests)) * 100).toFixed(1)} %)`,
+      );
+    }
     console.log(
       `load average ${os
         .loadavg()

@@ -52,3 +52,53 @@ it('sends each anonymous read to the replica its path hashes to, the same throug
     await Promise.all(replicas.map((r) => r.close()));
   }
 });
+
+it('spills a hot path to the next replica by its hash once its own holds more than its bounded share, and takes it back when the load is gone', async () => {
+  // Replicas that hold every answer until released: the requests in flight pile up as on a busy replica.
+  const held: Array<() => void> = [];
+  const served = new Map<string, number>();
+  let holding = true;
+  const replicas = await Promise.all(
+    ['a', 'b', 'c'].map((name) =>
+      serveLocally((req, res) => {
+        served.set(name, (served.get(name) ?? 0) + 1);
+        const answer = () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data: name }));
+        };
+        if (holding) held.push(answer);
+        else answer();
+      }),
+    ),
+  );
+  const gw = await gatewayFor(replicas.map((r) => r.url));
+  const hot = '/api/v1/houses?page=0&size=8';
+  try {
+    // 30 reads of one path at once: without a bound all 30 wait on the replica it hashes to.
+    const reads = Array.from({ length: 30 }, () =>
+      fetch(`${gw.url}${hot}`)
+        .then((res) => res.json() as Promise<{ data: string }>)
+        .catch(() => ({ data: 'failed' })),
+    );
+    while (held.length < 30) await new Promise((resolve) => setTimeout(resolve, 10));
+    const counts = ['a', 'b', 'c'].map((name) => served.get(name) ?? 0);
+    // None holds more than 1.5 times its fair share (ceil(1.5 × 30 / 3) = 15): the path's own replica and the next
+    // by its hash take half each (with ε = 0.5 two replicas hold the whole at their bound).
+    expect(Math.max(...counts)).toBeLessThanOrEqual(15);
+    expect(counts.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    const answers = await Promise.all(reads);
+    // The path's own replica took the most (it is first by the hash until it is full).
+    const home = ['a', 'b', 'c'][counts.indexOf(Math.max(...counts))];
+    expect(answers.filter((answer) => answer.data === home)).toHaveLength(Math.max(...counts));
+
+    // The load gone, the path goes back to its own replica, one read at a time.
+    served.clear();
+    for (let i = 0; i < 5; i++) await (await fetch(`${gw.url}${hot}`)).arrayBuffer();
+    expect(Object.fromEntries(served)).toEqual({ [home]: 5 });
+  } finally {
+    gw.close();
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+});

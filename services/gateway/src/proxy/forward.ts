@@ -173,17 +173,20 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     };
   };
 
+  const loadOf = (target: string): number => inFlight.get(target) ?? 0;
+
   /**
-   * The next instance in turn with room (or the one an `affinity` key hashes to, then the next by that hash),
-   * skipping those tried; `full` when every one left is at capacity.
+   * The next instance in turn with room (or the one an `affinity` key hashes to unless it holds more than its
+   * bounded share of the requests in flight, then the next by that hash), skipping those tried; `full` when every
+   * one left is at capacity.
    */
   const choose = (tried: ReadonlySet<string>, affinity?: string): { target: string } | { full: boolean } => {
     const skipped = new Set(tried);
     let full = false;
     for (;;) {
-      const target = pool.pick(skipped, affinity);
+      const target = pool.pick(skipped, affinity, loadOf);
       if (target === undefined) return { full };
-      if ((inFlight.get(target) ?? 0) < capacity) return { target };
+      if (loadOf(target) < capacity) return { target };
       full = true;
       skipped.add(target);
     }

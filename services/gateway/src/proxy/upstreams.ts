@@ -135,14 +135,16 @@ export class UpstreamPool {
    * hashing): every gateway sends the same answer to the same replica, so each cacheable answer is computed
    * and kept once across the replicas rather than once per replica, and a replica that comes or goes moves only
    * its own share of the keys (issue 37: with one cache each, three houses replicas cost 3.7x the CPU per request).
+   * Given the instances' `load` (requests in flight), the key's instance is passed over while it holds its
+   * bounded share (`boundedLoad`), for the next by the same hash: a hot key spills instead of pinning one replica.
    */
-  pick(exclude: ReadonlySet<string> = new Set(), affinity?: string): string | undefined {
+  pick(exclude: ReadonlySet<string> = new Set(), affinity?: string, load?: (url: string) => number): string | undefined {
     const candidates = exclude.size === 0 ? this.current : this.current.filter((url) => !exclude.has(url));
     if (candidates.length === 0) return undefined;
     const now = this.now();
     const healthy = this.downUntil.size === 0 ? candidates : candidates.filter((url) => (this.downUntil.get(url) ?? 0) <= now);
     const from = healthy.length > 0 ? healthy : candidates;
-    if (affinity !== undefined && from.length > 1) return rendezvous(from, affinity);
+    if (affinity !== undefined && from.length > 1) return load ? boundedRendezvous(from, affinity, load) : rendezvous(from, affinity);
     const url = from[this.next % from.length];
     this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER;
     return url;
@@ -205,6 +207,33 @@ function rendezvous(instances: readonly string[], key: string): string {
     }
   }
   return best;
+}
+
+/**
+ * How far above the average load the instance a key hashes to may be before the key spills to the next one
+ * (consistent hashing with bounded loads, Mirrokni, Thorup and Zadimoghaddam 2018: ε). 0.5 lets a replica hold half
+ * as much again as its fair share of the requests in flight before its keys spill; a smaller ε spreads sooner and
+ * so computes more answers on a second replica (docs/decisions-local.md, "Read affinity").
+ */
+export const AFFINITY_LOAD_FACTOR = 1.5;
+
+/**
+ * The most requests an instance may have in flight and still take a key's request: (1 + ε) times the average with
+ * this request counted, rounded up. The instances together always have room for it, so a request always finds one.
+ */
+export function boundedLoad(inFlight: number, instances: number): number {
+  return Math.ceil((AFFINITY_LOAD_FACTOR * (inFlight + 1)) / instances);
+}
+
+/** The first instance in the key's rendezvous order (highest weight first) below the bounded load. */
+function boundedRendezvous(instances: readonly string[], key: string, load: (url: string) => number): string {
+  const loads = instances.map((url) => ({ url, weight: weight(key, url), load: load(url) }));
+  const bound = boundedLoad(
+    loads.reduce((sum, entry) => sum + entry.load, 0),
+    instances.length,
+  );
+  loads.sort((a, b) => b.weight - a.weight);
+  return (loads.find((entry) => entry.load < bound) ?? loads[0]).url;
 }
 
 export type Pools = Record<ServiceName, UpstreamPool>;

@@ -165,4 +165,36 @@ describe('outbox relay', () => {
       await nats.stop();
     }
   }, 60_000);
+
+  it('scans less and less often while it finds nothing, and still publishes an event no write kicked it for', async () => {
+    const quietSchema = new Schema<Note>({ _id: Number, text: String });
+    addOutbox(quietSchema);
+    let scans = 0;
+    // The relay's scans of the collection, counted on the real model (the relay's only `find`).
+    quietSchema.pre('find', () => {
+      scans++;
+    });
+    const Quiet = connection.model<Note>('QuietNote', quietSchema);
+    await Quiet.init();
+    const relay = new OutboxRelay({ bus, models: [Quiet], logger, intervalMs: 100, idleMaxMs: 800 });
+    try {
+      await bus.ensureStream('RECORDS');
+      relay.start();
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Every 100 ms: 25 scans. Waiting twice as long after each empty one, up to 800 ms: at 0, 0.2, 0.6, 1.4 and 2.2 s.
+      expect(scans).toBeLessThanOrEqual(8);
+      expect(scans).toBeGreaterThanOrEqual(4);
+
+      // Stored without a kick (a replica lost before its own relay's pass): found by this one's idle pass.
+      await Quiet.create({ _id: 1, text: 'left', pendingEvents: [noteCreated.outbox({ text: 'left' })] });
+      await eventually(async () => (await Quiet.countDocuments({ 'pendingEvents.id': { $exists: true } })) === 0, 3_000);
+      // Having found one, the relay is back at its interval.
+      const after = scans;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // 100, 200, 400 ms after the pass that found it: two or three scans in the next second (one at 800 ms without).
+      expect(scans - after).toBeGreaterThanOrEqual(2);
+    } finally {
+      await relay.stop();
+    }
+  });
 });

@@ -10,12 +10,14 @@
  * gateway and the store, and each part's CPU as a share of one core (where it saturates); then the same for the
  * load generator. Asserts nothing.
  *
- *   npm run bench:system -- [--count 1000] [--seconds 10] [--connections 32 | --rate 300] [--rounds 3] [--max-instances 3]
- *     [--no-cache] [--affinity path|off]
+ *   npm run bench:system -- [--count 1000] [--seconds 10] [--connections 32 | --rate 300 | --rate-per-instance 130]
+ *     [--rounds 3] [--max-instances 3] [--no-cache] [--affinity path|off]
  *
  * `--rate` sends that many requests a second whatever the answers do (open loop) instead of keeping `--connections`
  * busy: the CPU per request at a rate every system keeps up with, where none of them batches more work per wake-up
- * than another. `--affinity` sets the gateway's `UPSTREAM_READ_AFFINITY` (else its default). At the end, each
+ * than another. `--rate-per-instance` gives each system that rate times its houses instances, so every instance
+ * serves the same rate in every system: what is left of a difference in CPU per request is not how busy each
+ * instance is. `--affinity` sets the gateway's `UPSTREAM_READ_AFFINITY` (else its default). At the end, each
  * houses instance's own counters (`/metrics`): the share of the requests it served and how many answers it computed
  * rather than took from its response cache, over every round and warm-up.
  *
@@ -173,6 +175,7 @@ async function main(): Promise<void> {
   const maxInstances = arg('max-instances', 3);
   const noCache = process.argv.includes('--no-cache');
   const rate = arg('rate', 0);
+  const ratePerInstance = arg('rate-per-instance', 0);
   const affinity = textArg('affinity', '');
   // The instances' own counters, read at the end (a fresh secret: the bench's processes only).
   const metricsToken = randomBytes(18).toString('base64url');
@@ -219,9 +222,10 @@ async function main(): Promise<void> {
     }
     loader = await Loader.start();
     const spec = { mix: MIX, fixture: { members: [], boardIds: [], houseIds }, stateKey: 'houses', seconds, ...(rate > 0 ? { rate } : { connections }) };
+    const specOf = (target: Target) => (ratePerInstance > 0 ? { ...spec, rate: ratePerInstance * target.instances } : spec);
     console.log(
       `commit ${gitHead()}; ${seeded.inserted} listings; response cache ${noCache ? 'off' : 'on'}; read affinity ${affinity || "the gateway's default"}; ` +
-        `${roundCount} rounds of ${seconds} s per system, ${rate > 0 ? `${rate} req/s` : `${connections} connections`}; ` +
+        `${roundCount} rounds of ${seconds} s per system, ${ratePerInstance > 0 ? `${ratePerInstance} req/s per instance` : rate > 0 ? `${rate} req/s` : `${connections} connections`}; ` +
         `${os.cpus().length} cores, load average ${os
           .loadavg()
           .map((n) => n.toFixed(1))
@@ -234,9 +238,9 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
         // Warm-up: connections, the JIT and the response caches of every instance.
-        await loader.run({ ...spec, url: target.system.url, seconds: 3 });
+        await loader.run({ ...specOf(target), url: target.system.url, seconds: 3 });
         const others = targets.filter((t) => t !== target).map((t) => ({ target: t, before: ownCpu(t) }));
-        const measured = await measure(loader, target, spec);
+        const measured = await measure(loader, target, specOf(target));
         for (const { target: other, before } of others) {
           const after = ownCpu(other);
           const idle = idleOf.get(other.instances) ?? { houses: 0, gateway: 0, seconds: 0 };

@@ -111,7 +111,10 @@ function counterSum(text: string, name: string, label?: string): number {
 async function instanceCounters(target: Target, token: string): Promise<Array<{ requests: number; computed: number; fromMemory: number }>> {
   return Promise.all(
     (target.system.services.houses ?? []).map(async (instance) => {
-      const text = await (await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+      // An instance that exited during the run (and was started again) has lost its counters: nothing to show.
+      const text = await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+        .then((res) => res.text())
+        .catch(() => '');
       return {
         requests: counterSum(text, 'http_request_duration_seconds_count', 'route="/api/v1/houses'),
         computed: counterSum(text, 'binzip_response_cache_answers_total', 'answered_by="computed"'),

@@ -83,12 +83,13 @@ export const configSchema = z.object({
   UPSTREAM_MAX_SOCKETS: positiveInt.default(256),
   UPSTREAM_MAX_QUEUED: z.coerce.number().int().min(0).default(256),
   /**
-   * `path`: an anonymous read goes to the replica its path hashes to (rendezvous hashing), so each cacheable answer
-   * is computed and kept by one replica instead of by each (issue 37: three houses replicas with their own caches
-   * cost 3.7x the CPU per request of one). `off` (the default): every request in turn, which also spreads a single
-   * hot path over the replicas; with `path` that path's whole load is one replica's (docs/decisions-local.md).
+   * `path` (the default): an anonymous read goes to the replica its path hashes to (rendezvous hashing), so each
+   * cacheable answer is computed and kept by one replica instead of by each (issue 37: three houses replicas with
+   * their own caches cost 3.7x the CPU per request of one); a replica holding more than 1.5 times the average of the
+   * requests in flight passes the path on to the next by its hash, so a hot path spills instead of pinning one
+   * replica. `off`: every request in turn (docs/decisions-local.md, "Read affinity").
    */
-  UPSTREAM_READ_AFFINITY: z.enum(['off', 'path']).default('off'),
+  UPSTREAM_READ_AFFINITY: z.enum(['off', 'path']).default('path'),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**

@@ -6,6 +6,9 @@
 import http from 'node:http';
 import { gatewayInFrontOf, serveLocally } from './helpers';
 
+/** Every request in turn, so each test knows which replica a read meets first (read affinity would choose by its path). */
+const ROUND_ROBIN = { UPSTREAM_READ_AFFINITY: 'off' };
+
 const answer = (res: http.ServerResponse, data: string) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ code: 'SUCCESS', message: '성공', data }));
@@ -21,7 +24,7 @@ it('answers a read from the other replica when the first one drops the connectio
     if (req.method === 'POST') writes.push('healthy');
     answer(res, 'healthy');
   });
-  const gw = await gatewayInFrontOf([dropping.url, healthy.url]);
+  const gw = await gatewayInFrontOf([dropping.url, healthy.url], ROUND_ROBIN);
   try {
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${gw.url}/api/v1/houses`);
@@ -46,7 +49,7 @@ it('answers a read from the other replica when the first one drops the connectio
 it('moves a read waiting on a replica that stopped answering to another one once the replica is marked down', async () => {
   const frozen = await serveLocally(() => undefined);
   const healthy = await serveLocally((_req, res) => answer(res, 'healthy'));
-  const gw = await gatewayInFrontOf([frozen.url, healthy.url]);
+  const gw = await gatewayInFrontOf([frozen.url, healthy.url], ROUND_ROBIN);
   try {
     // The first request goes to the frozen replica (round robin starts there) and waits.
     const started = Date.now();
@@ -69,7 +72,7 @@ it('keeps a read waiting on its replica when every replica is marked down at onc
   const hold = (name: string) => serveLocally((_req, res) => held.push(() => answer(res, name)));
   const first = await hold('first');
   const second = await hold('second');
-  const gw = await gatewayInFrontOf([first.url, second.url]);
+  const gw = await gatewayInFrontOf([first.url, second.url], ROUND_ROBIN);
   try {
     const waiting = fetch(`${gw.url}/api/v1/houses`);
     await new Promise((r) => setTimeout(r, 300));

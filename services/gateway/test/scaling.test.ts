@@ -43,7 +43,8 @@ async function startReplicas(): Promise<{ port: number; counts: Map<string, numb
 it('spreads 300 keep-alive requests to one name resolving to three addresses evenly over all three', async () => {
   const replicas = await startReplicas();
   const resolver: Resolver = async (name) => (name === 'houses' ? ['127.0.0.1', '127.0.0.2', '127.0.0.3'] : []);
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: `http://houses:${replicas.port}` });
+  // One path asked 300 times: every request in turn (read affinity would send one path to one replica).
+  const config = configSchema.parse({ JWT_PUBLIC_KEY: keys.publicKey, HOUSES_URLS: `http://houses:${replicas.port}`, UPSTREAM_READ_AFFINITY: 'off' });
   const gateway = buildGateway({ config, logger: createLogger('scaling-test', 'silent') });
   await refreshPools(gateway.pools, resolver);
   expect(gateway.pools.houses.instances).toHaveLength(3);

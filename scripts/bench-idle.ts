@@ -7,7 +7,7 @@
  *
  * Then `--probes` readiness probes of the first instance, one after the other: what one probe costs it and the store.
  *
- *   npx tsx scripts/bench-idle.ts -- [--seconds 30] [--settle 8] [--count 1000] [--probes 500]
+ *   npm run bench:idle -- [--seconds 30] [--settle 8] [--count 1000] [--probes 500]
  *
  * Asserts nothing; the figures are docs/benchmarks.md's "Where three replicas' CPU goes".
  */

@@ -225,7 +225,8 @@ async function main(): Promise<void> {
     }
     loader = await Loader.start();
     const spec = { mix: MIX, fixture: { members: [], boardIds: [], houseIds }, stateKey: 'houses', seconds, ...(rate > 0 ? { rate } : { connections }) };
-    const specOf = (target: Target) => (ratePerInstance > 0 ? { ...spec, rate: ratePerInstance * target.instances } : spec);
+    // A spec with `connections` is a closed loop whatever its `rate`.
+    const specOf = (target: Target) => (ratePerInstance > 0 ? { ...spec, connections: undefined, rate: ratePerInstance * target.instances } : spec);
     console.log(
       `commit ${gitHead()}; ${seeded.inserted} listings; response cache ${noCache ? 'off' : 'on'}; read affinity ${affinity || "the gateway's default"}; ` +
         `${roundCount} rounds of ${seconds} s per system, ${ratePerInstance > 0 ? `${ratePerInstance} req/s per instance` : rate > 0 ? `${rate} req/s` : `${connections} connections`}; ` +

@@ -32,6 +32,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { connectMongo } from '../shared/src';
 import { cpuMs, numberArg as arg, rssMiB, startBenchStores, textArg } from './lib/bench-stores';
@@ -48,6 +49,11 @@ interface Round {
   load: LoadResult;
   /** CPU ms per request by part. */
   perRequest: Record<Part, number>;
+  /**
+   * Times the houses instances' main threads went to sleep (voluntary context switches: an event loop with nothing
+   * left to do) and were taken off a core (involuntary), per request: how many wake-ups a request costs.
+   */
+  switches: { voluntary: number; involuntary: number };
   /** CPU by part as a share of one core over the round, in per cent; `generator` is the load's own process. */
   share: Record<Part | 'generator', number>;
 }
@@ -74,12 +80,34 @@ interface Idle {
   seconds: number;
 }
 
+/** A process's main thread's context switches so far (`/proc/<pid>/status`); zeros when it is gone. */
+function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { voluntary: field('voluntary_ctxt_switches'), involuntary: field('nonvoluntary_ctxt_switches') };
+  } catch {
+    return { voluntary: 0, involuntary: 0 };
+  }
+}
+
 async function measure(loader: Loader, target: Target, spec: Omit<LoadSpec, 'url'>): Promise<Round> {
   const sample = () => ({ ...ownCpu(target), store: target.pids.store.reduce((sum, pid) => sum + cpuMs(pid), 0), generator: cpuMs(loader.pid) });
+  const switchesOf = () =>
+    target.pids.houses.map(contextSwitches).reduce((sum, c) => ({ voluntary: sum.voluntary + c.voluntary, involuntary: sum.involuntary + c.involuntary }), {
+      voluntary: 0,
+      involuntary: 0,
+    });
   const before = sample();
+  const switchesBefore = switchesOf();
   const load = await loader.run({ ...spec, url: target.system.url });
   const after = sample();
+  const switchesAfter = switchesOf();
   const count = Math.max(1, load.count);
+  const switches = {
+    voluntary: (switchesAfter.voluntary - switchesBefore.voluntary) / count,
+    involuntary: (switchesAfter.involuntary - switchesBefore.involuntary) / count,
+  };
   const perRequest = {} as Record<Part, number>;
   const share = {} as Record<Part | 'generator', number>;
   for (const part of [...PARTS, 'generator'] as const) {
@@ -87,7 +115,7 @@ async function measure(loader: Loader, target: Target, spec: Omit<LoadSpec, 'url
     if (part !== 'generator') perRequest[part] = spent / count;
     share[part] = (spent / (load.seconds * 1000)) * 100;
   }
-  return { load, perRequest, share };
+  return { load, perRequest, switches, share };
 }
 
 const median = (values: number[]): number => {
@@ -165,7 +193,8 @@ function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<num
     const p = (kind: 'houseList' | 'houseDetail', q: 'p50' | 'p99') => median(kinds.map((k) => k[kind]?.[q] ?? NaN)).toFixed(1);
     console.log(
       `houses x${instances}: list p50/p99 ${p('houseList', 'p50')}/${p('houseList', 'p99')} ms, detail ${p('houseDetail', 'p50')}/${p('houseDetail', 'p99')} ms, ` +
-        `rss gateway+houses ${rssMiB(pids)} MiB`,
+        `rss gateway+houses ${rssMiB(pids)} MiB; houses main threads' context switches per request: ` +
+        `${mid(instances, (r) => r.switches.voluntary).toFixed(2)} asleep, ${mid(instances, (r) => r.switches.involuntary).toFixed(2)} preempted`,
     );
   }
 }

@@ -9,7 +9,7 @@
  *
  *   npm run bench:idle -- [--seconds 30] [--settle 8] [--count 1000] [--probes 500]
  *
- * Asserts nothing; the figures are docs/benchmarks.md's "Where three replicas' CPU goes".
+ * Asserts nothing; its figures are in docs/benchmarks.md, issue 37 item 5.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';

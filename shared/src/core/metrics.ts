@@ -151,7 +151,7 @@ export const dependencyUp = new Gauge({
 
 /**
  * How often the event-loop delay is sampled. Each sample is a wake-up of the process: at 2 ms (500 a second) an idle
- * gateway spent about 10 ms of CPU a second on them (docs/benchmarks.md, "Where three replicas' CPU goes"); at 10 ms
+ * gateway spent about 10 ms of CPU a second on them (docs/benchmarks.md, issue 37 item 5); at 10 ms
  * a stall of 10 ms or more is still seen every time, and the p99 over a 15 s scrape rests on 1,500 samples.
  */
 const EVENT_LOOP_RESOLUTION_MS = 10;

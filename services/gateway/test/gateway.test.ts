@@ -215,12 +215,23 @@ describe('gateway', () => {
     expect(records.hits.at(-1)?.headers['x-forwarded-for']).toBeDefined();
   });
 
-  it('spreads requests round robin over the instances of a service', async () => {
-    const app = gateway();
+  it("spreads requests round robin over the instances of a service: every one without read affinity, members' reads with it", async () => {
+    const inTurn = gateway({ UPSTREAM_READ_AFFINITY: 'off' });
     const seen = [];
-    for (let i = 0; i < 4; i++) seen.push((await request(app).get('/api/v1/houses')).body.data.upstream);
+    for (let i = 0; i < 4; i++) seen.push((await request(inTurn).get('/api/v1/houses')).body.data.upstream);
     expect(seen.filter((s) => s === 'houses-a')).toHaveLength(2);
     expect(seen.filter((s) => s === 'houses-b')).toHaveLength(2);
+
+    // By default an anonymous read goes to the replica its path hashes to; a member's read is not kept by the
+    // replica's cache for others, and goes in turn.
+    const byDefault = gateway();
+    const members = [];
+    for (let i = 0; i < 4; i++) members.push((await request(byDefault).get('/api/v1/houses').set('authorization', memberAuth)).body.data.upstream);
+    expect(members.filter((s) => s === 'houses-a')).toHaveLength(2);
+    expect(members.filter((s) => s === 'houses-b')).toHaveLength(2);
+    const anonymous = [];
+    for (let i = 0; i < 4; i++) anonymous.push((await request(byDefault).get('/api/v1/houses')).body.data.upstream);
+    expect(new Set(anonymous).size).toBe(1);
   });
 
   it('skips an instance that refuses connections', async () => {

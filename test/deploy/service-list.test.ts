@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { renderedDeployFiles } from '../../scripts/lib/service-deploy';
 import { routePrefixes, serviceRoutes } from '../../scripts/lib/service-routes';
 import { routeFor, SERVICE_NAMES, SERVICE_PORTS } from '../../services/gateway/src/proxy/upstreams';
 
@@ -88,4 +89,9 @@ test('a route prefix is the shortest no other service shares, and a deeper one c
       { name: 'b', paths: ['/api/v1/same'] },
     ]),
   ).toThrow(/both a's and b's/);
+});
+
+test('the deployment files are in step with the list of services and each service deploy.yaml (npm run services:render)', () => {
+  const stale = [...renderedDeployFiles()].filter(([file, content]) => read(file) !== content).map(([file]) => file);
+  expect(stale).toEqual([]);
 });

@@ -92,7 +92,9 @@ export function declarationWalker(files: readonly string[] = productionFiles()):
 
   /**
    * What is read of a declaration once a name leads to it. A class is read as far as making one goes (heritage,
-   * constructor, fields); its methods are read when something calls them by name.
+   * constructor, fields); its methods are read when something calls them by name. An interface or an object type
+   * is read as far as its name and what it extends; each member when something uses it by name (`ctx.models`
+   * reads `models`, not every other member of the context).
    */
   const readable = (declaration: ts.Node): ts.Node[] => {
     if (ts.isBindingElement(declaration)) {
@@ -103,6 +105,9 @@ export function declarationWalker(files: readonly string[] = productionFiles()):
     if (ts.isClassDeclaration(declaration) || ts.isClassExpression(declaration)) {
       return [...(declaration.heritageClauses ?? []), ...declaration.members.filter((m) => ts.isConstructorDeclaration(m) || ts.isPropertyDeclaration(m))];
     }
+    // An interface or object type likewise: its name, type parameters and what it extends; a member when used.
+    if (ts.isInterfaceDeclaration(declaration)) return [...(declaration.typeParameters ?? []), ...(declaration.heritageClauses ?? [])];
+    if (ts.isTypeAliasDeclaration(declaration) && ts.isTypeLiteralNode(declaration.type)) return [...(declaration.typeParameters ?? [])];
     if (ts.isSourceFile(declaration) || ts.isModuleDeclaration(declaration)) return [];
     return [declaration];
   };
@@ -129,6 +134,8 @@ export function declarationWalker(files: readonly string[] = productionFiles()):
             if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
             for (const declaration of symbol?.declarations ?? []) {
               if (declaration === child.parent) continue;
+              const file = repoFile(declaration);
+              if (file) followed.add(file);
               for (const part of readable(declaration)) enqueue(part);
             }
           }

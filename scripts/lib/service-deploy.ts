@@ -1,5 +1,6 @@
 /**
- * The deployment files' per-service parts, derived from the one list of services (`SERVICE_PORTS`) and each
+ * The build and deployment files' per-service parts (each service's tsconfig.json, the root project's references,
+ * the Dockerfile, compose, Kubernetes and observability files), derived from the one list of services (`SERVICE_PORTS`) and each
  * service's own `services/<name>/deploy.yaml` (what it needs beyond what every service gets: settings, volumes,
  * Kubernetes env and resources). `npm run services:render` writes them; test/deploy/service-list.test.ts fails
  * when a file is out of step. A file is either written whole (a generated header says so) or has regions between
@@ -170,6 +171,15 @@ function kubernetesService(name: ServiceName): string {
   ].join('\n');
 }
 
+/** Every service's services/<name>/tsconfig.json: the same project settings, built after shared and events. */
+const SERVICE_TSCONFIG = `{
+  "extends": "../../tsconfig.base.json",
+  "compilerOptions": { "rootDir": "src", "outDir": "dist" },
+  "include": ["src"],
+  "references": [{ "path": "../../shared" }, { "path": "../../events" }]
+}
+`;
+
 /** deploy/kubernetes/base/pdbs.yaml: one instance of each process at a time may be evicted. */
 function disruptionBudgets(): string {
   return [
@@ -227,6 +237,7 @@ export function renderedDeployFiles(): Map<string, string> {
       read(file).replace(COMPONENTS_MATCHER, (_match, open: string, close: string) => `component=~${open}"${PROCESSES.join('|')}${close}"`),
     );
   }
+  for (const name of SERVICE_NAMES) files.set(`services/${name}/tsconfig.json`, SERVICE_TSCONFIG);
   const tsconfig = JSON.parse(read('tsconfig.json')) as { references: Array<{ path: string }> };
   const others = tsconfig.references.filter((reference) => !reference.path.startsWith('services/'));
   tsconfig.references = [...others, ...PROCESSES.map((name) => ({ path: `services/${name}` }))];
@@ -241,4 +252,14 @@ export function renderedDeployFiles(): Map<string, string> {
     `${JSON.stringify({ ...tsconfig, references: [] }, null, 2).replace('"references": []', `"references": [\n${references.join(',\n')}\n  ]`)}\n`,
   );
   return files;
+}
+
+/**
+ * A file's text without what `renderedDeployFiles` writes: empty for a file it writes whole, the regions and
+ * matchers removed otherwise (for counting what is written by hand: scripts/count-structure.ts).
+ */
+export function withoutRendered(file: string, text: string): string {
+  if (text.startsWith('# Written by `npm run services:render`')) return '';
+  if (file === 'tsconfig.json') return text.replace(/"references": \[[^\]]*\]/, '');
+  return text.replace(/^.*services:render begin (\S+)[^\n]*\n[\s\S]*?^.*services:render end \1.*$/gm, '').replace(COMPONENTS_MATCHER, 'component=~""');
 }

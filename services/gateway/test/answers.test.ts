@@ -37,7 +37,8 @@ let two: FrontDoor;
 let apart: FrontDoor;
 
 async function frontDoor(name: string, prefix = h.names.natsPrefix): Promise<FrontDoor> {
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: testEnv().publicKey, HOUSES_URLS: houses.url, LOG_LEVEL: 'silent' });
+  // The test connects from loopback: the operator, who may read /metrics.
+  const config = configSchema.parse({ JWT_PUBLIC_KEY: testEnv().publicKey, HOUSES_URLS: houses.url, LOG_LEVEL: 'silent', OPERATOR_ADDRESSES: 'loopback' });
   const gateway = buildGateway({ config, logger: createLogger(name, 'silent') });
   const announcements = await connectForAnnouncements({ url: testEnv().natsUrl, prefix, name });
   gateway.hearAnnouncements(announcements);
@@ -78,20 +79,29 @@ const titlesOf = async (res: Response) => ((await res.json()) as { data: { conte
 const retitle = (houseId: number, title: string) => h.models.houses.updateOne({ _id: houseId }, { $set: { title } }).exec();
 /** The service forgets its own answers by their lifetime: what still shows the old title came from a gateway. */
 const serviceForgets = () => h.clock.advance(HOUSE_ANSWERS.ttlMs);
+/** The gateway's answers of cached reads so far, by who answered (`binzip_response_cache_answers_total`). */
+async function answersCounted(door: FrontDoor): Promise<{ memory: number; service: number }> {
+  const text = await (await fetch(`${door.url}/metrics`)).text();
+  const count = (by: string) => Number(new RegExp(`^binzip_response_cache_answers_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { memory: count('memory'), service: count('service') };
+}
 const settle = () => new Promise((resolve) => setTimeout(resolve, ANSWERS_SETTLE_MS + 50));
 
 it("answers an anonymous read from its memory with the service's headers; a member's and a conditional read go to the service", async () => {
   const houseId = await createListing(h, agent, { title: '게이트웨이 집' });
   await settle();
+  const counted = await answersCounted(one);
   const first = await get(one, `/api/v1/houses/${houseId}`, { 'x-request-id': 'first-read' });
   expect(await titleOf(first)).toBe('게이트웨이 집');
+  expect(await answersCounted(one)).toEqual({ memory: counted.memory, service: counted.service + 1 });
   await retitle(houseId, '몰래 고친 집');
   serviceForgets();
   const hits = houseCache.hits + houseCache.misses;
   const kept = await get(one, `/api/v1/houses/${houseId}`, { 'x-request-id': 'kept-read' });
   expect(await titleOf(kept)).toBe('게이트웨이 집');
-  // The service was not asked.
+  // The service was not asked; the gateway's /metrics counts the answer from its memory.
   expect(houseCache.hits + houseCache.misses).toBe(hits);
+  expect(await answersCounted(one)).toEqual({ memory: counted.memory + 1, service: counted.service + 1 });
   // The same headers as the service's answer, the request's own id, and none of the internal ones.
   const headersOf = (res: Response) => Object.fromEntries([...res.headers].filter(([name]) => name !== 'date' && name !== 'keep-alive'));
   expect(headersOf(kept)).toEqual({ ...headersOf(first), 'x-request-id': 'kept-read' });

@@ -139,7 +139,7 @@ export function announcedKeys(msg: Msg): CacheKeys | undefined {
 
 const cacheAnswers = new Counter({
   name: 'binzip_response_cache_answers_total',
-  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed',
+  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed (in the gateway: memory or the service)',
   labelNames: ['answered_by'] as const,
   registers: [metricsRegistry],
 });

@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createLogger, type ResponseCache } from '@binzip/shared';
+import request from 'supertest';
 import { connectForAnnouncements } from '@binzip/shared/response-cache';
 import { eventually, testEnv } from '../../../test/support';
 import { addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
@@ -87,7 +88,7 @@ async function answersCounted(door: FrontDoor): Promise<{ memory: number; servic
 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, ANSWERS_SETTLE_MS + 50));
 
-it("answers an anonymous read from its memory with the service's headers; a member's and a conditional read go to the service", async () => {
+it("answers an anonymous read from its memory with the service's headers, If-None-Match as the service does; a member's read goes to the service", async () => {
   const houseId = await createListing(h, agent, { title: '게이트웨이 집' });
   await settle();
   const counted = await answersCounted(one);
@@ -110,13 +111,32 @@ it("answers an anonymous read from its memory with the service's headers; a memb
   expect(first.headers.get('etag')).toMatch(/^W\/".+"$/);
   expect([...first.headers.keys()].filter((name) => name.startsWith('x-binzip'))).toEqual([]);
 
+  // A client holding the kept answer: 304 from memory, with its tag and lifetime rules, without a body or its type.
+  // (supertest: fetch adds `Cache-Control: no-cache` to every conditional request, a reload.)
+  const etag = String(first.headers.get('etag'));
+  const notModified = await request(one.url).get(`/api/v1/houses/${houseId}`).set({ 'if-none-match': etag, 'x-request-id': 'revalidated' });
+  expect(notModified.status).toBe(304);
+  expect(notModified.text).toBe('');
+  // (Its own connection, closed after it: supertest's.)
+  const { date: _date, connection: _connection, ...revalidated } = notModified.headers as Record<string, string>;
+  expect(revalidated).toEqual({
+    ...headersOf(first),
+    'x-request-id': 'revalidated',
+    'content-type': undefined,
+    'content-length': undefined,
+    connection: undefined,
+  });
+  // Another tag, or a reload (`Cache-Control: no-cache`), gets the kept answer whole, as from the service.
+  for (const headers of [{ 'if-none-match': 'W/"another"' }, { 'if-none-match': etag, 'cache-control': 'no-cache' }]) {
+    const whole = await request(one.url).get(`/api/v1/houses/${houseId}`).set(headers);
+    expect(whole.status).toBe(200);
+    expect(whole.body.data.title).toBe('게이트웨이 집');
+  }
+  expect(houseCache.hits + houseCache.misses).toBe(hits);
+  // A member's read, and If-Modified-Since, go to the service.
+  expect(await titleOf(await get(one, `/api/v1/houses/${houseId}`, { 'if-modified-since': new Date().toUTCString() }))).toBe('몰래 고친 집');
   const member = await addPerson(h.connection, '게이트웨이회원');
   expect(await titleOf(await get(one, `/api/v1/houses/${houseId}`, { authorization: member.token }))).toBe('몰래 고친 집');
-  const conditional = await get(one, `/api/v1/houses/${houseId}`, { 'if-none-match': String(first.headers.get('etag')) });
-  expect(conditional.status).toBe(200);
-  expect(await titleOf(conditional)).toBe('몰래 고친 집');
-  // The anonymous read without conditions is still the kept one until something announced changes it.
-  expect(await titleOf(await get(one, `/api/v1/houses/${houseId}`))).toBe('게이트웨이 집');
 });
 
 it('shows a write through one gateway at once to an anonymous read through it, and through the other once announced', async () => {

@@ -12,6 +12,29 @@ export const ANSWERS_SETTLE_MS = 1_000;
 /** Headers of an upstream answer that belong to its one request, never given again with a kept answer. */
 const REQUEST_OWN_HEADERS = ['date', 'x-request-id', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'];
 
+/** Headers a 304 leaves out (what Express's `res.send` removes when the request is fresh). */
+const NOT_IN_304 = ['content-type', 'content-length', 'transfer-encoding'];
+
+const NO_CACHE = /(?:^|,)\s*?no-cache\s*?(?:,|$)/;
+
+/**
+ * Whether the client already holds the answer tagged `etag`: Express's `req.fresh` (the `fresh` package's rule)
+ * for a request whose only condition is `If-None-Match`, so a kept answer is answered 304 exactly as the service
+ * answers it.
+ */
+function clientHolds(req: http.IncomingMessage, etag: unknown): boolean {
+  const noneMatch = req.headers['if-none-match'];
+  if (!noneMatch) return false;
+  const cacheControl = req.headers['cache-control'];
+  if (cacheControl && NO_CACHE.test(cacheControl)) return false;
+  if (noneMatch === '*') return true;
+  if (typeof etag !== 'string' || etag === '') return false;
+  return noneMatch
+    .split(',')
+    .map((token) => token.trim())
+    .some((match) => match === etag || match === `W/${etag}` || `W/${match}` === etag);
+}
+
 /** What the forwarder does with an upstream answer for the gateway's memory: keep its body once it has all of it. */
 export interface AnswerReceipt {
   keep?: (body: Buffer) => void;
@@ -25,9 +48,9 @@ export interface AnswerReceipt {
  * listening to the same announcements (`cache.<service>.changed`) with the same rules on a lost connection. A write
  * forwarded to a service forgets, before its answer goes on, what the answer says it changed
  * (`CACHE_CHANGED_HEADER`; everything of that service without it), so the writer's own next read, anonymous or not,
- * never sees an older answer here. Only anonymous GETs without conditions are answered from it or kept: no
- * `Authorization`, no cookie, no `If-None-Match` / `If-Modified-Since` / `Range` (those go to the service, which
- * answers them as before).
+ * never sees an older answer here. Only anonymous GETs are answered from it or kept: no `Authorization`, no
+ * cookie; an `If-None-Match` is answered 304 as the service answers it, and an `If-Modified-Since` or a `Range`
+ * goes to the service. Answers that set a cookie or vary by a header are never kept.
  */
 export class GatewayAnswers {
   private readonly caches = new Map<ServiceName, ResponseCache>();
@@ -45,7 +68,7 @@ export class GatewayAnswers {
     if (req.method !== 'GET') return undefined;
     const { headers } = req;
     if (headers.authorization !== undefined || headers.cookie !== undefined) return undefined;
-    if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || headers.range !== undefined) return undefined;
+    if (headers['if-modified-since'] !== undefined || headers.range !== undefined) return undefined;
     return req.url;
   }
 
@@ -55,6 +78,13 @@ export class GatewayAnswers {
     if (key === undefined) return false;
     const kept = this.caches.get(service)?.recall(key);
     if (!kept) return false;
+    if (clientHolds(req, kept.headers.etag)) {
+      const headers = { ...kept.headers };
+      for (const name of NOT_IN_304) delete headers[name];
+      res.writeHead(304, headers);
+      res.end();
+      return true;
+    }
     res.writeHead(200, { ...kept.headers, 'content-length': kept.body.length });
     res.end(kept.body);
     return true;
@@ -86,7 +116,7 @@ export class GatewayAnswers {
     }
     const key = GatewayAnswers.keyOf(req);
     const offer = status === 200 && key !== undefined ? readOffer(internal.offer) : undefined;
-    if (key === undefined || offer === undefined) return {};
+    if (key === undefined || offer === undefined || headers['set-cookie'] !== undefined || headers.vary !== undefined) return {};
     const kept: http.OutgoingHttpHeaders = { ...headers };
     for (const name of REQUEST_OWN_HEADERS) delete kept[name];
     return { keep: (body) => void cache.keep(key, began, offer, body, kept) };

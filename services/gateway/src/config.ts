@@ -91,6 +91,18 @@ export const configSchema = z.object({
    * hot path over the replicas; with `path` that path's whole load is one replica's (docs/decisions-local.md).
    */
   UPSTREAM_READ_AFFINITY: z.enum(['off', 'path']).default('off'),
+  /**
+   * The services' NATS (comma-separated servers) and its subject prefix: given, the gateway keeps the anonymous
+   * answers the services offer and forgets them on their announcements there (`GatewayAnswers`,
+   * docs/decisions-local.md "Response cache"); absent, every request goes to the services.
+   */
+  NATS_URL: z.string().min(1).optional(),
+  NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default(''),
+  /** Bytes of kept answers per service (the least recently used go first), besides 5,000 answers per service. */
+  RESPONSE_CACHE_MAX_BYTES: positiveInt.default(8 * 1_048_576),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**

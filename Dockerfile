@@ -13,12 +13,14 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY shared/package.json shared/
 COPY events/package.json events/
+# services:render begin build-packages
 COPY services/gateway/package.json services/gateway/
 COPY services/accounts/package.json services/accounts/
 COPY services/community/package.json services/community/
 COPY services/houses/package.json services/houses/
 COPY services/records/package.json services/records/
 COPY services/notifications/package.json services/notifications/
+# services:render end build-packages
 COPY api-client/package.json api-client/
 COPY admin-console/package.json admin-console/
 RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --no-audit --no-fund
@@ -33,18 +35,22 @@ RUN npx tsc -b && npm run build -w api-client && npm run build -w admin-console
 # libraries). bcrypt (accounts) loads its bundled N-API prebuild, so no compiler is needed here.
 FROM ${NODE_IMAGE} AS runtime-deps
 ARG SERVICE
+# services:render begin runtime-check
 RUN case "${SERVICE}" in gateway|accounts|community|houses|records|notifications) ;; \
     *) echo "build with --build-arg SERVICE=<gateway|accounts|community|houses|records|notifications>" >&2; exit 1 ;; esac
+# services:render end runtime-check
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/shared/package.json shared/
 COPY --from=build /app/events/package.json events/
+# services:render begin runtime-packages
 COPY --from=build /app/services/gateway/package.json services/gateway/
 COPY --from=build /app/services/accounts/package.json services/accounts/
 COPY --from=build /app/services/community/package.json services/community/
 COPY --from=build /app/services/houses/package.json services/houses/
 COPY --from=build /app/services/records/package.json services/records/
 COPY --from=build /app/services/notifications/package.json services/notifications/
+# services:render end runtime-packages
 COPY --from=build /app/api-client/package.json api-client/
 COPY --from=build /app/admin-console/package.json admin-console/
 RUN --mount=type=cache,id=binzip-npm,target=/root/.npm npm ci --omit=dev --prefer-offline --no-audit --no-fund -w "services/${SERVICE}" -w shared -w events \

@@ -95,7 +95,9 @@ function sharedLayerRules() {
       ),
     },
   }));
-  const gatewayMessage = 'the gateway holds no store or broker: it imports only @binzip/shared/core';
+  // The one exception, the response cache (`@binzip/shared/response-cache`): the gateway keeps the services' offered
+  // answers and follows their announcements on NATS through it, never through a broker client of its own.
+  const gatewayMessage = 'the gateway holds no store and no broker client: it imports only @binzip/shared/core and @binzip/shared/response-cache';
   configs.push({
     files: ['services/gateway/src/**/*.ts'],
     rules: {

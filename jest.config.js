@@ -14,6 +14,8 @@ module.exports = {
     '^@binzip/shared$': '<rootDir>/shared/src/index.ts',
     // The layers (`@binzip/shared/core`, `/store`, `/bus`, `/runtime`, `/media`): the same source files.
     '^@binzip/shared/(core|store|bus|runtime|media)$': '<rootDir>/shared/src/$1/index.ts',
+    // The response cache alone (the gateway's, which holds no store): its source file.
+    '^@binzip/shared/response-cache$': '<rootDir>/shared/src/bus/response-cache.ts',
     // The producers' event contracts, from their sources.
     '^@binzip/events$': '<rootDir>/events/src/index.ts',
     // The client package as front ends use it, from its sources (no build needed).

@@ -129,9 +129,10 @@ async function main(): Promise<void> {
       natsUrl: cluster.uri,
       publicKey: keys.publicKey,
       privateKey: keys.privateKey,
-      instances: { accounts: 2, community: 2, houses: 2, records: 2, notifications: 2 },
+      instances: Object.fromEntries(SERVICES.map((name) => [name, 2])),
       gateways: 2,
-      ports: { gateway: 7150, accounts: 7101, community: 7102, houses: 7103, records: 7104, notifications: 7105 },
+      // Off the default ports (npm start may be running): 71xx for the services in the list's order, 7150 the gateway.
+      ports: { gateway: 7150, ...Object.fromEntries(SERVICES.map((name, index) => [name, 7101 + index])) },
       dbPrefix: `${prefix}_`,
       natsPrefix: prefix,
       env: {

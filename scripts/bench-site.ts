@@ -355,11 +355,13 @@ function pausesIn(text: string): Pauses {
     return line === undefined ? NaN : Number(line.slice(series.length + 1)) * 1000;
   };
   const own = read('binzip_event_loop_delay_seconds{quantile="0.99"}');
+  const computed = read('binzip_response_cache_answers_total{answered_by="computed"}');
   const forgotEverything: Record<string, number> = {};
   for (const m of text.matchAll(/^binzip_response_cache_changes_total\{source="([^"]+)",what="everything"\} (\S+)$/gm)) forgotEverything[m[1]] = Number(m[2]);
   return {
     cacheMemory: read('binzip_response_cache_answers_total{answered_by="memory"}') / 1000,
-    cacheComputed: read('binzip_response_cache_answers_total{answered_by="computed"}') / 1000,
+    // A service's answers it computed; the gateway's, the services answered (`GatewayAnswers`).
+    cacheComputed: (Number.isFinite(computed) ? computed : read('binzip_response_cache_answers_total{answered_by="service"}')) / 1000,
     forgotEverything,
     loopP99: Number.isFinite(own) ? own : Math.max(0, read('nodejs_eventloop_lag_p99_seconds') - 10),
     loopMax: Number.isFinite(own) ? read('binzip_event_loop_delay_seconds{quantile="1"}') : Math.max(0, read('nodejs_eventloop_lag_max_seconds') - 10),

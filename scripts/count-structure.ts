@@ -4,40 +4,55 @@
  *
  * - **import cycles**: strongly connected components of the production import graph (shared/src, services/*\/src;
  *   type-only imports included; scripts/lib/import-graph.ts). Also `npm run check:cycles`, in `npm run lint`.
- * - **files followed per request path**: every production file reachable through imports from the entry files a
- *   reader starts from for that path (listed in PATHS below: the gateway's forwarder, the runtime's HTTP edge, the
- *   file declaring the operation, and for an event the producer's outbox relay and the consumer's declaration).
- *   Two figures per path: **by name** (compared with the issue's targets) follows each imported name to the file
- *   that declares it, through barrels (scripts/lib/import-graph.ts `nameGraph`: a namespace import, `export *` and
- *   `import('…')` still follow the whole module); **whole barrels** follows an import of a barrel (`@binzip/shared`,
- *   a layer's index.ts) to everything the barrel re-exports, as a reader who opens the barrel does (an upper bound).
- *   Both follow a reached file whole (every import it has), so both are larger than what one operation uses.
+ * - **files followed per request path**: three figures per path, from the entries a reader starts from (PATHS
+ *   below: the gateway's `createServiceProxies`, the runtime's `createServiceApp`, the operation's own
+ *   `operation({...})` entry, and for an event the producer's `OutboxRelay` and the consumer's `consume(...)` entry).
+ *   **By declaration** (compared with the issue's targets; scripts/lib/declaration-graph.ts): every name an entry
+ *   uses is followed to the declaration the TypeScript checker resolves it to, and that declaration is read in
+ *   turn; the files holding a declaration read are counted (a class is read as far as making one, its methods when
+ *   called by name). Counted this way b9954ad gives 45, 52 and 44 where the issue counted 36, 50 and 35 there.
+ *   The two import-graph figures are upper bounds: **by name** follows each imported name to its file and then
+ *   that file whole (every import it has; scripts/lib/import-graph.ts `nameGraph`), **whole barrels** also opens
+ *   every barrel imported.
  * - **hand-edited files per change kind**: the distinct files named in backticks by the numbered steps of each
  *   checklist in docs/conventions.md ("Add an endpoint", "Add an event consumer", "Add a service"); generated files
  *   (`npm run api:examples`, `client:types`) are not hand-edited and not counted.
+ * - **lists of services written by hand**: the files outside services/ that name every service (a list a new
+ *   service would have to join), leaving out tests, Markdown, generated files (contracts/, api-client/,
+ *   api-collection/, package-lock.json, the gateway's declared access, files written whole by
+ *   `npm run services:render`), the regions `services:render` writes, and build output. A new service's name is
+ *   written in each of these and in its own folder; `--verbose` lists them.
  * - **service-name places**: for each service, the files outside services/<name>/ that write its name as a word,
- *   leaving out tests, Markdown, generated files (contracts/, api-client/, api-collection/, package-lock.json) and
- *   build output. A place is one file; `--verbose` lists them.
+ *   with the same files left out (cross-service references included: an event's consumers, the revocation feed's
+ *   readers, comments). A place is one file; `--verbose` lists them.
  * - **shared share**: lines of shared/src against all production lines (shared/src + events/src + services/*\/src;
  *   events/src, the producers' event contracts, counts as production but not as shared).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { declarationWalker, type Entry } from './lib/declaration-graph';
+import { withoutRendered } from './lib/service-deploy';
 import { cycles, importGraph, nameGraph, productionFiles, reachable, ROOT } from './lib/import-graph';
 
 const verbose = process.argv.includes('--verbose');
 const SERVICES = readdirSync(join(ROOT, 'services')).filter((name) => name !== 'gateway' && existsSync(join(ROOT, 'services', name, 'src')));
 
-const PATHS: Record<string, string[]> = {
-  'anonymous house list (GET /api/v1/houses)': ['services/gateway/src/proxy/forward.ts', 'shared/src/runtime/http.ts', 'services/houses/src/routes/houses.ts'],
-  'a comment to its notification': [
-    'services/gateway/src/proxy/forward.ts',
-    'shared/src/runtime/http.ts',
-    'services/community/src/routes/comments.ts',
-    'shared/src/bus/outbox.ts',
-    'services/notifications/src/events/index.ts',
+const FORWARDER: Entry = { file: 'services/gateway/src/proxy/forward.ts', name: 'createServiceProxies' };
+const EDGE: Entry = { file: 'shared/src/runtime/http.ts', name: 'createServiceApp' };
+const PATHS: Record<string, Entry[]> = {
+  'anonymous house list (GET /api/v1/houses)': [
+    FORWARDER,
+    EDGE,
+    { file: 'services/houses/src/routes/houses.ts', call: { key: 'operationId', value: 'listHouses' } },
   ],
-  'sign-in (POST /api/v1/users/sign-in)': ['services/gateway/src/proxy/forward.ts', 'shared/src/runtime/http.ts', 'services/accounts/src/routes/users.ts'],
+  'a comment to its notification': [
+    FORWARDER,
+    EDGE,
+    { file: 'services/community/src/routes/comments.ts', call: { key: 'operationId', value: 'createBoardComment' } },
+    { file: 'shared/src/bus/outbox.ts', name: 'OutboxRelay' },
+    { file: 'services/notifications/src/events/index.ts', call: { key: 'durable', value: 'notifications-board-comments' } },
+  ],
+  'sign-in (POST /api/v1/users/sign-in)': [FORWARDER, EDGE, { file: 'services/accounts/src/routes/users.ts', call: { key: 'operationId', value: 'signIn' } }],
 };
 
 function lines(file: string): number {
@@ -75,6 +90,7 @@ const SKIP_DIRS = new Set([
   'api-client',
   'api-collection',
   'test-artifacts',
+  'clients',
   'tools',
 ]);
 function candidateFiles(dir = ''): string[] {
@@ -91,9 +107,25 @@ function candidateFiles(dir = ''): string[] {
   return out;
 }
 
+/** A file's hand-written text: nothing for a generated file, and without what `services:render` writes. */
+function handWritten(file: string): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return text.startsWith('/**\n * Generated by `npm run') ? '' : withoutRendered(file, text);
+}
+
 function namePlaces(service: string, files: readonly string[]): string[] {
   const word = new RegExp(`\\b${service}\\b`);
-  return files.filter((file) => !file.startsWith(`services/${service}/`) && word.test(readFileSync(join(ROOT, file), 'utf8')));
+  return files.filter((file) => !file.startsWith(`services/${service}/`) && word.test(handWritten(file)));
+}
+
+/** Files outside services/ whose hand-written text names every service: the lists a new service would join. */
+function serviceLists(files: readonly string[]): string[] {
+  return files
+    .filter((file) => !file.startsWith('services/') || file === 'services/gateway/src/proxy/upstreams.ts')
+    .filter((file) => {
+      const text = handWritten(file);
+      return SERVICES.every((service) => new RegExp(`\\b${service}\\b`).test(text));
+    });
 }
 
 const graph = importGraph();
@@ -101,13 +133,16 @@ const found = cycles(graph);
 console.log(`import cycles: ${found.length}`);
 for (const component of found) console.log(`  ${component.join(' -> ')}`);
 
-console.log('\nfiles followed per request path (by name; whole barrels):');
+console.log('\nfiles followed per request path (by declaration; upper bounds: by name, whole barrels):');
 const byName = nameGraph();
+const walker = declarationWalker();
 for (const [name, entries] of Object.entries(PATHS)) {
-  const named = new Set(entries.flatMap((entry) => [...reachable(byName, entry)]));
-  const files = new Set(entries.flatMap((entry) => [...reachable(graph, entry)]));
-  console.log(`  ${name}: ${named.size}; ${files.size}`);
-  if (verbose) for (const file of [...named].sort()) console.log(`    ${file}`);
+  const declared = walker.filesFollowed(entries);
+  const entryFiles = [...new Set(entries.map((entry) => entry.file))];
+  const named = new Set(entryFiles.flatMap((entry) => [...reachable(byName, entry)]));
+  const files = new Set(entryFiles.flatMap((entry) => [...reachable(graph, entry)]));
+  console.log(`  ${name}: ${declared.size}; ${named.size}; ${files.size}`);
+  if (verbose) for (const file of [...declared].sort()) console.log(`    ${file}`);
 }
 
 console.log('\nhand-edited files per change kind (docs/conventions.md checklists):');
@@ -117,6 +152,10 @@ for (const { title, files } of checklists()) {
 }
 
 const candidates = candidateFiles();
+const lists = serviceLists(candidates);
+console.log(`\nlists of services written by hand (a new service's name goes into each): ${lists.length}`);
+for (const file of lists) console.log(`  ${file}`);
+
 console.log('\nservice-name places (files outside the service that write its name):');
 for (const service of SERVICES) {
   const places = namePlaces(service, candidates);

@@ -1,28 +1,21 @@
 import path from 'node:path';
 import prettier from 'prettier';
-import { operations as accountsOperations } from '../../services/accounts/src/routes';
-import { operations as communityOperations } from '../../services/community/src/routes';
-import { operations as housesOperations } from '../../services/houses/src/routes';
-import { longLivedRoutes, operations as notificationsOperations } from '../../services/notifications/src/routes';
-import { operations as recordsOperations } from '../../services/records/src/routes';
+import { routePrefixes, serviceRoutes } from './service-routes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /**
- * Who may call each operation, as the services declare it, for the gateway (which imports no service): it refuses
- * an anonymous body to a members' operation before reading it (issue 34). Written by `npm run client:types`,
+ * Who may call each operation and which service owns which paths, as the services declare them, for the gateway
+ * (which imports no service): it routes by them and refuses an anonymous body to a members' operation before
+ * reading it (issue 34). Written by `npm run client:types`,
  * checked by `npm run client:check`, like the client's types.
  */
 export const GATEWAY_ACCESS_FILE = path.join(ROOT, 'services', 'gateway', 'src', 'proxy', 'declared-access.ts');
 
-interface Declared {
-  method: string;
-  path: string;
-  access: 'public' | 'optional' | 'user' | 'admin';
-  ignoresAuthorization?: boolean;
-}
-
 export async function gatewayAccessSource(): Promise<string> {
-  const all = [...accountsOperations, ...communityOperations, ...housesOperations, ...notificationsOperations, ...recordsOperations] as unknown as Declared[];
+  const services = serviceRoutes();
+  const all = services.flatMap(({ routes }) => routes.operations);
+  const longLivedRoutes = services.flatMap(({ routes }) => routes.longLivedRoutes ?? []);
+  const routes = routePrefixes(services.map(({ name, routes }) => ({ name, paths: routes.operations.map((operation) => operation.path) })));
   const rows = all
     // An operation that never reads the Authorization header (reissue) is anyone's as far as the gateway goes.
     .map((operation) => [operation.method.toUpperCase(), operation.path, operation.ignoresAuthorization ? 'public' : operation.access] as const)
@@ -35,6 +28,9 @@ export async function gatewayAccessSource(): Promise<string> {
     "export type DeclaredAccess = 'public' | 'optional' | 'user' | 'admin';",
     '',
     `export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAccess]> = ${JSON.stringify(rows)};`,
+    '',
+    '/** Which service owns which paths: `[prefix, service]`, longest prefix first (the gateway takes the first that matches). */',
+    `export const DECLARED_ROUTES: ReadonlyArray<readonly [string, string]> = ${JSON.stringify(routes)};`,
     '',
     '/** Routes the services answer with a long-lived stream (Server-Sent Events): `[method, path]`. */',
     `export const LONG_LIVED_ROUTES: ReadonlyArray<readonly [string, string]> = ${JSON.stringify(longLivedRoutes.map((route) => [route.method, route.path]))};`,

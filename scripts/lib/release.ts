@@ -7,9 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { SERVICE_NAMES } from '../../services/gateway/src/proxy/upstreams';
 import { REPO_ROOT } from './system';
 
-export const RELEASED_PROCESSES = ['gateway', 'accounts', 'community', 'houses', 'records', 'notifications'] as const;
+/** The gateway and every service of the one list (`SERVICE_PORTS`). */
+export const RELEASED_PROCESSES = ['gateway', ...SERVICE_NAMES] as const;
 
 /** The version of services/<name>/package.json in a source tree (this repository's by default). */
 export function serviceVersion(name: string, root = REPO_ROOT): string {

@@ -4,10 +4,12 @@
  * from it. What cannot derive from it (the compose file, the Kubernetes manifests, the Dockerfile, the npm
  * workspaces and the TypeScript build) is checked here to name the same services, each with its default port.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { SERVICE_NAMES, SERVICE_PORTS } from '../../services/gateway/src/proxy/upstreams';
+import { renderedDeployFiles } from '../../scripts/lib/service-deploy';
+import { routePrefixes, serviceRoutes } from '../../scripts/lib/service-routes';
+import { routeFor, SERVICE_NAMES, SERVICE_PORTS } from '../../services/gateway/src/proxy/upstreams';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -17,8 +19,11 @@ const LISTED = sorted(SERVICE_NAMES);
 test('every listed service has its folder with its declaration, and no other folder declares one', () => {
   for (const name of SERVICE_NAMES) expect(existsSync(path.join(ROOT, 'services', name, 'src', 'service.ts'))).toBe(true);
   const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
-  const declared = workspaces.filter((w) => w.startsWith('services/') && existsSync(path.join(ROOT, w, 'src', 'service.ts')));
+  // `services/*` (a new service is a workspace by being a folder there) or the folders one by one.
+  const folders = workspaces.flatMap((w) => (w === 'services/*' ? readdirSync(path.join(ROOT, 'services')).map((name) => `services/${name}`) : [w]));
+  const declared = folders.filter((w) => w.startsWith('services/') && existsSync(path.join(ROOT, w, 'src', 'service.ts')));
   expect(sorted(declared.map((w) => w.slice('services/'.length)))).toEqual(LISTED);
+  expect(folders).toContain('services/gateway');
 });
 
 test('the TypeScript build references every listed service', () => {
@@ -51,4 +56,42 @@ test('the Kubernetes base deploys each listed service', () => {
     .filter((object) => object?.kind === 'Deployment')
     .map((object) => object.metadata?.name ?? '');
   expect(sorted(deployments.filter((name) => name !== 'gateway'))).toEqual(LISTED);
+});
+
+test('the gateway routes every operation a service declares to that service (its routes derive from them)', () => {
+  for (const { name, routes } of serviceRoutes()) {
+    for (const operation of routes.operations) {
+      const path = operation.path.replace(/\{[^}]+\}/g, 'x');
+      expect({ path, service: routeFor(path)?.service }).toEqual({ path, service: name });
+      expect(routeFor(path.toUpperCase().replace('/API/', '/api/'))?.service).toBe(name);
+    }
+  }
+});
+
+test('a route prefix is the shortest no other service shares, and a deeper one comes first', () => {
+  const routes = routePrefixes([
+    { name: 'accounts', paths: ['/api/v1/users/{id}', '/api/v1/users/sign-in', '/api/v1/admin/stats/users', '/api/v1/admin/users'] },
+    { name: 'houses', paths: ['/api/v1/houses', '/api/v1/admin/stats/houses'] },
+    { name: 'records', paths: ['/api/v1/record', '/api/v1/record_review/{id}'] },
+  ]);
+  expect(routes).toEqual([
+    ['/api/v1/admin/stats/houses', 'houses'],
+    ['/api/v1/admin/stats/users', 'accounts'],
+    ['/api/v1/admin/users', 'accounts'],
+    ['/api/v1/houses', 'houses'],
+    ['/api/v1/record', 'records'],
+    ['/api/v1/record_review', 'records'],
+    ['/api/v1/users', 'accounts'],
+  ]);
+  expect(() =>
+    routePrefixes([
+      { name: 'a', paths: ['/api/v1/same'] },
+      { name: 'b', paths: ['/api/v1/same'] },
+    ]),
+  ).toThrow(/both a's and b's/);
+});
+
+test('the deployment files are in step with the list of services and each service deploy.yaml (npm run services:render)', () => {
+  const stale = [...renderedDeployFiles()].filter(([file, content]) => read(file) !== content).map(([file]) => file);
+  expect(stale).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { cacheChangedSubject, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
+import { CACHE_CHANGED_HEADER, CACHE_OFFER_HEADER, cacheChangedSubject, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
 import { communityCommentCreated } from '@binzip/events';
 import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
@@ -8,7 +8,7 @@ import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceH
 import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { BOARD_ANSWERS, commentCreatedEvents } from '../src/cache-keys';
+import { BOARD_ANSWERS, boardKey, commentCreatedEvents, commenterKey } from '../src/cache-keys';
 import { postBoard, postComment } from './helpers';
 
 /**
@@ -216,6 +216,20 @@ describe('one instance: a write forgets only the answers it could have changed',
     expect(announcements.length).toBe(before);
     expect((await detail(first, a)).title).toBe(`${t} A`);
     expect((await list(first, `prefix=DEFAULT&search=${t}`)).content[0].title).toBe(`${t} A`);
+  });
+});
+
+describe('what the gateway in front is told', () => {
+  it("offers no answer (the cache also forgets on comment events, which the gateway does not hear); a write's answer names the keys it changed", async () => {
+    const a = await postBoard(h.app, author, { title: `${token()} A` });
+    for (let i = 0; i < 2; i++) {
+      const res = await request(first).get(`/api/v1/boards/${a}`);
+      expect(res.status).toBe(200);
+      expect(res.headers[CACHE_OFFER_HEADER]).toBeUndefined();
+    }
+    const comment = await request(first).post('/api/v1/comments').set('Authorization', commenter.token).send({ boardId: a, content: '게이트웨이에 알릴 댓글' });
+    expect(comment.status).toBe(200);
+    expect(JSON.parse(String(comment.headers[CACHE_CHANGED_HEADER]))).toEqual({ keys: [boardKey(a), commenterKey(commenter.id)] });
   });
 });
 

@@ -2,10 +2,7 @@ import { jwtPublicKeySchema, loadConfig, metricsConfigShape, portSchema, shutdow
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { SERVICE_PORTS, type ServiceName } from './proxy/upstreams';
-
-/** A service's default address: its port (`SERVICE_PORTS`) on this machine. */
-const localUpstream = (name: ServiceName) => `http://127.0.0.1:${SERVICE_PORTS[name]}`;
+import { SERVICE_NAMES, SERVICE_PORTS, upstreamSetting, type ServiceName, type UpstreamSetting } from './proxy/upstreams';
 
 const urlList = z
   .string()
@@ -17,6 +14,16 @@ const urlList = z
       .filter(Boolean),
   )
   .pipe(z.array(z.string().url()).min(1));
+
+/**
+ * Each service's instances (`<NAME>_URLS`, comma-separated, for every name in `SERVICE_PORTS`); by default its
+ * port on this machine.
+ */
+const upstreamUrls = (name: ServiceName) => urlList.default([`http://127.0.0.1:${SERVICE_PORTS[name]}`]);
+const upstreamSettings = Object.fromEntries(SERVICE_NAMES.map((name) => [upstreamSetting(name), upstreamUrls(name)])) as Record<
+  UpstreamSetting,
+  ReturnType<typeof upstreamUrls>
+>;
 
 const originList = z
   .string()
@@ -62,12 +69,7 @@ export const configSchema = z.object({
    * clients directly must not let them pick the address the flood limits count.
    */
   TRUST_PROXY: z.string().default('false'),
-  /** Each service's instances (`<NAME>_URLS`, comma-separated); by default its port on this machine (`SERVICE_PORTS`). */
-  ACCOUNTS_URLS: urlList.default([localUpstream('accounts')]),
-  COMMUNITY_URLS: urlList.default([localUpstream('community')]),
-  HOUSES_URLS: urlList.default([localUpstream('houses')]),
-  RECORDS_URLS: urlList.default([localUpstream('records')]),
-  NOTIFICATIONS_URLS: urlList.default([localUpstream('notifications')]),
+  ...upstreamSettings,
   /** Upstream must start answering within this time, else 504. */
   UPSTREAM_TIMEOUT_MS: positiveInt.default(10_000),
   /**
@@ -90,6 +92,18 @@ export const configSchema = z.object({
    * replica. `off`: every request in turn (docs/decisions-local.md, "Read affinity").
    */
   UPSTREAM_READ_AFFINITY: z.enum(['off', 'path']).default('path'),
+  /**
+   * The services' NATS (comma-separated servers) and its subject prefix: given, the gateway keeps the anonymous
+   * answers the services offer and forgets them on their announcements there (`GatewayAnswers`,
+   * docs/decisions-local.md "Response cache"); absent, every request goes to the services.
+   */
+  NATS_URL: z.string().min(1).optional(),
+  NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default(''),
+  /** Bytes of kept answers per service (the least recently used go first), besides 5,000 answers per service. */
+  RESPONSE_CACHE_MAX_BYTES: positiveInt.default(8 * 1_048_576),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**

@@ -48,6 +48,8 @@ import {
   type ServiceName,
 } from './proxy/upstreams';
 import { observeProxied } from './metrics';
+import { GatewayAnswers } from './proxy/answers';
+import type { AnnouncementHost } from '@binzip/shared/response-cache';
 import { createServiceProxies, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';
 
 export interface GatewayDeps {
@@ -66,6 +68,13 @@ export interface Gateway {
   app: Express;
   pools: Pools;
   tokens: VerifiedTokens;
+  /**
+   * From now on, keeps the anonymous answers the services offer and forgets them on their announcements heard on
+   * `host` (`GatewayAnswers`); main.ts calls it once connected to NATS. Before it, every request goes to the services.
+   */
+  hearAnnouncements: (host: AnnouncementHost) => void;
+  /** Forgets every kept answer and stops listening (shutdown, tests). */
+  stopHearing: () => void;
 }
 
 /**
@@ -128,7 +137,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const app = buildApp({ config, logger, pools, trust, draining: deps.draining });
   const tokens = new VerifiedTokens(config.JWT_PUBLIC_KEY, config.TOKEN_CACHE_SIZE);
   const cors = corsPolicy(config.CORS_ORIGINS);
+  let answers: GatewayAnswers | undefined;
   const proxies = createServiceProxies({
+    answers: () => answers,
     pools,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     idleSocketMs: config.UPSTREAM_IDLE_SOCKET_MS,
@@ -154,6 +165,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const bodyLimitOf = (method: string | undefined, path: string): number => (isUpload(method, path) ? config.UPLOAD_BODY_LIMIT_BYTES : bodyLimit);
 
   const forward = (service: ServiceName, path: string, req: http.IncomingMessage, res: http.ServerResponse) => {
+    // An anonymous read the gateway's memory holds is answered here, before anything else is done for it.
+    if (answers && !hasBody(req) && answers.answer(service, req, res)) return;
     const upload = isUpload(req.method, path);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > bodyLimitOf(req.method, path)) {
@@ -278,7 +291,15 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       answerError(err, res, logger);
     }
   };
-  return { handle, app, pools, tokens };
+  const stopHearing = () => {
+    answers?.stop();
+    answers = undefined;
+  };
+  const hearAnnouncements = (host: AnnouncementHost) => {
+    stopHearing();
+    answers = new GatewayAnswers({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }, host);
+  };
+  return { handle, app, pools, tokens, hearAnnouncements, stopHearing };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/core';
+import { connectForAnnouncements } from '@binzip/shared/response-cache';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
 import { refreshPools, systemResolver } from './proxy/upstreams';
@@ -15,7 +16,8 @@ async function main(): Promise<void> {
   // First, so proxied requests carry `traceparent` (off without OTEL_EXPORTER_OTLP_ENDPOINT).
   const tracing = startTracing('gateway');
   const config = readConfig();
-  logger = createLogger('gateway', config.LOG_LEVEL);
+  const log = createLogger('gateway', config.LOG_LEVEL);
+  logger = log;
   let draining = false;
   const gateway = buildGateway({ config, logger, draining: () => draining });
   // Host names (compose service names) are resolved before the first request, then kept current.
@@ -23,7 +25,23 @@ async function main(): Promise<void> {
   const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
   const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
-  shutdown = shutdownOn(logger, server, [async () => stopUpkeep(), () => tracing.stop()], {
+  // The services' announcements, once NATS answers (it keeps trying meanwhile; until then nothing is kept here).
+  let announcements: Awaited<ReturnType<typeof connectForAnnouncements>> | undefined;
+  const natsUrl = config.NATS_URL;
+  if (natsUrl !== undefined) {
+    void connectForAnnouncements({ url: natsUrl, prefix: config.NATS_PREFIX, name: 'gateway' })
+      .then((host) => {
+        announcements = host;
+        gateway.hearAnnouncements(host);
+        log.info("keeping the services' offered answers", { nats: natsUrl });
+      })
+      .catch((err: unknown) => log.warn('no NATS: every request goes to the services', { error: err instanceof Error ? err.message : String(err) }));
+  }
+  const stopHearing = async () => {
+    gateway.stopHearing();
+    await announcements?.close();
+  };
+  shutdown = shutdownOn(logger, server, [async () => stopUpkeep(), stopHearing, () => tracing.stop()], {
     drainMs: config.SHUTDOWN_DRAIN_MS,
     onDrain: () => (draining = true),
   });

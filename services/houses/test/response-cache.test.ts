@@ -1,10 +1,19 @@
-import { ResponseCache, UNHEARD_TTL_MS, userProjection, type EventBus, type RunningConsumer } from '@binzip/shared';
+import {
+  CACHE_CHANGED_HEADER,
+  CACHE_OFFER_HEADER,
+  readOffer,
+  ResponseCache,
+  UNHEARD_TTL_MS,
+  userProjection,
+  type EventBus,
+  type RunningConsumer,
+} from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
 import { eventually as eventuallyTrue, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { addMember, addPerson, cachedInstance, startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { atMostEvery, buildApp } from '../src/service';
-import { HOUSE_ANSWERS } from '../src/cache-keys';
+import { HOUSE_ANSWERS, scrapsKey } from '../src/cache-keys';
 import { geocodeDue } from '../src/domain/geocoding';
 import { localGeocoder } from '../src/domain/geocoder';
 import { createListing, type HousesHarness, housesService, validListing } from './helpers';
@@ -94,6 +103,25 @@ it('shows a write at once: the instance that answered it forgets its cached answ
   const after = await request(first).get('/api/v1/houses?size=50');
   expect(after.body.data.totalElements).toBe(before.body.data.totalElements + 1);
   expect((after.body.data.content as Array<{ houseId: number }>).some((item) => item.houseId === houseId)).toBe(true);
+});
+
+it("offers its anonymous answers to the gateway in front (lifetime left and keys), never a member's; a write's answer names what it changed", async () => {
+  const houseId = await createListing(h, agent, { title: '게이트웨이에 줄 집' });
+  h.clock.advance(HOUSE_ANSWERS.ttlMs);
+  const computed = await detail(first, houseId);
+  expect(readOffer(computed.headers[CACHE_OFFER_HEADER])).toEqual({ ttlMs: HOUSE_ANSWERS.ttlMs, keys: [] });
+  h.clock.advance(4_000);
+  const remembered = await detail(first, houseId);
+  expect(readOffer(remembered.headers[CACHE_OFFER_HEADER])).toEqual({ ttlMs: HOUSE_ANSWERS.ttlMs - 4_000, keys: [] });
+  expect((await detail(first, houseId, member)).headers[CACHE_OFFER_HEADER]).toBeUndefined();
+  expect((await request(first).get('/api/v1/houses/scrap').set('Authorization', member.token)).headers[CACHE_OFFER_HEADER]).toBeUndefined();
+
+  const scrapped = await request(first).put(`/api/v1/scraps/${houseId}`).set('Authorization', member.token);
+  expect(JSON.parse(String(scrapped.headers[CACHE_CHANGED_HEADER]))).toEqual({ keys: [scrapsKey(member.id)] });
+  // A listing write declares nothing: no header, and the gateway forgets every answer of houses.
+  const created = await request(first).post('/api/v1/houses').set('Authorization', agent.token).send(validListing());
+  expect(created.status).toBe(200);
+  expect(created.headers[CACHE_CHANGED_HEADER]).toBeUndefined();
 });
 
 describe('across instances, through NATS', () => {

@@ -1,9 +1,21 @@
 import { createHash } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../core/metrics';
-import { UNHEARD_TTL_MS, type CacheKeyOf, type CacheKeys, type CacheScope, type RouteCache } from '../core/cache-policy';
+import {
+  CACHE_CHANGED_HEADER,
+  CACHE_OFFER_HEADER,
+  offerHeader,
+  UNHEARD_TTL_MS,
+  type CacheKeyOf,
+  type CacheKeys,
+  type CacheOffer,
+  type CacheScope,
+  type RouteCache,
+} from '../core/cache-policy';
 import type { EventConsumer } from './define-event';
 import type { ConsumeHost } from './hosts';
 
@@ -16,6 +28,34 @@ export const cacheChangedSubject = (service: string): string => `cache.${service
 
 /** The announcement's payload for a change of `keys`; none (everything changed) without keys. */
 export const changedAnnouncement = (keys?: CacheKeys): string | undefined => (keys === undefined ? undefined : JSON.stringify({ keys }));
+
+/** What `listen` needs of the bus: its connection and the prefix of its subjects. */
+export type AnnouncementHost = Pick<ConsumeHost, 'connection' | 'subject'>;
+
+/**
+ * A plain NATS connection (no JetStream) for a process that only follows the services' announcements: the gateway,
+ * which holds no store and publishes no events. It reconnects forever, like `EventBus`; the promise resolves once
+ * connected (it keeps trying until then).
+ */
+export async function connectForAnnouncements(options: {
+  url: string;
+  prefix: string;
+  name: string;
+}): Promise<AnnouncementHost & { close: () => Promise<void> }> {
+  const connection = await connect({
+    servers: options.url.split(',').map((server) => server.trim()),
+    name: options.name,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: true,
+  });
+  return {
+    connection,
+    subject: (name) => (options.prefix ? `${options.prefix}.${name}` : name),
+    close: () => connection.close(),
+  };
+}
 
 /** An event subject the cache listens to, with the keys each event changed (`undefined`: everything). */
 export interface CacheEventSubject {
@@ -34,6 +74,14 @@ interface Entry {
   expiresAt: number;
   /** What the answer depends on; `undefined`: everything (any change forgets it). */
   keys: CacheKeys | undefined;
+  /** The gateway's: the service's answer headers, given again with the kept answer (`keep`, `recall`). */
+  headers?: OutgoingHttpHeaders;
+}
+
+/** An answer the gateway kept, as `recall` gives it back. */
+export interface KeptAnswer {
+  body: Buffer;
+  headers: OutgoingHttpHeaders;
 }
 
 export interface ResponseCacheOptions {
@@ -59,6 +107,11 @@ export interface ResponseCacheOptions {
   sweepEveryMs?: number;
   /** false: every route answers itself (the services' domain tests, which change data behind the API). */
   enabled?: boolean;
+  /**
+   * An answer depending on a key that changed less than this long ago is not kept (the gateway's: an instance of
+   * the service that has not heard the change yet may still answer from its memory; see `keep`). 0 for the services.
+   */
+  settleMs?: number;
 }
 
 /** Defaults of the byte budgets: with the counts, they keep a service well under its manifest's memory (docs/benchmarks.md). */
@@ -86,7 +139,7 @@ export function announcedKeys(msg: Msg): CacheKeys | undefined {
 
 const cacheAnswers = new Counter({
   name: 'binzip_response_cache_answers_total',
-  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed',
+  help: 'Answers of cached routes that could be kept, by whether memory answered them or they were computed (in the gateway: memory or the service)',
   labelNames: ['answered_by'] as const,
   registers: [metricsRegistry],
 });
@@ -169,6 +222,10 @@ export class ResponseCache implements RouteCache {
   private readonly changedAt = new Map<string, number>();
   /** Changes up to this one are not told apart by key: an answer begun before it is not stored. */
   private historyStart = 0;
+  /** When each key last changed (`settleMs`), and when everything last did. */
+  private readonly changedTime = new Map<string, number>();
+  private everythingChangedAt = -Infinity;
+  private readonly settleMs: number;
   /** What the operations declared for the answer or write a response is sending (`answerDependsOn`, `writeChanged`). */
   private readonly answerKeys = new WeakMap<Response, () => CacheKeys>();
   private readonly writeKeys = new WeakMap<Response, CacheKeys>();
@@ -184,6 +241,11 @@ export class ResponseCache implements RouteCache {
   private changedSubject: string | undefined;
   /** false while the announcements may not arrive (the NATS connection is down): answers live `UNHEARD_TTL_MS`. */
   private hearing = true;
+  /**
+   * Whether some change of this service's answers comes from an event rather than an announcement
+   * (`listen`): such answers are not offered to the gateway, which hears the announcements only.
+   */
+  private followsEvents = false;
   hits = 0;
   misses = 0;
 
@@ -196,6 +258,7 @@ export class ResponseCache implements RouteCache {
     this.maxAnswerBytes = options.maxAnswerBytes ?? RESPONSE_CACHE_MAX_ANSWER_BYTES;
     this.sweepEveryMs = options.sweepEveryMs ?? 5_000;
     this.enabled = options.enabled ?? true;
+    this.settleMs = options.settleMs ?? 0;
   }
 
   /**
@@ -236,7 +299,7 @@ export class ResponseCache implements RouteCache {
             }
           }
           settle?.(stored);
-          this.reply(res, etag, bytes, shared);
+          this.reply(res, etag, bytes, shared, stored);
           return res;
         };
         next();
@@ -250,7 +313,7 @@ export class ResponseCache implements RouteCache {
         // Used: it goes last in the eviction order.
         shelf.delete(key);
         shelf.set(key, entry);
-        this.reply(res, entry.etag, entry.body, shared);
+        this.reply(res, entry.etag, entry.body, shared, entry);
         return;
       }
       if (entry) this.remove(key);
@@ -262,7 +325,7 @@ export class ResponseCache implements RouteCache {
           if (!computed) return compute();
           this.hits++;
           cacheAnswers.inc({ answered_by: 'memory' });
-          this.reply(res, computed.etag, computed.body, shared);
+          this.reply(res, computed.etag, computed.body, shared, computed);
         });
         return;
       }
@@ -285,6 +348,54 @@ export class ResponseCache implements RouteCache {
 
   writeChanged(res: Response, keys: CacheKeys): void {
     this.writeKeys.set(res, keys);
+    // Told to the gateway too, which forgets them before the writer reads his answer (`CACHE_CHANGED_HEADER`).
+    if (!res.headersSent) res.setHeader(CACHE_CHANGED_HEADER, changedAnnouncement(keys) ?? '');
+  }
+
+  /** The number of the last change: what an answer asked for now gives `keep` as `began`. */
+  get lastChange(): number {
+    return this.changes;
+  }
+
+  /**
+   * The gateway's side of the cache: the answer kept under `key` while it lives, counted as answered from memory;
+   * `undefined`, counted as answered by the service, when there is none.
+   */
+  recall(key: string): KeptAnswer | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > this.now()) {
+      this.hits++;
+      cacheAnswers.inc({ answered_by: 'memory' });
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return { body: entry.body, headers: entry.headers ?? {} };
+    }
+    if (entry) this.remove(key);
+    this.misses++;
+    cacheAnswers.inc({ answered_by: 'service' });
+    return undefined;
+  }
+
+  /**
+   * The gateway's side: keeps a service's answer that it offered (`CACHE_OFFER_HEADER`) under `key`, for the
+   * offered lifetime (1 s at most while this process cannot hear the announcements) and under the offered keys,
+   * unless one of them changed after change number `began` (when the request was sent on), or less than
+   * `settleMs` ago: after a change this process heard, another instance of the service may not have heard it yet
+   * and still answer from its memory. Whether it was kept.
+   */
+  keep(key: string, began: number, offer: CacheOffer, body: Buffer, headers: OutgoingHttpHeaders): boolean {
+    if (!this.enabled || !this.unchangedSince(began, offer.keys) || !this.settled(offer.keys)) return false;
+    const etag = typeof headers.etag === 'string' ? headers.etag : '';
+    this.store(key, {
+      body,
+      etag,
+      bytes: body.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES,
+      expiresAt: this.now() + (this.hearing ? offer.ttlMs : Math.min(offer.ttlMs, UNHEARD_TTL_MS)),
+      keys: offer.keys,
+      headers,
+    });
+    return this.entries.has(key);
   }
 
   /**
@@ -295,7 +406,10 @@ export class ResponseCache implements RouteCache {
     if (keys?.length === 0) return;
     cacheChanges.inc({ source, what: keys === undefined ? 'everything' : 'keys' });
     const change = ++this.changes;
+    const now = this.now();
     if (keys === undefined) {
+      this.everythingChangedAt = now;
+      this.changedTime.clear();
       for (const forgetToo of this.forgetEverythingToo) forgetToo();
       this.entries.clear();
       this.memberEntries.clear();
@@ -309,12 +423,15 @@ export class ResponseCache implements RouteCache {
     }
     for (const key of keys) {
       this.changedAt.set(key, change);
+      if (this.settleMs > 0) this.changedTime.set(key, now);
       for (const entryKey of this.dependents.get(key) ?? []) this.remove(entryKey);
     }
     for (const entryKey of this.undeclared) this.remove(entryKey);
     if (this.changedAt.size > CHANGE_HISTORY) {
       this.changedAt.clear();
       this.historyStart = change;
+      this.changedTime.clear();
+      this.everythingChangedAt = now;
     }
   }
 
@@ -338,8 +455,9 @@ export class ResponseCache implements RouteCache {
    * the keys they name) and to the given event subjects (unprefixed, wildcards allowed): a plain subject forgets
    * every answer, a `CacheEventSubject` the keys its `changes` tells from the event.
    */
-  listen(bus: Pick<ConsumeHost, 'connection' | 'subject'>, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
+  listen(bus: AnnouncementHost, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
     this.connection = bus.connection;
+    this.followsEvents = eventSubjects.length > 0;
     void this.followConnection(bus.connection);
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
@@ -442,6 +560,18 @@ export class ResponseCache implements RouteCache {
     }
   }
 
+  /** Whether none of `keys` (any key, for `undefined`) changed less than `settleMs` ago. */
+  private settled(keys: CacheKeys | undefined): boolean {
+    if (this.settleMs === 0) return true;
+    const since = this.now() - this.settleMs;
+    if (this.everythingChangedAt > since) return false;
+    if (keys === undefined) {
+      for (const at of this.changedTime.values()) if (at > since) return false;
+      return true;
+    }
+    return keys.every((key) => (this.changedTime.get(key) ?? -Infinity) <= since);
+  }
+
   /** Whether none of `keys` (any key, for `undefined`) changed after change number `began`. */
   private unchangedSince(began: number, keys: CacheKeys | undefined): boolean {
     if (began < this.historyStart) return false;
@@ -499,8 +629,15 @@ export class ResponseCache implements RouteCache {
     }
   }
 
-  /** Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). */
-  private reply(res: Response, etag: string, body: Buffer, shared: boolean): void {
+  /**
+   * Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). A shared answer that is kept
+   * (`kept`) is offered to the gateway when every change of it is announced and this process hears them.
+   */
+  private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry): void {
+    if (shared && kept && this.connection && !this.followsEvents && this.hearing) {
+      const ttlMs = kept.expiresAt - this.now();
+      if (ttlMs > 0) res.setHeader(CACHE_OFFER_HEADER, offerHeader({ ttlMs, keys: kept.keys }));
+    }
     res.setHeader('ETag', etag);
     // Revalidate every time (the ETag makes that cheap); a member's answer stays in his own client.
     res.setHeader('Cache-Control', shared ? 'public, no-cache' : 'private, no-cache');

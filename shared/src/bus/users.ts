@@ -8,7 +8,7 @@ import { isDuplicateKeyError, registerModel } from '../store/mongo';
 import type { RefusedStatus, SuspensionLookup } from '../core/suspension';
 
 /**
- * The local copy of accounts' users that community, houses, records and notifications keep, fed by
+ * The local copy of accounts' users that every other service keeps, fed by
  * `accounts.user.*`. No service calls accounts on a request path.
  */
 export interface ProjectedUser {

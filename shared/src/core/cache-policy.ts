@@ -66,3 +66,48 @@ export interface RouteCache {
   /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */
   writeChanged(res: Response, keys: CacheKeys): void;
 }
+
+/**
+ * Internal answer headers between a service and the gateway in front of it (the gateway strips them before the
+ * client sees the answer). `CACHE_OFFER_HEADER` is on an anonymous answer the service's cache keeps and whose every
+ * change is announced on `cache.<service>.changed`: the gateway may keep it as the service does, for the lifetime
+ * and under the keys it names (`CacheOffer`), forgetting it on the same announcements. `CACHE_CHANGED_HEADER` is on
+ * a write's answer: the keys it changed (`{"keys":[...]}`, the announcement's own payload); a successful write
+ * without it changed everything of its service.
+ */
+export const CACHE_OFFER_HEADER = 'x-binzip-cache-offer';
+export const CACHE_CHANGED_HEADER = 'x-binzip-cache-changed';
+
+/** What an offered answer says of itself: how much longer it may live, and its keys (none: it depends on everything). */
+export interface CacheOffer {
+  ttlMs: number;
+  keys: CacheKeys | undefined;
+}
+
+export const offerHeader = (offer: CacheOffer): string => JSON.stringify(offer.keys === undefined ? { ttlMs: offer.ttlMs } : offer);
+
+const isKeys = (keys: unknown): keys is CacheKeys => Array.isArray(keys) && keys.every((key) => typeof key === 'string');
+
+/** An offer header read back; `undefined` for anything that is not one (the answer is then not kept). */
+export function readOffer(header: string | string[] | undefined): CacheOffer | undefined {
+  if (typeof header !== 'string') return undefined;
+  try {
+    const { ttlMs, keys } = JSON.parse(header) as { ttlMs?: unknown; keys?: unknown };
+    if (typeof ttlMs !== 'number' || !(ttlMs > 0)) return undefined;
+    if (keys !== undefined && !isKeys(keys)) return undefined;
+    return { ttlMs, keys };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A changed header read back: its keys, or `undefined` (everything) for none or anything that is not one. */
+export function readChanged(header: string | string[] | undefined): CacheKeys | undefined {
+  if (typeof header !== 'string') return undefined;
+  try {
+    const keys = (JSON.parse(header) as { keys?: unknown } | null)?.keys;
+    return isKeys(keys) ? keys : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -14,7 +14,7 @@ export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Refuses the writes of a suspended member with 403 U0012 and of a withdrawn account with 401 J0004 (its
  * access token belongs to an account that no longer exists), whatever the route. The status is read from the
- * store on each authenticated write: the user projection in community, houses, records and notifications (fed
+ * store on each authenticated write: the user projection in every service but accounts (fed
  * by the snapshot event), the users collection in accounts. A withdrawal also revokes the account's sessions
  * (`sessions.revoked`); this guard covers tokens the announcement did not reach. Reads and anonymous requests
  * pass untouched; administrators cannot be suspended.

@@ -116,5 +116,31 @@ export const DECLARED_ACCESS: ReadonlyArray<readonly [string, string, DeclaredAc
   ['POST', '/api/v1/users/withdrawal', 'user'],
 ];
 
+/** Which service owns which paths: `[prefix, service]`, longest prefix first (the gateway takes the first that matches). */
+export const DECLARED_ROUTES: ReadonlyArray<readonly [string, string]> = [
+  ['/api/v1/admin/stats/houses', 'houses'],
+  ['/api/v1/admin/stats/notifications', 'notifications'],
+  ['/api/v1/admin/stats/users', 'accounts'],
+  ['/api/v1/admin/audit', 'accounts'],
+  ['/api/v1/admin/boards', 'community'],
+  ['/api/v1/admin/houses', 'houses'],
+  ['/api/v1/admin/reports', 'houses'],
+  ['/api/v1/admin/users', 'accounts'],
+  ['/api/v1/admin/withdrawals', 'accounts'],
+  ['/api/v1/agents', 'accounts'],
+  ['/api/v1/boards', 'community'],
+  ['/api/v1/comments', 'community'],
+  ['/api/v1/houses', 'houses'],
+  ['/api/v1/loves', 'community'],
+  ['/api/v1/notifications', 'notifications'],
+  ['/api/v1/record', 'records'],
+  ['/api/v1/record_category', 'records'],
+  ['/api/v1/record_comment', 'records'],
+  ['/api/v1/record_review', 'records'],
+  ['/api/v1/saved-searches', 'notifications'],
+  ['/api/v1/scraps', 'houses'],
+  ['/api/v1/users', 'accounts'],
+];
+
 /** Routes the services answer with a long-lived stream (Server-Sent Events): `[method, path]`. */
 export const LONG_LIVED_ROUTES: ReadonlyArray<readonly [string, string]> = [['GET', '/api/v1/notifications/stream']];

@@ -6,6 +6,7 @@ import { LONG_LIVED_ROUTES } from './declared-access';
 import { sendEnvelope, type Fault } from '../edge';
 import { guarded } from '../guard';
 import { upstreamFaults, upstreamRetries } from '../metrics';
+import { readInternalHeaders, type GatewayAnswers } from './answers';
 
 /** Where a target URL sends a request (kept parsed: instances are few, re-resolved addresses included). */
 interface Target {
@@ -60,6 +61,8 @@ export interface ProxyOptions {
   maxQueued: number;
   /** `path`: an anonymous read goes to the replica its path hashes to (`UPSTREAM_READ_AFFINITY`). */
   readAffinity?: 'off' | 'path';
+  /** The gateway's memory of the services' answers, once it hears their announcements (`GatewayAnswers`). */
+  answers?: () => GatewayAnswers | undefined;
 }
 
 /**
@@ -198,7 +201,13 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     return target === undefined ? { full: false } : { target };
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: UpstreamBody, tried: Set<string>): void => {
+  /** The gateway's memory as the request was sent on, and its service's last change then (`GatewayAnswers.began`). */
+  interface Memory {
+    answers: GatewayAnswers;
+    began: number;
+  }
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: UpstreamBody, tried: Set<string>, memory: Memory | undefined): void => {
     const requestId = req.headers['x-request-id'];
     // A stream is not held against an instance's room (`inFlight`): it would fill it for as long as it lasts.
     const longLived = isLongLivedStream(req);
@@ -240,7 +249,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     const retryElsewhere = (): boolean => {
       if (!idempotent || res.headersSent || res.destroyed || pool.pick(tried) === undefined) return false;
       upstreamRetries.inc({ service });
-      forward(req, res, body, tried);
+      forward(req, res, body, tried, memory);
       return true;
     };
     // The upstream's answer is being passed on, until its last byte.
@@ -320,8 +329,25 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
         // and so is the framing (Node frames what it sends: chunked for HTTP/1.1, to the close for HTTP/1.0).
         stripHopByHop(proxyRes.headers);
         delete proxyRes.headers['transfer-encoding'];
+        // What the service says to the gateway's memory: read, and never passed on. A write forgets here, before
+        // its answer goes on.
+        const internal = readInternalHeaders(proxyRes.headers);
+        const receipt = memory?.answers.received(service, req, proxyRes.statusCode ?? 502, internal, proxyRes.headers, memory.began);
         proxyRes.headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
         res.writeHead(proxyRes.statusCode ?? 502, proxyRes.statusMessage, proxyRes.headers);
+        const keep = receipt?.keep;
+        if (keep) {
+          // An offered answer is at most the services' largest kept answer (2 MiB): gathered as it passes.
+          const chunks: Buffer[] = [];
+          proxyRes.on(
+            'data',
+            on((chunk: Buffer) => void chunks.push(chunk)),
+          );
+          proxyRes.once(
+            'end',
+            on(() => keep(Buffer.concat(chunks))),
+          );
+        }
         proxyRes.once(
           'end',
           on(() => {
@@ -358,7 +384,7 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
           // A body held whole (or none) can be sent again to another instance; a streamed one is partly gone.
           if (!isStreamed(body) && !res.headersSent && pool.pick(tried) !== undefined) {
             upstreamRetries.inc({ service });
-            forward(req, res, body, tried);
+            forward(req, res, body, tried, memory);
             return;
           }
           upstreamFaults.inc({ service, kind: 'refused' });
@@ -449,5 +475,8 @@ function serviceProxy(service: ServiceName, agent: http.Agent, options: ProxyOpt
     proxyReq.on('drain', onDrain);
   };
 
-  return (req, res, body) => forward(req, res, body, new Set());
+  return (req, res, body) => {
+    const answers = options.answers?.();
+    forward(req, res, body, new Set(), answers && { answers, began: answers.began(service) });
+  };
 }

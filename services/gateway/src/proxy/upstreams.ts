@@ -1,11 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { DECLARED_ROUTES } from './declared-access';
 
-/**
- * The routing table (architecture.md) and the pools behind it. A pool spreads requests round robin over
- * its instances and skips one that refused a connection or failed its health probe, until it answers
- * again — so houses can be scaled on its own.
- */
 /**
  * The services of the system and the port each listens on by default, written once: the gateway's pools and
  * upstream settings (`<NAME>_URLS`), the launcher (scripts/lib/system.ts: `npm start`, the end-to-end tests, the
@@ -19,32 +15,19 @@ export const SERVICE_NAMES = Object.keys(SERVICE_PORTS) as ServiceName[];
 export type UpstreamSetting = `${Uppercase<ServiceName>}_URLS`;
 export const upstreamSetting = (name: ServiceName): UpstreamSetting => `${name.toUpperCase() as Uppercase<ServiceName>}_URLS`;
 
-export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = [
-  { prefix: '/api/v1/users', service: 'accounts' },
-  { prefix: '/api/v1/agents', service: 'accounts' },
-  { prefix: '/api/v1/boards', service: 'community' },
-  { prefix: '/api/v1/comments', service: 'community' },
-  { prefix: '/api/v1/loves', service: 'community' },
-  { prefix: '/api/v1/houses', service: 'houses' },
-  { prefix: '/api/v1/scraps', service: 'houses' },
-  { prefix: '/api/v1/record_review', service: 'records' },
-  { prefix: '/api/v1/record_comment', service: 'records' },
-  { prefix: '/api/v1/record_category', service: 'records' },
-  { prefix: '/api/v1/record', service: 'records' },
-  { prefix: '/api/v1/notifications', service: 'notifications' },
-  { prefix: '/api/v1/saved-searches', service: 'notifications' },
-  // The administrators' API (../shared/design/backoffice.md).
-  { prefix: '/api/v1/admin/users', service: 'accounts' },
-  { prefix: '/api/v1/admin/withdrawals', service: 'accounts' },
-  { prefix: '/api/v1/admin/stats/users', service: 'accounts' },
-  { prefix: '/api/v1/admin/reports', service: 'houses' },
-  { prefix: '/api/v1/admin/stats/houses', service: 'houses' },
-  { prefix: '/api/v1/admin/boards', service: 'community' },
-  // Issue 40: the audit trail's one owner (docs/decisions-local.md "Audit trail") and the bulk approvals.
-  { prefix: '/api/v1/admin/audit', service: 'accounts' },
-  { prefix: '/api/v1/admin/houses', service: 'houses' },
-  { prefix: '/api/v1/admin/stats/notifications', service: 'notifications' },
-];
+/**
+ * The routing table (architecture.md): which service owns which path prefix, derived from the operations the
+ * services declare (`DECLARED_ROUTES`, written by `npm run client:types`), longest prefix first.
+ */
+export const ROUTES: ReadonlyArray<{ prefix: string; service: ServiceName }> = DECLARED_ROUTES.map(([prefix, service]) => {
+  if (!Object.hasOwn(SERVICE_PORTS, service)) throw new Error(`gateway routes: ${prefix} belongs to ${service}, which is not in SERVICE_PORTS`);
+  return { prefix, service: service as ServiceName };
+});
+
+/**
+ * The pools behind the routes: a pool spreads requests round robin over its instances and skips one that refused
+ * a connection or failed its health probe, until it answers again — so houses can be scaled on its own.
+ */
 
 /**
  * The route owning a path, matched case-insensitively (the prefix is the fixed part of every path behind it);

@@ -1,4 +1,4 @@
-import { CACHE_CHANGED_HEADER, CACHE_OFFER_HEADER, cacheChangedSubject, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
+import { CACHE_CHANGED_HEADER, CACHE_OFFER_HEADER, cacheChangedSubject, readOffer, ResponseCache, type EventBus, type PageObject } from '@binzip/shared';
 import { communityCommentCreated } from '@binzip/events';
 import type { Subscription } from '@nats-io/nats-core';
 import type { Express } from 'express';
@@ -220,13 +220,14 @@ describe('one instance: a write forgets only the answers it could have changed',
 });
 
 describe('what the gateway in front is told', () => {
-  it("offers no answer (the cache also forgets on comment events, which the gateway does not hear); a write's answer names the keys it changed", async () => {
+  it("offers an anonymous answer it keeps, with its keys, and no member's; a write's answer names the keys it changed", async () => {
     const a = await postBoard(h.app, author, { title: `${token()} A` });
-    for (let i = 0; i < 2; i++) {
-      const res = await request(first).get(`/api/v1/boards/${a}`);
-      expect(res.status).toBe(200);
-      expect(res.headers[CACHE_OFFER_HEADER]).toBeUndefined();
-    }
+    const computed = await request(first).get(`/api/v1/boards/${a}`);
+    expect(computed.status).toBe(200);
+    expect(readOffer(computed.headers[CACHE_OFFER_HEADER])).toEqual({ ttlMs: BOARD_ANSWERS.ttlMs, keys: [boardKey(a)] });
+    const asMember = await request(first).get(`/api/v1/boards/${a}`).set('Authorization', commenter.token);
+    expect(asMember.status).toBe(200);
+    expect(asMember.headers[CACHE_OFFER_HEADER]).toBeUndefined();
     const comment = await request(first).post('/api/v1/comments').set('Authorization', commenter.token).send({ boardId: a, content: '게이트웨이에 알릴 댓글' });
     expect(comment.status).toBe(200);
     expect(JSON.parse(String(comment.headers[CACHE_CHANGED_HEADER]))).toEqual({ keys: [boardKey(a), commenterKey(commenter.id)] });
@@ -466,16 +467,23 @@ describe('across instances, through NATS', () => {
       content: '이벤트',
       occurredAt: h.clock.now().toISOString(),
     });
+    const before = announcements.length;
     bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(event)), JSON.stringify(event));
     await delivered();
     for (const app of [first, second]) {
       expect((await detail(app, a)).title).toBe(`${t} A 고침`);
       expect((await detail(app, b)).title).toBe(`${t} B`);
     }
+    // Each instance tells what the event changed as a write would, for a gateway in front (which hears no event).
+    const told = announcements.slice(before).map((text) => JSON.parse(text) as unknown);
+    expect(told).toEqual([{ keys: [boardKey(a), commenterKey(commenter.id)] }, { keys: [boardKey(a), commenterKey(commenter.id)] }]);
 
+    const beforeUnreadable = announcements.length;
     bus.connection.publish(bus.subject(communityCommentCreated.subject), '{"boardId":"not a number"}');
     await delivered();
     for (const app of [first, second]) expect((await detail(app, b)).title).toBe(`${t} B 고침`);
+    // Without keys: everything, on every instance and gateway.
+    expect(announcements.slice(beforeUnreadable)).toEqual(['', '']);
   });
 });
 

@@ -241,11 +241,6 @@ export class ResponseCache implements RouteCache {
   private changedSubject: string | undefined;
   /** false while the announcements may not arrive (the NATS connection is down): answers live `UNHEARD_TTL_MS`. */
   private hearing = true;
-  /**
-   * Whether some change of this service's answers comes from an event rather than an announcement
-   * (`listen`): such answers are not offered to the gateway, which hears the announcements only.
-   */
-  private followsEvents = false;
   hits = 0;
   misses = 0;
 
@@ -457,7 +452,6 @@ export class ResponseCache implements RouteCache {
    */
   listen(bus: AnnouncementHost, service: string, eventSubjects: readonly (string | CacheEventSubject)[]): void {
     this.connection = bus.connection;
-    this.followsEvents = eventSubjects.length > 0;
     void this.followConnection(bus.connection);
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
@@ -467,8 +461,8 @@ export class ResponseCache implements RouteCache {
     for (const event of eventSubjects) {
       const callback =
         typeof event === 'string'
-          ? () => this.forget(undefined, 'event')
-          : (err: Error | null, msg: Msg) => this.forget(err ? undefined : eventKeys(msg, event.changes), 'event');
+          ? () => this.eventChanged(undefined)
+          : (err: Error | null, msg: Msg) => this.eventChanged(err ? undefined : eventKeys(msg, event.changes));
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
   }
@@ -543,6 +537,18 @@ export class ResponseCache implements RouteCache {
    * call it through `forgetOnWrites`; anything else that changes what answers show (an event consumer storing a
    * member's notification) calls it once the change is stored.
    */
+  /**
+   * An event heard changed `keys`: forgotten here and announced like a write's, so a gateway in front, which hears
+   * the announcements and no event, forgets them too (each instance hears the event and announces it: the
+   * repeats forget nothing more). What a process that wrote and then stopped before announcing leaves behind is
+   * caught here too, when the relay publishes the write's event.
+   */
+  private eventChanged(keys: CacheKeys | undefined): void {
+    if (keys?.length === 0) return;
+    this.forget(keys, 'event');
+    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+  }
+
   changed(keys: CacheKeys | undefined): void {
     if (keys?.length === 0) return;
     this.forget(keys);
@@ -634,7 +640,7 @@ export class ResponseCache implements RouteCache {
    * (`kept`) is offered to the gateway when every change of it is announced and this process hears them.
    */
   private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry): void {
-    if (shared && kept && this.connection && !this.followsEvents && this.hearing) {
+    if (shared && kept && this.connection && this.hearing) {
       const ttlMs = kept.expiresAt - this.now();
       if (ttlMs > 0) res.setHeader(CACHE_OFFER_HEADER, offerHeader({ ttlMs, keys: kept.keys }));
     }

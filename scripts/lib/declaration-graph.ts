@@ -9,7 +9,7 @@
  */
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { productionFiles, ROOT } from './import-graph';
+import { productionFiles, productionProgram, ROOT } from './import-graph';
 
 /** Where a walk starts: a top-level declaration by name, or the call whose object argument has `key: value`. */
 export type Entry = { file: string; name: string } | { file: string; call: { key: string; value: string } };
@@ -20,25 +20,7 @@ export interface DeclarationWalker {
 }
 
 export function declarationWalker(files: readonly string[] = productionFiles()): DeclarationWalker {
-  const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    strict: true,
-    skipLibCheck: true,
-    noEmit: true,
-    baseUrl: ROOT,
-    paths: {
-      '@binzip/shared': ['shared/src/index.ts'],
-      '@binzip/shared/*': ['shared/src/*/index.ts'],
-      '@binzip/events': ['events/src/index.ts'],
-      '@binzip/events/*': ['events/src/*.ts'],
-    },
-  };
-  const program = ts.createProgram(
-    files.map((file) => join(ROOT, file)),
-    options,
-  );
+  const program = productionProgram(files);
   const checker = program.getTypeChecker();
   const production = new Set(files);
   const repoFile = (node: ts.Node): string | undefined => {

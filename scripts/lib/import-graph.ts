@@ -117,12 +117,10 @@ export function reachable(graph: Map<string, string[]>, entry: string): Set<stri
 }
 
 /**
- * The same graph, but an import follows only the names it imports, to the files that declare them (through any
- * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/errors.ts, not to every file the
- * barrel re-exports). A namespace import, a side-effect import, `export *` and `import('…')` types still follow
- * the whole module. Type-only imports included. What a reader who follows each name to its definition opens.
+ * The production files as one TypeScript program, `@binzip/shared` and `@binzip/events` resolved to their sources
+ * (not their build), for the checker to resolve names across packages (`nameGraph`, declaration-graph.ts).
  */
-export function nameGraph(files: readonly string[] = productionFiles()): Map<string, string[]> {
+export function productionProgram(files: readonly string[] = productionFiles()): ts.Program {
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.CommonJS,
@@ -135,12 +133,23 @@ export function nameGraph(files: readonly string[] = productionFiles()): Map<str
       '@binzip/shared': ['shared/src/index.ts'],
       '@binzip/shared/*': ['shared/src/*/index.ts'],
       '@binzip/events': ['events/src/index.ts'],
+      '@binzip/events/*': ['events/src/*.ts'],
     },
   };
-  const program = ts.createProgram(
+  return ts.createProgram(
     files.map((file) => join(ROOT, file)),
     options,
   );
+}
+
+/**
+ * The same graph, but an import follows only the names it imports, to the files that declare them (through any
+ * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/errors.ts, not to every file the
+ * barrel re-exports). A namespace import, a side-effect import, `export *` and `import('…')` types still follow
+ * the whole module. Type-only imports included. What a reader who follows each name to its definition opens.
+ */
+export function nameGraph(files: readonly string[] = productionFiles()): Map<string, string[]> {
+  const program = productionProgram(files);
   const checker = program.getTypeChecker();
   const production = new Set(files);
   const repoFile = (node: ts.Node | undefined): string | undefined => {

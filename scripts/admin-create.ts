@@ -10,7 +10,7 @@
  * and exits 0; prints a message to stderr and exits non-zero on any failure (bad value, duplicate, stores down).
  */
 import { parseArgs } from 'node:util';
-import { EventBus, OutboxRelay, connectMongo, createLogger, isAppError, serviceContext } from '@binzip/shared';
+import { accountsStream, EventBus, OutboxRelay, connectMongo, createLogger, isAppError, serviceContext } from '@binzip/shared';
 import type { Connection } from 'mongoose';
 import { PasswordHasher } from '../services/accounts/src/domain/passwords';
 import { createAdministrator } from '../services/accounts/src/domain/sign-up';
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
       }),
       'NATS',
     );
-    await bus.ensureStream('ACCOUNTS');
+    await bus.ensureStream(accountsStream);
     // The relay below publishes the event, so no kick is needed; the CLI has no keys or senders to give.
     const ctx = { ...serviceContext(models, { logger }), passwords: new PasswordHasher(cost, 1) };
     const admin = await createAdministrator(ctx, {

@@ -28,7 +28,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
+import { accountsStream, EventBus, connectMongo, createLogger, generateDevKeyPair } from '../shared/src';
 import { numberArg as arg, textArg } from './lib/bench-stores';
 import { onceOrInterrupted } from './lib/cleanup';
 import { startMongo } from './lib/mongo';
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     });
     for (let tries = 0; ; tries++) {
       try {
-        await probe.ensureStream('ACCOUNTS');
+        await probe.ensureStream(accountsStream);
         break;
       } catch (err) {
         if (tries > 120) throw err;

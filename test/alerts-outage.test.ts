@@ -5,6 +5,7 @@
  * them when it returns, and notifications' durable consumer stores each alert once (a redelivery, or the
  * relay's re-publication after a crash between publish and removal, finds the alert already there).
  */
+import { STREAMS } from '@binzip/events';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +40,7 @@ test('listings approved while NATS is down alert each matching member once after
     bus = await EventBus.connect({ url: nats.uri, prefix: houses.names.natsPrefix, name: 'alerts-outage', logger });
     // Every stream, as each process's start makes them: the approvals' audit entries (AUDIT, which nobody here
     // consumes) are published from the same outbox, ahead of the listing's own events.
-    await bus.ensureStreams();
+    await bus.ensureStreams(STREAMS);
     relay = startOutboxRelay(bus, housesOutbox(houses.models), { logger, intervalMs: 300 });
     consumers = await startConsumers(bus, notificationsConsumers(notifications.ctx, { EVENT_MAX_DELIVER: 50, EVENT_BACKOFF_MS: [300] }));
 

@@ -7,6 +7,7 @@
  * notifications runs on a persistent MongoDB-protocol server of its own (tools/dev-mongo, as
  * test/e2e/store-outage.e2e.test.ts starts it) that this test stops and starts; NATS is the run's.
  */
+import { STREAMS } from '@binzip/events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,7 +84,7 @@ test('the notifications store away while listings are approved: clear 503s meanw
   try {
     houses = await startServiceHarness('alertsstorehouses', { models: housesModels, initModels: initHouses, buildApp: housesApp });
     bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: houses.names.natsPrefix, name: 'alerts-store-outage', logger });
-    await bus.ensureStreams();
+    await bus.ensureStreams(STREAMS);
     live = new LiveNotices(bus, logger).start();
     const hub = live;
     notifications = await onOwnStore(() =>

@@ -1,12 +1,15 @@
-import { defineEvent, type EventData } from '@binzip/shared';
+import { defineEvent, defineStream, type EventData } from '@binzip/shared';
 import { z } from 'zod';
 
-/** The events community publishes (stream COMMUNITY), as its consumers read them. */
+/** The events community publishes, as its consumers read them, and the stream that keeps them. */
+
+/** Every event community publishes; consumed within seconds, kept a bounded time and size for a consumer catching up. */
+export const communityStream = defineStream({ name: 'COMMUNITY', subjects: ['community.>'], purpose: 'events' });
 
 /** `community.comment.created`: notifications tells the board's author. */
 export const communityCommentCreated = defineEvent({
   subject: 'community.comment.created',
-  stream: 'COMMUNITY',
+  stream: communityStream,
   version: 1,
   schema: z.object({
     boardId: z.number().int().positive(),

@@ -1,12 +1,15 @@
-import { defineEvent, type EventData } from '@binzip/shared';
+import { defineEvent, defineStream, type EventData } from '@binzip/shared';
 import { z } from 'zod';
 
-/** The events houses publishes (stream HOUSES), as its consumers read them. */
+/** The events houses publishes, as its consumers read them, and the stream that keeps them. */
+
+/** Every event houses publishes; consumed within seconds, kept a bounded time and size for a consumer catching up. */
+export const housesStream = defineStream({ name: 'HOUSES', subjects: ['houses.>'], purpose: 'events' });
 
 /** `houses.report.created`: a member reported a listing; accounts keeps the author's latest report time and count. */
 export const houseReportCreated = defineEvent({
   subject: 'houses.report.created',
-  stream: 'HOUSES',
+  stream: housesStream,
   version: 1,
   schema: z.object({
     houseId: z.number().int().positive(),
@@ -27,7 +30,7 @@ export type HouseReportCreatedV1 = EventData<typeof houseReportCreated>;
  */
 export const houseListingPublished = defineEvent({
   subject: 'houses.listing.published',
-  stream: 'HOUSES',
+  stream: housesStream,
   version: 1,
   schema: z.object({
     houseId: z.number().int().positive(),
@@ -51,7 +54,7 @@ export type HouseListingPublishedV1 = EventData<typeof houseListingPublished>;
 /** `houses.listing.decided`: an administrator approved or rejected a waiting listing; notifications tells its author. */
 export const houseListingDecided = defineEvent({
   subject: 'houses.listing.decided',
-  stream: 'HOUSES',
+  stream: housesStream,
   version: 1,
   schema: z.object({
     houseId: z.number().int().positive(),
@@ -71,7 +74,7 @@ export type HouseListingDecidedV1 = EventData<typeof houseListingDecided>;
  */
 export const houseListingChanged = defineEvent({
   subject: 'houses.listing.changed',
-  stream: 'HOUSES',
+  stream: housesStream,
   version: 1,
   schema: z.object({
     houseId: z.number().int().positive(),

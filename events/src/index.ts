@@ -1,5 +1,5 @@
-import type { EventDefinition } from '@binzip/shared';
-import { adminActionRecorded, sessionsRevoked, userSnapshots } from '@binzip/shared';
+import type { EventDefinition, StreamDefinition } from '@binzip/shared';
+import { RUNTIME_STREAMS, adminActionRecorded, distinctStreams, sessionsRevoked, userSnapshots } from '@binzip/shared';
 import type { z } from 'zod';
 import { communityCommentCreated } from './community';
 import { houseListingChanged, houseListingDecided, houseListingPublished, houseReportCreated } from './houses';
@@ -32,6 +32,12 @@ export const EVENTS: readonly EventDefinition[] = [
   houseListingDecided,
   houseListingChanged,
 ];
+
+/**
+ * Every stream of the system: the runtime's own and each event's. Each process ensures only those it uses; this
+ * whole list is for what looks at the system from outside (tests, operators' tools).
+ */
+export const STREAMS: readonly StreamDefinition[] = distinctStreams([...RUNTIME_STREAMS, ...EVENTS.map((event) => event.stream)]);
 
 /** One event contract: what a producer publishes under `subject` at version `v`, as consumers parse it. */
 export interface EventContract {

@@ -1,12 +1,15 @@
-import { defineEvent, type EventData } from '@binzip/shared';
+import { defineEvent, defineStream, type EventData } from '@binzip/shared';
 import { z } from 'zod';
 
-/** The events records publishes (stream RECORDS), as its consumers read them. */
+/** The events records publishes, as its consumers read them, and the stream that keeps them. */
+
+/** Every event records publishes; consumed within seconds, kept a bounded time and size for a consumer catching up. */
+export const recordsStream = defineStream({ name: 'RECORDS', subjects: ['records.>'], purpose: 'events' });
 
 /** `records.comment.created`: notifications tells the record's author and, for a reply, the parent comment's. */
 export const recordCommentCreated = defineEvent({
   subject: 'records.comment.created',
-  stream: 'RECORDS',
+  stream: recordsStream,
   version: 1,
   schema: z.object({
     recordId: z.number().int().positive(),

@@ -31,7 +31,13 @@ import {
   withOperatorEndpoints,
   type Logger,
   type RunningConsumer,
+  accountsStream,
+  deadLetterStream,
 } from '../src';
+import { producerStream } from './fixtures/streams';
+
+const communityStream = producerStream('COMMUNITY');
+const recordsStream = producerStream('RECORDS');
 
 /** A logger like the services' whose JSON lines land in an array instead of stdout. */
 function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -131,7 +137,7 @@ describe('/metrics', () => {
     const schema = new Schema({ _id: Number, title: String }, { versionKey: false, collection: 'posts' });
     addOutbox(schema);
     const Post = connection.model('Post', schema);
-    const postEvent = defineEvent({ subject: 'community.test', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const postEvent = defineEvent({ subject: 'community.test', stream: communityStream, version: 1, schema: z.object({}) });
     const old = { ...postEvent.outbox({}), createdAt: new Date(Date.now() - 120_000) };
     await Post.create({ _id: 1, title: 'a', pendingEvents: [old, postEvent.outbox({})] });
     await Post.create({ _id: 2, title: 'b', pendingEvents: [postEvent.outbox({})] });
@@ -238,7 +244,7 @@ describe('/ready: the store decides, NATS away is DEGRADED, draining is not read
   });
 });
 
-const thing = (subject: string) => defineEvent({ subject, stream: 'COMMUNITY', version: 1, schema: z.object({ n: z.number() }) });
+const thing = (subject: string) => defineEvent({ subject, stream: communityStream, version: 1, schema: z.object({ n: z.number() }) });
 const ridEvent = thing('community.rid.<n>');
 const lagEvent = thing('community.lag.<n>');
 const doomedEvent = thing('community.doomed.<n>');
@@ -360,9 +366,9 @@ describe('stream limits', () => {
     const { manager } = bus;
     // A stream as an earlier version made it: five snapshots per subject, no age limit.
     await manager.streams.add({ name: bus.streamName('ACCOUNTS'), subjects: [bus.subject('accounts.>')], max_msgs_per_subject: 5 });
-    await bus.ensureStream('ACCOUNTS');
-    await bus.ensureStream('COMMUNITY');
-    await bus.ensureStream('DEAD_LETTERS');
+    await bus.ensureStream(accountsStream);
+    await bus.ensureStream(communityStream);
+    await bus.ensureStream(deadLetterStream);
     const accounts = (await manager.streams.info(bus.streamName('ACCOUNTS'))).config;
     expect(accounts).toMatchObject({ max_msgs_per_subject: 1, max_age: 0, num_replicas: 1 });
     const community = (await manager.streams.info(bus.streamName('COMMUNITY'))).config;
@@ -382,11 +388,11 @@ describe('stream limits', () => {
       streams: { eventRetentionMs: 3_600_000 },
     });
     try {
-      await other.ensureStream('RECORDS');
+      await other.ensureStream(recordsStream);
       expect(lines.find((line) => line.message === 'stream keeps its earlier configuration')).toMatchObject({ stream: bus.streamName('RECORDS') });
       expect((await manager.streams.info(bus.streamName('RECORDS'))).config).toMatchObject({ storage: StorageType.Memory, max_age: 0 });
       // The settings reach the streams NATS can update.
-      await other.ensureStream('COMMUNITY');
+      await other.ensureStream(communityStream);
       expect((await manager.streams.info(bus.streamName('COMMUNITY'))).config.max_age).toBe(nanos(3_600_000));
     } finally {
       await other.close();

@@ -15,6 +15,7 @@ import {
   sessionsRevokedEvent,
   signAccessToken,
   type RunningConsumer,
+  sessionsStream,
 } from '../src';
 import { startNatsServer } from '../../scripts/lib/nats';
 import { eventually, expectError, isolatedNames, testEnv } from '../../test/support';
@@ -56,7 +57,7 @@ describe('sessions.revoked over NATS', () => {
     const before = randomUUID();
     const after = randomUUID();
     const untouched = randomUUID();
-    await publisher.ensureStream('SESSIONS');
+    await publisher.ensureStream(sessionsStream);
     const early = sessionsRevokedEvent(7, [before], new Date());
     await publisher.publish(sessionsRevoked.subject, early, early.eventId);
     for (const sid of [before, after, untouched]) expect((await request(app).get('/me').set('Authorization', tokenOf(sid))).status).toBe(200);

@@ -13,9 +13,14 @@ import {
   addOutbox,
   projectedUserModel,
   userProjection,
+  accountsStream,
 } from '../src';
 import { connectTestDb, dropTestDb, eventually, isolatedNames, publishUserSnapshot, testEnv, userSnapshot } from '../../test/support';
 import { startNatsServer } from '../../scripts/lib/nats';
+import { producerStream } from './fixtures/streams';
+
+const communityStream = producerStream('COMMUNITY');
+const recordsStream = producerStream('RECORDS');
 
 const logger = createLogger('stores-test', process.env.DBG ? 'debug' : 'silent');
 const names = isolatedNames('shared');
@@ -58,7 +63,7 @@ describe('user projection', () => {
   });
 
   it('follows accounts.user.* over NATS, and a new consumer rebuilds from the last message per subject', async () => {
-    await bus.ensureStream('ACCOUNTS');
+    await bus.ensureStream(accountsStream);
     await publishUserSnapshot(bus, snapshot(21, 'old21', 1));
     await publishUserSnapshot(bus, snapshot(21, 'new21', 2));
     await publishUserSnapshot(bus, snapshot(22, 'only22', 1));
@@ -79,8 +84,8 @@ describe('user projection', () => {
 
 describe('consumers', () => {
   it('terminates invalid payloads and keeps going; redelivers after a failed handling', async () => {
-    await bus.ensureStream('COMMUNITY');
-    const shape = defineEvent({ subject: 'community.shape.x', stream: 'COMMUNITY', version: 1, schema: z.object({ n: z.number() }) });
+    await bus.ensureStream(communityStream);
+    const shape = defineEvent({ subject: 'community.shape.x', stream: communityStream, version: 1, schema: z.object({ n: z.number() }) });
     const seen: number[] = [];
     let failOnce = true;
     const consumer = await bus.consume(
@@ -109,7 +114,7 @@ describe('consumers', () => {
 
 describe('consumer stop', () => {
   it('stops a consumer stopped right after it started, instead of hanging on its message loop', async () => {
-    const stop = defineEvent({ subject: 'community.stop.x', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const stop = defineEvent({ subject: 'community.stop.x', stream: communityStream, version: 1, schema: z.object({}) });
     const consumer = await bus.consume(consume(stop, { durable: 'stop-at-once', handle: async () => undefined }));
     const stopped = await Promise.race([consumer.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
     expect(stopped).toBe('stopped');
@@ -123,7 +128,7 @@ describe('outbox relay', () => {
     pendingEvents: unknown[];
   }
 
-  const noteCreated = defineEvent({ subject: 'records.note.created', stream: 'RECORDS', version: 1, schema: z.object({ text: z.string() }) });
+  const noteCreated = defineEvent({ subject: 'records.note.created', stream: recordsStream, version: 1, schema: z.object({ text: z.string() }) });
 
   it('publishes events stored with the write, including those written while NATS was down', async () => {
     const nats = await startNatsServer({ storeDir: `${process.env.BINZIP_TEST_DATA_DIR}/nats-outbox-${Date.now()}` });
@@ -133,7 +138,7 @@ describe('outbox relay', () => {
     const Note = connection.model<Note>('Note', noteSchema);
     const relay = new OutboxRelay({ bus: privateBus, models: [Note], logger, intervalMs: 200 });
     try {
-      await privateBus.ensureStream('RECORDS');
+      await privateBus.ensureStream(recordsStream);
       const received: string[] = [];
       const consumer = await privateBus.consume(
         consume(noteCreated, {
@@ -178,7 +183,7 @@ describe('outbox relay', () => {
     await Quiet.init();
     const relay = new OutboxRelay({ bus, models: [Quiet], logger, intervalMs: 100, idleMaxMs: 800 });
     try {
-      await bus.ensureStream('RECORDS');
+      await bus.ensureStream(recordsStream);
       relay.start();
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       // Every 100 ms: 25 scans. Waiting twice as long after each empty one, up to 800 ms: at 0, 0.2, 0.6, 1.4 and 2.2 s.

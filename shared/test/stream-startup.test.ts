@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startNatsCluster, type NatsCluster } from '../../scripts/lib/nats-cluster';
 import { isolatedNames } from '../../test/support';
 import { createLogger, EventBus } from '../src';
+import { SYSTEM_STREAMS } from './fixtures/streams';
 
 jest.setTimeout(120_000);
 
@@ -46,7 +47,7 @@ test('a process connecting to a cluster that is still forming waits for it withi
 
   const patient = EventBus.connect({ ...options, patienceMs: 90_000 }).then(async (connected) => {
     bus = connected;
-    await connected.ensureStreamsPatiently(90_000);
+    await connected.ensureStreamsPatiently(SYSTEM_STREAMS, 90_000);
   });
   let settled = false;
   void patient.then(

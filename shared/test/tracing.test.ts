@@ -2,6 +2,9 @@ import { Writable } from 'node:stream';
 import winston from 'winston';
 import { z } from 'zod';
 import { createLogger, defineEvent, requestContext, startTracing, tracingEnabled } from '../src';
+import { producerStream } from './fixtures/streams';
+
+const communityStream = producerStream('COMMUNITY');
 
 /**
  * Tracing is off unless an OTLP endpoint is set, and off means nothing: no trace is stored with an outbox event
@@ -19,7 +22,7 @@ describe('tracing switch', () => {
   it('when off, stores no trace with an event and writes no trace id in log lines', async () => {
     const tracing = startTracing('tracing-test', {});
     expect(tracing.enabled).toBe(false);
-    const tested = defineEvent({ subject: 'community.test', stream: 'COMMUNITY', version: 1, schema: z.object({}) });
+    const tested = defineEvent({ subject: 'community.test', stream: communityStream, version: 1, schema: z.object({}) });
     const event = requestContext.run({ requestId: 'req-1' }, () => tested.outbox({}));
     expect(event).toEqual({
       id: expect.any(String),

@@ -2,6 +2,7 @@
  * `npm run clean` (scripts/clean.ts): a data folder's streams leave the broker with it, and nothing is
  * forgotten while the broker that holds them is away.
  */
+import { STREAMS } from '@binzip/events';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +29,7 @@ async function dataFolderWithStreams(name: string): Promise<{ dataDir: string; b
   mkdirSync(path.join(dataDir, 'keys'), { recursive: true });
   writeFileSync(path.join(dataDir, 'nats-prefix'), `${prefix}\n`);
   const bus = await EventBus.connect({ url: testEnv().natsUrl, prefix, name: 'clean-test', logger: createLogger('clean-test', 'silent') });
-  await bus.ensureStreams();
+  await bus.ensureStreams(STREAMS);
   return { dataDir, bus };
 }
 

@@ -213,7 +213,7 @@ function createStores(label: string, natsUrl: string, mongoUri: string, replicas
       })),
     publishUser: async (user) => {
       const connected = await stores.bus();
-      await (accountsStream ??= connected.ensureStream('ACCOUNTS'));
+      await (accountsStream ??= connected.ensureStream(userSnapshots.stream));
       await publishUserSnapshot(connected, userSnapshots.schema.parse(userSnapshot(user.id, user.nick_name, user)));
     },
     collect: async (event, durable) => {

@@ -7,6 +7,8 @@ import {
   type OutboxEvent,
   type OutboxRelay,
   type RunningConsumer,
+  accountsStream,
+  auditStream,
 } from '@binzip/shared';
 import request from 'supertest';
 import { eventually, expectError } from '../../../test/support';
@@ -34,8 +36,8 @@ beforeAll(async () => {
   h = await startAccountsHarness('acctaudit', { eventsPending: () => kick() });
   bus = await h.bus();
   // runService ensures every stream at start; here the relay also publishes the user snapshots.
-  await bus.ensureStream('ACCOUNTS');
-  await bus.ensureStream('AUDIT');
+  await bus.ensureStream(accountsStream);
+  await bus.ensureStream(auditStream);
   relay = startOutboxRelay(bus, accountsOutbox(h.models), { logger, intervalMs: 200 });
   kick = () => void relay.kick();
   consumers = await startConsumers(bus, accountsConsumers(h.ctx));

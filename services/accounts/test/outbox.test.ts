@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EventBus, OutboxRelay, consume, createLogger, userSnapshots, type RunningConsumer, type UserSnapshotV1 } from '@binzip/shared';
+import { accountsStream, EventBus, OutboxRelay, consume, createLogger, userSnapshots, type RunningConsumer, type UserSnapshotV1 } from '@binzip/shared';
 import request from 'supertest';
 import { startNatsServer } from '../../../scripts/lib/nats';
 import { eventually } from '../../../test/support';
@@ -32,7 +32,7 @@ describe('user snapshot events through the outbox', () => {
     let kick = () => undefined as unknown;
     h = await startAccountsHarness('acctoutbox', { eventsPending: () => kick() });
     bus = await h.bus();
-    await bus.ensureStream('ACCOUNTS');
+    await bus.ensureStream(accountsStream);
     relay = new OutboxRelay({ bus, models: [h.models.users], logger, intervalMs: 60_000 });
     kick = () => relay.kick();
   });
@@ -112,7 +112,7 @@ describe('NATS unreachable at write time', () => {
     const h = await startAccountsHarness('acctoutage', { eventsPending: () => kick() });
     const bus = await EventBus.connect({ url: nats.uri, prefix: h.names.natsPrefix, name: 'accounts-outage-test', logger });
     try {
-      await bus.ensureStream('ACCOUNTS');
+      await bus.ensureStream(accountsStream);
       relay = new OutboxRelay({ bus, models: [h.models.users], logger, intervalMs: 300 });
       kick = () => relay?.kick();
       relay.start();

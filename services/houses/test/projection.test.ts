@@ -1,4 +1,4 @@
-import { userProjection, type AuthClaims, type EventBus } from '@binzip/shared';
+import { accountsStream, userProjection, type AuthClaims, type EventBus } from '@binzip/shared';
 import { bearer, eventually, publishUserSnapshot, userSnapshot } from '../../../test/support';
 import { startServiceHarness, type TestPerson } from '../../../test/support/service';
 import { api, createListing, type HousesHarness, housesService } from './helpers';
@@ -11,7 +11,7 @@ let consumer: { stop(): Promise<void> };
 beforeAll(async () => {
   h = await startServiceHarness('housesproj', housesService);
   bus = await h.bus();
-  await bus.ensureStream('ACCOUNTS');
+  await bus.ensureStream(accountsStream);
   consumer = await bus.consume(userProjection({ bus, connection: h.connection, service: 'houses' }));
 });
 afterAll(async () => {

@@ -7,6 +7,7 @@ import {
   userProjection,
   type EventBus,
   type RunningConsumer,
+  accountsStream,
 } from '@binzip/shared';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -192,7 +193,7 @@ describe('across instances, through NATS', () => {
   });
 
   it("forgets once the user projection stored a nickname change from accounts' events", async () => {
-    await bus.ensureStream('ACCOUNTS');
+    await bus.ensureStream(accountsStream);
     const projection: RunningConsumer = await bus.consume(userProjection({ bus, connection: h.connection, service: 'houses' }));
     try {
       const houseId = await createListing(h, agent, { title: '셋째 집' });

@@ -1,4 +1,4 @@
-import { EventBus, projectedUserModel, startConsumers, userProjection, type RunningConsumer } from '@binzip/shared';
+import { accountsStream, EventBus, projectedUserModel, startConsumers, userProjection, type RunningConsumer } from '@binzip/shared';
 import { communityCommentCreated, recordCommentCreated, type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/events';
 import type { Express } from 'express';
 import type { Connection } from 'mongoose';
@@ -73,7 +73,7 @@ beforeAll(async () => {
   h = await startServiceHarness('notifevents', { models: notificationsModels, initModels, buildApp });
   ({ connection, app } = h);
   bus = await h.bus();
-  await bus.ensureStream('ACCOUNTS');
+  await bus.ensureStream(accountsStream);
   await publishUser(AUTHOR, 'authorV1', 1);
   await publishUser(AUTHOR, 'author', 2);
   await publishUser(COMMENTER, 'commenter', 1);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
+import { accountsStream, createLogger, startConsumers, type EventBus, type RunningConsumer } from '@binzip/shared';
 import { houseListingPublished } from '@binzip/events';
 import request from 'supertest';
 import { bearer, eventually, expectError, publishUserSnapshot, userSnapshot } from '../../../test/support';
@@ -69,7 +69,7 @@ beforeAll(async () => {
   h = await startServiceHarness('notifstream', { models: notificationsModels, initModels, buildApp });
   bus = await h.bus();
   // The user snapshots this file publishes (a suspension) need accounts' stream.
-  await bus.ensureStream('ACCOUNTS');
+  await bus.ensureStream(accountsStream);
   for (const [id, name] of [
     [ANN, 'ann'],
     [BEN, 'ben'],

@@ -3,19 +3,18 @@ import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../core/logger';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
-import { toDeadLetter, type DeadLetter } from './dead-letters';
+import { deadLetterStream, toDeadLetter, type DeadLetter } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 import type { ConsumeHost, EventPublisher } from './hosts';
 import { publishMessage, type PublishOptions } from './publish';
 import {
   DEFAULT_STREAM_SETTINGS,
-  STREAM_NAMES,
   ensureStream,
   ensureStreams,
   askPatiently,
   ensureStreamsPatiently,
+  type StreamDefinition,
   type StreamHost,
-  type StreamName,
   type StreamSettings,
 } from './streams';
 
@@ -96,8 +95,13 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
     return this.prefix ? `${this.prefix}.${name}` : name;
   }
 
-  streamName(stream: StreamName): string {
-    return this.prefix ? `${this.prefix.toUpperCase().replace(/-/g, '_')}_${stream}` : stream;
+  /** The stream's name on the broker: `COMMUNITY`, or `T1_COMMUNITY` under the prefix `t1`. */
+  streamName(name: string): string {
+    return this.prefix ? `${this.streamPrefix}${name}` : name;
+  }
+
+  private get streamPrefix(): string {
+    return `${this.prefix.toUpperCase().replace(/-/g, '_')}_`;
   }
 
   durableName(durable: string): string {
@@ -110,18 +114,18 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   }
 
   /** Creates the stream or brings it to the current settings (see streams.ts). */
-  ensureStream(stream: StreamName): Promise<void> {
+  ensureStream(stream: StreamDefinition): Promise<void> {
     return ensureStream(this, stream);
   }
 
-  /** Every stream of the system, checked against the broker's limits first (see streams.ts). */
-  ensureStreams(): Promise<void> {
-    return ensureStreams(this);
+  /** These streams, checked against the broker's limits first (see streams.ts). */
+  ensureStreams(streams: Iterable<StreamDefinition>): Promise<void> {
+    return ensureStreams(this, streams);
   }
 
   /** The same, asked again while JetStream does not answer, for at most `untilMs` (start-up; see streams.ts). */
-  ensureStreamsPatiently(untilMs: number): Promise<void> {
-    return ensureStreamsPatiently(this, untilMs);
+  ensureStreamsPatiently(streams: Iterable<StreamDefinition>, untilMs: number): Promise<void> {
+    return ensureStreamsPatiently(this, streams, untilMs);
   }
 
   /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts). */
@@ -141,7 +145,7 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
 
   /** The dead letters kept in the stream, oldest first (for operators' tools and tests). */
   async deadLetters(limit = 100): Promise<DeadLetter[]> {
-    const name = this.streamName('DEAD_LETTERS');
+    const name = this.streamName(deadLetterStream.name);
     const info = await this.manager.streams.info(name).catch(() => undefined);
     if (!info || info.state.messages === 0) return [];
     const letters: DeadLetter[] = [];
@@ -153,19 +157,25 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   }
 
   /** Deletes a durable consumer so the next `consume` creates it afresh (a projection rebuild). */
-  async resetConsumer(stream: StreamName, durable: string): Promise<boolean> {
+  async resetConsumer(stream: string, durable: string): Promise<boolean> {
     return this.manager.consumers.delete(this.streamName(stream), this.durableName(durable)).catch(() => false);
   }
 
   /**
    * Removes this bus's prefixed streams, with their consumers (tests, benchmarks and `npm run clean` clean up
-   * after themselves); gives the names of those that existed.
+   * after themselves); gives the names of those that existed. Shared code knows no producer's streams, so they are
+   * found on the broker: named with this prefix's `T1_`, every subject under its `t1.` (so the prefix `t1` never
+   * takes `t1-x`'s `T1_X_...` streams).
    */
   async deleteStreams(): Promise<string[]> {
     if (!this.prefix) throw new Error('refusing to delete unprefixed streams');
+    const ours: string[] = [];
+    for await (const info of this.manager.streams.list()) {
+      const { name, subjects = [] } = info.config;
+      if (name.startsWith(this.streamPrefix) && subjects.length > 0 && subjects.every((s) => s.startsWith(`${this.prefix}.`))) ours.push(name);
+    }
     const deleted: string[] = [];
-    for (const stream of STREAM_NAMES) {
-      const name = this.streamName(stream);
+    for (const name of ours.sort()) {
       if (await this.manager.streams.delete(name).catch(() => false)) deleted.push(name);
     }
     return deleted;

@@ -6,7 +6,7 @@ import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, e
 import { inMessagingSpan } from '../core/tracing';
 import type { ConsumeHost } from './hosts';
 import { askPatiently } from './streams';
-import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, type DeadLetterReason } from './dead-letters';
+import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, deadLetterStream, type DeadLetterReason } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 
 const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
@@ -40,11 +40,11 @@ export async function startConsumer<E extends EventDefinition>(bus: ConsumeHost,
   // Start-up steps are asked again while JetStream does not answer (a cluster still forming); each is idempotent.
   const streamsReady = async () => {
     await bus.ensureStream(event.stream);
-    await bus.ensureStream('DEAD_LETTERS');
+    await bus.ensureStream(deadLetterStream);
   };
   await askPatiently(streamsReady, bus.patienceMs, bus.logger, `the streams of ${consumer.durable}`);
-  if (await consumer.replayWhen?.()) await bus.resetConsumer(event.stream, consumer.durable);
-  const stream = bus.streamName(event.stream);
+  if (await consumer.replayWhen?.()) await bus.resetConsumer(event.stream.name, consumer.durable);
+  const stream = bus.streamName(event.stream.name);
   const durable = bus.durableName(consumer.durable);
   const deliverPolicy =
     consumer.deliverPolicy === 'last_per_subject' ? DeliverPolicy.LastPerSubject : consumer.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All;
@@ -96,7 +96,7 @@ export async function startConsumer<E extends EventDefinition>(bus: ConsumeHost,
   };
   const done = loop();
   const unregisterLag = registerConsumerLagSource({
-    stream: event.stream,
+    stream: event.stream.name,
     consumer: consumer.durable,
     pending: async () => {
       const info = await bus.manager.consumers.info(stream, durable);
@@ -134,7 +134,7 @@ export async function followEvent<E extends EventDefinition>(
   const ordered = await askPatiently(
     async () => {
       await bus.ensureStream(event.stream);
-      return bus.jetstream.consumers.get(bus.streamName(event.stream), { filter_subjects: bus.subject(event.filter), deliver_policy: DeliverPolicy.All });
+      return bus.jetstream.consumers.get(bus.streamName(event.stream.name), { filter_subjects: bus.subject(event.filter), deliver_policy: DeliverPolicy.All });
     },
     bus.patienceMs,
     bus.logger,
@@ -166,7 +166,7 @@ export async function followEvent<E extends EventDefinition>(
 
 /** Hands one message to its handler inside the request-id context the message carries. */
 function dispatch(bus: ConsumeHost, consumer: EventConsumer, msg: JsMsg): Promise<void> {
-  const labels = { stream: consumer.event.stream, consumer: consumer.durable };
+  const labels = { stream: consumer.event.stream.name, consumer: consumer.durable };
   eventsDelivered.inc(labels);
   if (msg.redelivered) eventsRedelivered.inc(labels);
   const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
@@ -195,7 +195,7 @@ async function handleMessage(bus: ConsumeHost, consumer: EventConsumer, msg: JsM
     // One line per handled event; inside the request-id context it carries the id of the request behind it.
     bus.logger.info('event handled', { subject: msg.subject, seq: msg.seq, consumer: consumer.durable, deliveries });
   } catch (err) {
-    eventsFailed.inc({ stream: consumer.event.stream, consumer: consumer.durable });
+    eventsFailed.inc({ stream: consumer.event.stream.name, consumer: consumer.durable });
     // deliveryCount counts deliveries (1 on the first): this was the last one the server will make.
     if (deliveries >= (consumer.maxDeliver ?? DEFAULT_MAX_DELIVER)) {
       await terminate(bus, consumer, msg, 'max_deliveries', (err as Error).message);
@@ -214,12 +214,12 @@ async function handleMessage(bus: ConsumeHost, consumer: EventConsumer, msg: JsM
  * advisory, which is a core NATS message lost when no one listens at that instant.
  */
 async function terminate(bus: ConsumeHost, consumer: EventConsumer, msg: JsMsg, reason: DeadLetterReason, error: string): Promise<void> {
-  const labels = { stream: consumer.event.stream, consumer: consumer.durable };
+  const labels = { stream: consumer.event.stream.name, consumer: consumer.durable };
   eventsTerminated.inc({ ...labels, reason });
   const headers = natsHeaders();
   const requestId = msg.headers?.get(REQUEST_ID_HEADER);
   if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
-  headers.set(DeadLetterHeaders.stream, consumer.event.stream);
+  headers.set(DeadLetterHeaders.stream, consumer.event.stream.name);
   headers.set(DeadLetterHeaders.subject, msg.subject);
   headers.set(DeadLetterHeaders.sequence, String(msg.seq));
   headers.set(DeadLetterHeaders.consumer, consumer.durable);

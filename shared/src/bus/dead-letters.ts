@@ -1,4 +1,5 @@
 import type { StoredMsg } from '@nats-io/jetstream';
+import { defineStream } from './streams';
 
 /**
  * Events a consumer gave up on (deliveries exhausted, or a payload that fails its schema) are copied to the
@@ -6,6 +7,9 @@ import type { StoredMsg } from '@nats-io/jetstream';
  * Body: the original bytes. Headers: where it came from and why (below), and the original `x-request-id`.
  */
 export const DEAD_LETTER_SUBJECT = 'deadletter';
+
+/** Kept longer than events, for a person to inspect and replay; ensured by every consumer. */
+export const deadLetterStream = defineStream({ name: 'DEAD_LETTERS', subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' });
 
 export const DeadLetterHeaders = {
   stream: 'Binzip-Original-Stream',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CacheKeys } from '../core/cache-policy';
 import { newOutboxEvent, type OutboxEvent } from './outbox';
-import type { StreamName } from './streams';
+import type { StreamDefinition } from './streams';
 
 /**
  * One event, declared once (a producer's module of @binzip/events, `events/src/<service>.ts`; the runtime's own in
@@ -17,7 +17,8 @@ export interface EventDefinition<S extends z.ZodObject = z.ZodObject> {
   readonly subject: string;
   /** What a consumer subscribes to: the subject with `*` for each field segment. */
   readonly filter: string;
-  readonly stream: StreamName;
+  /** The stream that keeps it, declared beside it (`defineStream`). */
+  readonly stream: StreamDefinition;
   readonly version: number;
   /** The whole payload: `v` (the version), `eventId`, then the declared fields. */
   readonly schema: S;
@@ -43,7 +44,7 @@ type Envelope<V extends number> = { v: z.ZodLiteral<V>; eventId: z.ZodString };
 
 export function defineEvent<const V extends number, F extends z.ZodRawShape>(declaration: {
   subject: string;
-  stream: StreamName;
+  stream: StreamDefinition;
   version: V;
   schema: z.ZodObject<F>;
 }): EventDefinition<z.ZodObject<Envelope<V> & F>> {

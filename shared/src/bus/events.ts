@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Authorities, UserTypes } from '../core/auth';
+import { deadLetterStream } from './dead-letters';
 import { defineEvent, type EventData } from './define-event';
+import { defineStream } from './streams';
 
 /**
  * The runtime's own events, each defined once: the user snapshots every service projects (users.ts), the session
@@ -16,10 +18,13 @@ import { defineEvent, type EventData } from './define-event';
 export const UserStatuses = ['ACTIVE', 'SUSPENDED', 'WITHDRAWAL_REQUESTED', 'WITHDRAWN'] as const;
 export type UserStatus = (typeof UserStatuses)[number];
 
+/** Only the latest snapshot of each user matters: kept one per subject, never aged out. */
+export const accountsStream = defineStream({ name: 'ACCOUNTS', subjects: ['accounts.>'], purpose: 'snapshots' });
+
 /** `accounts.user.<id>`: the latest snapshot of a user. `version` grows with every change. */
 export const userSnapshots = defineEvent({
   subject: 'accounts.user.<id>',
-  stream: 'ACCOUNTS',
+  stream: accountsStream,
   version: 1,
   schema: z.object({
     id: z.number().int().positive(),
@@ -34,6 +39,9 @@ export const userSnapshots = defineEvent({
 });
 export type UserSnapshotV1 = EventData<typeof userSnapshots>;
 
+/** A revocation matters only while the session's access tokens can still be valid: kept two hours. */
+export const sessionsStream = defineStream({ name: 'SESSIONS', subjects: ['sessions.>'], purpose: 'revocations' });
+
 /**
  * `sessions.revoked`: accounts ended these sign-ins (logout, password change, withdrawal, a stolen refresh token;
  * a suspension revokes refresh tokens without announcing, so writes keep answering U0012). Every process refuses
@@ -41,7 +49,7 @@ export type UserSnapshotV1 = EventData<typeof userSnapshots>;
  */
 export const sessionsRevoked = defineEvent({
   subject: 'sessions.revoked',
-  stream: 'SESSIONS',
+  stream: sessionsStream,
   version: 1,
   schema: z.object({
     userId: z.number().int().positive(),
@@ -59,6 +67,9 @@ export type AuditService = (typeof AuditServices)[number];
 /** An upper-case verb (APPROVE, REJECT, SUSPEND, ...): a string, not an enum, so a new kind of action is not a new version. */
 export const AUDIT_ACTION_PATTERN = /^[A-Z][A-Z_]{0,39}$/;
 
+/** Administrators' actions, published by every service that takes one (`audit.<service>`), gathered by accounts. */
+export const auditStream = defineStream({ name: 'AUDIT', subjects: ['audit.>'], purpose: 'events' });
+
 /**
  * `audit.<service>`: an administrator did something. The service that did it stores this event in the same
  * write as the action (its outbox), so an action is never stored without its entry; accounts gathers the entries
@@ -69,7 +80,7 @@ export const AUDIT_ACTION_PATTERN = /^[A-Z][A-Z_]{0,39}$/;
  */
 export const adminActionRecorded = defineEvent({
   subject: 'audit.<service>',
-  stream: 'AUDIT',
+  stream: auditStream,
   version: 1,
   schema: z.object({
     service: z.enum(AuditServices),
@@ -85,3 +96,11 @@ export const adminActionRecorded = defineEvent({
   }),
 });
 export type AdminActionRecordedV1 = EventData<typeof adminActionRecorded>;
+
+/**
+ * The streams the runtime itself uses in every process, ensured at start (`runService`) before the service's own:
+ * the user snapshots (published by accounts, projected by every other service), the revocations every process
+ * follows and the dead letters of every consumer. The rest are the streams of the events a service publishes and
+ * consumes, learnt from its declaration (the audit entries among them).
+ */
+export const RUNTIME_STREAMS = [accountsStream, sessionsStream, deadLetterStream] as const;

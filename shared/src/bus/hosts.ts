@@ -2,7 +2,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../core/logger';
 import type { TraceCarrier } from '../core/tracing';
-import type { StreamName } from './streams';
+import type { StreamDefinition } from './streams';
 
 /**
  * The narrow views of the bus that its functions take (issue 36): `EventBus` implements them all and delegates to
@@ -35,8 +35,8 @@ export interface ConsumeHost extends PublishHost {
   readonly logger: Logger;
   /** How long a consumer's set-up asks JetStream again while it does not answer (0: once). */
   readonly patienceMs: number;
-  streamName(stream: StreamName): string;
+  streamName(name: string): string;
   durableName(durable: string): string;
-  ensureStream(stream: StreamName): Promise<void>;
-  resetConsumer(stream: StreamName, durable: string): Promise<boolean>;
+  ensureStream(stream: StreamDefinition): Promise<void>;
+  resetConsumer(stream: string, durable: string): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 /** The bus layer: NATS JetStream, events, the outbox and what follows events (`@binzip/shared/bus`). Imports core and store. */
 export { EventBus, type EventBusOptions } from './connection';
-export { MIB, StreamStorageError, type StreamName, type StreamPurpose, type StreamSettings } from './streams';
+export { MIB, StreamStorageError, defineStream, distinctStreams, type StreamDefinition, type StreamPurpose, type StreamSettings } from './streams';
 export { startConsumers, type RunningConsumer } from './consume';
 export { consume, defineEvent, type EventConsumer, type EventData, type EventDefinition, type EventFields, type EventMeta } from './define-event';
 export * from './response-cache';

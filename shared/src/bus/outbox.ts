@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger';
 import { registerOutboxSource, type OutboxBacklogSource } from '../core/metrics';
 import { currentTraceCarrier, type TraceCarrier } from '../core/tracing';
 import type { EventPublisher } from './hosts';
+import type { StreamDefinition } from './streams';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -226,14 +227,14 @@ export class OutboxRelay implements OutboxBacklogSource {
 /** The documents whose writes store events (`addOutbox` on their schemas) and the events they hold. */
 export interface OutboxDeclaration {
   /** The event definitions (`defineEvent`) whose entries the documents hold; the relay labels its backlog by their streams. */
-  events: readonly { readonly stream: string }[];
+  events: readonly { readonly stream: StreamDefinition }[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   models: Model<any>[];
 }
 
 /** Starts the relay of a service's outbox (runService; tests of a producer); its backlog is labelled by stream. */
 export function startOutboxRelay(bus: EventPublisher, outbox: OutboxDeclaration, options: { logger: Logger; intervalMs?: number }): OutboxRelay {
-  const stream = [...new Set(outbox.events.map((event) => event.stream))].join(',');
+  const stream = [...new Set(outbox.events.map((event) => event.stream.name))].join(',');
   const relay = new OutboxRelay({ bus, models: outbox.models, stream, ...options });
   relay.start();
   return relay;

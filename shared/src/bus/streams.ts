@@ -9,25 +9,48 @@ import {
 } from '@nats-io/jetstream';
 import { NoRespondersError, TimeoutError, nanos } from '@nats-io/nats-core';
 import type { Logger } from '../core/logger';
-import { DEAD_LETTER_SUBJECT } from './dead-letters';
+
+/** What a stream keeps and for how long (see `streamLimits`). */
+export type StreamPurpose = 'snapshots' | 'events' | 'revocations' | 'deadLetters';
 
 /**
- * The streams, one per producer, plus the dead letters. Consumers ensure them too, so start order never
- * matters. `purpose` picks the limits (see `streamLimits`).
+ * One stream, declared once by whoever owns its subjects: a producer's contract module (`events/src/<service>.ts`)
+ * beside its events, the runtime's own in shared/src/bus (events.ts, dead-letters.ts). An event names its stream
+ * (`defineEvent({ stream })`), so a process ensures exactly the streams of the events it publishes and consumes;
+ * consumers ensure them too, so start order never matters.
  */
-export const StreamDefinitions = {
-  ACCOUNTS: { subjects: ['accounts.>'], purpose: 'snapshots' },
-  COMMUNITY: { subjects: ['community.>'], purpose: 'events' },
-  RECORDS: { subjects: ['records.>'], purpose: 'events' },
-  HOUSES: { subjects: ['houses.>'], purpose: 'events' },
-  SESSIONS: { subjects: ['sessions.>'], purpose: 'revocations' },
-  /** Administrators' actions, published by every service that takes one (`audit.<service>`), gathered by accounts. */
-  AUDIT: { subjects: ['audit.>'], purpose: 'events' },
-  DEAD_LETTERS: { subjects: [`${DEAD_LETTER_SUBJECT}.>`], purpose: 'deadLetters' },
-} as const;
-export type StreamName = keyof typeof StreamDefinitions;
-export type StreamPurpose = (typeof StreamDefinitions)[StreamName]['purpose'];
-export const STREAM_NAMES = Object.keys(StreamDefinitions) as StreamName[];
+export interface StreamDefinition {
+  /** Upper-case, without the prefix a bus adds (`COMMUNITY`; `T1_COMMUNITY` under the prefix `t1`). */
+  readonly name: string;
+  /** The subjects it keeps, without the prefix (`community.>`). */
+  readonly subjects: readonly string[];
+  readonly purpose: StreamPurpose;
+}
+
+const STREAM_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+export function defineStream<const N extends string>(definition: {
+  name: N;
+  subjects: readonly string[];
+  purpose: StreamPurpose;
+}): StreamDefinition & { readonly name: N } {
+  if (!STREAM_NAME.test(definition.name)) throw new Error(`stream ${definition.name}: a stream's name is upper-case letters, digits and _`);
+  if (definition.subjects.length === 0) throw new Error(`stream ${definition.name}: no subjects`);
+  return Object.freeze({ name: definition.name, subjects: Object.freeze([...definition.subjects]), purpose: definition.purpose });
+}
+
+/** The streams once each, by name; two different definitions under one name are a mistake said at start-up. */
+export function distinctStreams(streams: Iterable<StreamDefinition>): StreamDefinition[] {
+  const byName = new Map<string, StreamDefinition>();
+  for (const stream of streams) {
+    const known = byName.get(stream.name);
+    if (known && (known.purpose !== stream.purpose || known.subjects.join() !== stream.subjects.join())) {
+      throw new Error(`stream ${stream.name} is defined twice, differently`);
+    }
+    byName.set(stream.name, known ?? stream);
+  }
+  return [...byName.values()];
+}
 
 /**
  * How streams are kept: `NATS_REPLICAS`, `EVENT_RETENTION_HOURS`, `DEAD_LETTER_RETENTION_HOURS`,
@@ -118,13 +141,12 @@ export interface StreamHost {
   readonly logger: Logger;
   readonly settings: StreamSettings;
   subject(name: string): string;
-  streamName(stream: StreamName): string;
+  streamName(name: string): string;
 }
 
-function streamConfig(host: StreamHost, stream: StreamName) {
-  const definition = StreamDefinitions[stream];
+function streamConfig(host: StreamHost, definition: StreamDefinition) {
   return {
-    name: host.streamName(stream),
+    name: host.streamName(definition.name),
     subjects: definition.subjects.map((s) => host.subject(s)),
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
@@ -149,7 +171,7 @@ function existingStream(manager: JetStreamManager, name: string): Promise<Stream
  * updates it in place). A ceiling the broker has no room for fails with a `StreamStorageError` naming the
  * setting.
  */
-export async function ensureStream(host: StreamHost, stream: StreamName): Promise<void> {
+export async function ensureStream(host: StreamHost, stream: StreamDefinition): Promise<void> {
   const config = streamConfig(host, stream);
   const existing = await existingStream(host.manager, config.name);
   try {
@@ -162,7 +184,7 @@ export async function ensureStream(host: StreamHost, stream: StreamName): Promis
     if (isInsufficientStorage(err)) {
       throw new StreamStorageError(
         config.name,
-        SIZE_SETTING[StreamDefinitions[stream].purpose],
+        SIZE_SETTING[stream.purpose],
         config.max_bytes > 0
           ? `${mib(config.max_bytes)} × ${config.num_replicas} replica(s) asked, NATS answered "${(err as Error).message}"`
           : `NATS answered "${(err as Error).message}"`,
@@ -176,18 +198,20 @@ export async function ensureStream(host: StreamHost, stream: StreamName): Promis
 }
 
 /**
- * Start-up check of every stream of the system: the ceilings are first compared with what the broker reports
- * for this account (a per-stream maximum, a storage limit), then each stream is created or updated, so a
- * ceiling that does not fit stops the process with an error naming its setting before it serves anything.
+ * Start-up check of the streams a process uses (`runService`: the runtime's own, then those of the events the
+ * service publishes and consumes): the ceilings are first compared with what the broker reports for this account
+ * (a per-stream maximum, a storage limit), then each stream is created or updated, so a ceiling that does not fit
+ * stops the process with an error naming its setting before it serves anything.
  */
-export async function ensureStreams(host: StreamHost): Promise<void> {
+export async function ensureStreams(host: StreamHost, streams: Iterable<StreamDefinition>): Promise<void> {
+  const definitions = distinctStreams(streams);
   const account = await host.manager.getAccountInfo();
   const limits = account.limits;
   let asked = 0;
   let heldAlready = 0;
-  for (const stream of STREAM_NAMES) {
+  for (const stream of definitions) {
     const config = streamConfig(host, stream);
-    const setting = SIZE_SETTING[StreamDefinitions[stream].purpose];
+    const setting = SIZE_SETTING[stream.purpose];
     if (config.max_bytes <= 0) continue;
     if (limits.storage_max_stream_bytes > 0 && config.max_bytes > limits.storage_max_stream_bytes) {
       throw new StreamStorageError(
@@ -206,13 +230,13 @@ export async function ensureStreams(host: StreamHost): Promise<void> {
     const room = limits.max_storage - reserved + heldAlready;
     if (asked > room) {
       throw new StreamStorageError(
-        host.streamName('COMMUNITY').replace(/COMMUNITY$/, '*'),
+        host.streamName('*'),
         'EVENT_STREAM_MAX_MIB (and DEAD_LETTER_STREAM_MAX_MIB)',
         `the streams ask ${mib(asked)}, the account has ${mib(Math.max(0, room))} of ${mib(limits.max_storage)} left`,
       );
     }
   }
-  for (const stream of STREAM_NAMES) await ensureStream(host, stream);
+  for (const stream of definitions) await ensureStream(host, stream);
 }
 
 /**
@@ -247,6 +271,7 @@ export async function askPatiently<T>(step: () => Promise<T>, untilMs: number, l
 }
 
 /** `ensureStreams`, asked again while JetStream does not answer, for at most `untilMs` (start-up). */
-export function ensureStreamsPatiently(host: StreamHost, untilMs: number): Promise<void> {
-  return askPatiently(() => ensureStreams(host), untilMs, host.logger, 'the stream check');
+export function ensureStreamsPatiently(host: StreamHost, streams: Iterable<StreamDefinition>, untilMs: number): Promise<void> {
+  const definitions = [...streams];
+  return askPatiently(() => ensureStreams(host, definitions), untilMs, host.logger, 'the stream check');
 }

@@ -6,6 +6,7 @@ import { EventBus } from '../bus/connection';
 import { startConsumers } from '../bus/consume';
 import type { EventConsumer } from '../bus/define-event';
 import { startOutboxRelay, type OutboxDeclaration, type OutboxRelay } from '../bus/outbox';
+import { RUNTIME_STREAMS } from '../bus/events';
 import { MIB } from '../bus/streams';
 import { errorEnvelope } from '../core/envelope';
 import { ErrorCodes } from '../core/errors';
@@ -202,10 +203,10 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
       outageLimitMs,
       `NATS unreachable for ${outageLimitMs} ms at start-up`,
     );
-    // Every stream of the system, checked against the broker before anything is served: a ceiling that does
-    // not fit stops the start with the setting to change (see EventBus.ensureStreams). A JetStream that does not
+    // The runtime's own streams, checked against the broker before anything is served: a ceiling that does not
+    // fit stops the start with the setting to change (see EventBus.ensureStreams). A JetStream that does not
     // answer yet (a new cluster) is asked again, within the same bound as an outage at start-up.
-    await bus.ensureStreamsPatiently(outageLimitMs);
+    await bus.ensureStreamsPatiently(RUNTIME_STREAMS, outageLimitMs);
     const revocations = await followSessionRevocations(bus);
     const users = await startConsumers(bus, definition.userProjection ? [userProjection({ bus, connection, service: definition.name })] : []);
     // The relay starts after `start` (it needs the models); a kick before it exists is made up by its first pass.
@@ -221,6 +222,12 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
       revocationFeed,
       internal,
     } = await definition.start({ config, logger: log, connection, bus, eventsPending });
+    // Then the streams of the events this service publishes and consumes, the same way: each producer's stream is
+    // declared beside its events (@binzip/events), so a process knows only the streams it uses.
+    await bus.ensureStreamsPatiently(
+      [...(outbox?.events ?? []), ...declared.map((consumer) => consumer.event)].map((event) => event.stream),
+      outageLimitMs,
+    );
     const feed = startRevocationFeed(config, log, connection, definition.userProjection, revocationFeed);
     const stopNickNames = definition.userProjection ? rememberProjectedNickNames(bus, connection, definition.name, responseCache) : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });

@@ -76,6 +76,9 @@ export interface OutboxRelayOptions {
   stream?: string;
 }
 
+/** The most copies of one event a publish sends at once (see `OutboxRelay`). */
+const MAX_COPIES = 256;
+
 /**
  * Every write kicks its process's relay, so the timer only publishes what a kick missed: events whose publish or
  * removal failed (NATS or the store away), and those a replica stored and was lost before publishing. Each replica
@@ -91,9 +94,6 @@ export interface OutboxRelayOptions {
  * leader was lost. The stream stores at most one copy (the rest are its duplicates, or dropped unstored), the next
  * event waits for the first ack, and the EventBus sends one copy to a server without the fault (`dropsProposals`).
  */
-/** The most copies of one event a publish sends at once (see `OutboxRelay`). */
-const MAX_COPIES = 256;
-
 export class OutboxRelay implements OutboxBacklogSource {
   private timer: NodeJS.Timeout | undefined;
   private unregister: (() => void) | undefined;

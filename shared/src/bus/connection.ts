@@ -128,9 +128,23 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
     return ensureStreamsPatiently(this, streams, untilMs);
   }
 
-  /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts). */
+  /**
+   * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts).
+   * `copies` is honoured only by a server that may drop a returning leader's proposals (`dropsProposals`).
+   */
   publish(subject: string, payload: unknown, messageId: string, options: PublishOptions = {}): Promise<void> {
-    return publishMessage(this, subject, payload, messageId, options);
+    return publishMessage(this, subject, payload, messageId, this.dropsProposals ? options : { ...options, copies: 1 });
+  }
+
+  /**
+   * Whether the server this connection is on is a nats-server before 2.10.12, whose stream leader, leading again
+   * after fewer new messages than the stream has counted duplicates, drops that many proposals without an answer
+   * (its `clseq` is not reset on losing the lead; fixed by nats-io/nats-server 80a5675, "Fix correcting clseq drift
+   * on high clfs"). An unknown version counts as old.
+   */
+  get dropsProposals(): boolean {
+    const [major = 0, minor = 0, patch = 0] = (this.connection.info?.version ?? '0.0.0').split(/[.-]/).map(Number);
+    return major < 2 || (major === 2 && (minor < 10 || (minor === 10 && patch < 12)));
   }
 
   /** Starts a durable consumer (see consume.ts). */

@@ -3,6 +3,7 @@ import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../core/logger';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
+import { natsClientOptions } from './nats-client';
 import { deadLetterStream, toDeadLetter, type DeadLetter } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 import type { ConsumeHost, EventPublisher } from './hosts';
@@ -52,14 +53,7 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   ) {}
 
   static async connect(options: EventBusOptions): Promise<EventBus> {
-    const connection = await connect({
-      servers: options.url.split(',').map((s) => s.trim()),
-      name: options.name,
-      reconnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-      waitOnFirstConnect: true,
-    });
+    const connection = await connect(natsClientOptions(options.url, options.name));
     // A connection whose JetStream does not answer (a new cluster still electing its leader) is asked again for
     // `patienceMs`, then not left open.
     const manager = await askPatiently(

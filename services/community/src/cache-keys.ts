@@ -9,13 +9,19 @@ import { prefixesOf, type BoardPrefix, type PreviewPrefix } from './domain/vocab
 /**
  * What community's cached answers show, as the response cache's keys (docs/decisions-local.md, "Response cache"):
  *
- * - `board:<id>`: what any answer shows of one board: its list item (with `commentCount`), its detail (with
- *   `loveCount` and the comments), its comment list.
+ * - `board:<id>`: everything any answer shows of one board; its detail depends on it whole. Other answers show
+ *   only parts of it (`<whole>/<part>`, `KEY_PART_SEPARATOR`: a change of the whole changes every part, a change
+ *   of a part changes the whole and no other part):
+ *   - `board:<id>/listed`: what its list items show (title, body, picture, category, `fixed`, author,
+ *     `commentCount`; no love count): board lists, previews, a member's own lists;
+ *   - `board:<id>/comments`: its comment list;
+ *   - `board:<id>/loves`: its love count, which only its detail shows (and, through the love order, which boards
+ *     a love-ordered page holds).
  * - `love-order:<prefixCategory>`: the order of one board type's boards by love count (`SORTS` in
  *   domain/boards.ts: lists ordered POPULAR and every preview sort by `loveCount` after `fixed`).
  *
- * An answer depends on every board it shows and, when ordered by loves, on the love order of each board type it
- * covers. Which boards a list holds, how many, and their order otherwise (`fixed`, `createdAt`, the search in
+ * An answer depends on every board it shows (the part it shows) and, when ordered by loves, on the love order of
+ * each board type it covers. Which boards a list holds, how many, and their order otherwise (`fixed`, `createdAt`, the search in
  * title and body) change only with the board writes (create, edit, delete, pin) and the pictures', which declare
  * nothing and so forget every answer, as do nickname changes (the user projection announces no keys).
  *
@@ -24,8 +30,10 @@ import { prefixesOf, type BoardPrefix, type PreviewPrefix } from './domain/vocab
  *
  * A comment created, edited or deleted on board X changes X's comment list, its detail and the `commentCount`
  * of its list items, and nothing a public list filters or orders by: `board:X`; and its author's list of
- * comments: `commenter:<author>`. A love or unlove of X by U changes X's `loveCount` (its detail), the order of X's
- * type by loves and U's loved boards: `board:X`, `love-order:<X's type>`, `lover:U`. A member's own list depends on
+ * comments: `commenter:<author>`. A love or unlove of X by U changes X's `loveCount` (its detail only: no list shows it),
+ * the order of X's type by loves and U's loved boards: `board:X/loves`, `love-order:<X's type>`, `lover:U`; so a
+ * love keeps the RECENT lists and every comment list, and a list ordered by loves is forgotten through the love
+ * order. A member's own list depends on
  * his key and on every board it shows; his posts change only with the board writes, which forget everything.
  */
 /**
@@ -44,36 +52,45 @@ export const BOARD_ANSWERS: CacheLifetime = { name: 'boards', ttlMs: 10_000 };
 export const BOARD_CATEGORIES: CacheLifetime = { name: 'categories', ttlMs: 60_000 };
 
 export const boardKey = (boardId: number): string => `board:${boardId}`;
+/** What a board's list items show of it (a part of `boardKey`). */
+export const listedBoardKey = (boardId: number): string => `${boardKey(boardId)}/listed`;
+/** A board's comment list (a part of `boardKey`). */
+export const boardCommentsKey = (boardId: number): string => `${boardKey(boardId)}/comments`;
+/** A board's love count (a part of `boardKey`). */
+export const boardLovesKey = (boardId: number): string => `${boardKey(boardId)}/loves`;
 export const loveOrderKey = (prefix: string): string => `love-order:${prefix}`;
 export const authorKey = (userId: number): string => `author:${userId}`;
 export const commenterKey = (userId: number): string => `commenter:${userId}`;
 export const loverKey = (userId: number): string => `lover:${userId}`;
 
-/** A member's own list: his key (`authorKey`, `commenterKey`, `loverKey`) and every board it shows. */
+/** A member's own list: his key (`authorKey`, `commenterKey`, `loverKey`) and every board it shows, as listed. */
 export function ownListKeys(memberKey: string, page: PageObject<{ boardId: number }>): CacheKeys {
-  return [memberKey, ...page.content.map((item) => boardKey(item.boardId))];
+  return [memberKey, ...page.content.map((item) => listedBoardKey(item.boardId))];
 }
 
-/** A comment created, edited or deleted: its board and its author's list of comments. */
+/**
+ * A comment created, edited or deleted: its board (whole: its detail, comment list and the `commentCount` of its
+ * list items) and its author's list of comments.
+ */
 export const commentKeys = (boardId: number, authorId: number): CacheKeys => [boardKey(boardId), commenterKey(authorId)];
 
 /** A page of a board list: its boards, and the love order of its type when ordered POPULAR. */
 export function boardListKeys(query: { prefix: BoardPrefix; order: 'RECENT' | 'POPULAR' }, page: PageObject<BoardItem>): CacheKeys {
-  const keys = page.content.map((board) => boardKey(board.boardId));
+  const keys = page.content.map((board) => listedBoardKey(board.boardId));
   if (query.order === 'POPULAR') keys.push(loveOrderKey(query.prefix));
   return keys;
 }
 
 /** A preview (always ordered by loves): its boards and the love order of every type it covers. */
 export function previewKeys(query: { prefix: PreviewPrefix }, boards: readonly BoardItem[]): CacheKeys {
-  return [...boards.map((board) => boardKey(board.boardId)), ...prefixesOf(query.prefix).map(loveOrderKey)];
+  return [...boards.map((board) => listedBoardKey(board.boardId)), ...prefixesOf(query.prefix).map(loveOrderKey)];
 }
 
 /** A love or unlove of a board by `loverId`; a board that cannot be found (it always can, after a success) changes everything. */
 export async function loveKeys(ctx: CommunityContext, boardId: number, loverId: number, seenPrefix?: string): Promise<CacheKeys | undefined> {
   // The type the write itself read (`BoardTypeSeen`); asked for only when the write did not say.
   const prefix = seenPrefix ?? (await prefixOfBoard(ctx, boardId));
-  return prefix === undefined ? undefined : [boardKey(boardId), loveOrderKey(prefix), loverKey(loverId)];
+  return prefix === undefined ? undefined : [boardLovesKey(boardId), loveOrderKey(prefix), loverKey(loverId)];
 }
 
 /**

@@ -8,7 +8,7 @@ import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceH
 import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { BOARD_ANSWERS, boardKey, commentCreatedEvents, commenterKey } from '../src/cache-keys';
+import { BOARD_ANSWERS, boardKey, boardLovesKey, commentCreatedEvents, commenterKey, listedBoardKey, loveOrderKey, loverKey } from '../src/cache-keys';
 import { postBoard, postComment } from './helpers';
 
 /**
@@ -533,5 +533,45 @@ describe('what an outsider can make the cache hold (issue 34 item 4)', () => {
     } finally {
       cache.stop();
     }
+  });
+});
+
+describe('what a list shows of a board is a part of it (issue 42: loves no longer forget the lists)', () => {
+  it("a love of A keeps every list and comment list showing A (no list shows loves) and forgets A's detail; a comment on A forgets the lists with A and keeps those without", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    const pages = { withA: `prefix=DEFAULT&search=${t}`, withoutA: `prefix=DEFAULT&search=${t}%20B` };
+    for (const query of Object.values(pages)) await list(first, query);
+    expect((await detail(first, a)).loveCount).toBe(0);
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([]);
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a).title).toBe(`${t} A`);
+    await retitle(a, `${t} A 고침`);
+    await retitle(b, `${t} B 고침`);
+
+    expect((await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    await delivered();
+
+    expect(await detail(first, a)).toMatchObject({ title: `${t} A 고침`, loveCount: 1 });
+    await eventually(async () => (await detail(second, a)).loveCount === 1);
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a).title).toBe(`${t} A`);
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([]);
+
+    await postComment(first, commenter, a, '목록을 바꾸는 댓글');
+    await delivered();
+
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a)).toMatchObject({ title: `${t} A 고침`, commentCount: 1 });
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([expect.objectContaining({ content: '목록을 바꾸는 댓글' })]);
+    expect((await list(first, pages.withoutA)).content.map((i) => i.title)).toEqual([`${t} B`]);
+  });
+
+  it('offers a list under the listed part of each board it shows, and a love names only the loves of its board', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const computed = await request(first).get(`/api/v1/boards?prefix=DEFAULT&search=${t}`);
+    expect(readOffer(computed.headers[CACHE_OFFER_HEADER])?.keys).toEqual([listedBoardKey(a)]);
+    const loved = await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token);
+    expect(loved.status).toBe(200);
+    expect(JSON.parse(String(loved.headers[CACHE_CHANGED_HEADER]))).toEqual({ keys: [boardLovesKey(a), loveOrderKey('DEFAULT'), loverKey(lover.id)] });
   });
 });

@@ -124,6 +124,37 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** Keys whose last change is remembered (for answers being computed); beyond it the history starts anew. */
 const CHANGE_HISTORY = 10_000;
 
+/**
+ * A key may name a part of what another names: `<whole>/<part>` (community's `board:12/loves`, the love count that
+ * only a board's detail shows, beside `board:12/listed`, what its list items show). A change of the whole changes
+ * every part (an answer depending on `board:12/listed` is forgotten by `board:12`), a change of a part changes the
+ * whole (an answer depending on `board:12` is forgotten by `board:12/loves`), and parts of one whole are apart
+ * (`board:12/loves` keeps an answer depending on `board:12/listed` only).
+ */
+export const KEY_PART_SEPARATOR = '/';
+
+/** The wholes a key is a part of, widest first (`a/b/c`: `a`, `a/b`). */
+function wholesOf(key: string): string[] {
+  const wholes: string[] = [];
+  for (let at = key.indexOf(KEY_PART_SEPARATOR); at > 0; at = key.indexOf(KEY_PART_SEPARATOR, at + 1)) wholes.push(key.slice(0, at));
+  return wholes;
+}
+
+/** The index's and the history's name for "some part of `whole`" (a real key never ends with the separator). */
+const partsOf = (whole: string): string => `${whole}${KEY_PART_SEPARATOR}`;
+
+/** What a change of `key` reaches: the key itself, what depends on any part of it, and each whole it is part of. */
+const reachedBy = (key: string): string[] => [key, partsOf(key), ...wholesOf(key)];
+
+/** What an answer depending on `key` is changed by: the key itself, any part of it, and each whole it is part of. */
+const changedBy = reachedBy;
+
+/** Where an answer depending on `key` is indexed: under the key, and under "some part of" each whole it is part of. */
+const indexedUnder = (key: string): string[] => [key, ...wholesOf(key).map(partsOf)];
+
+/** Where a change of `key` is remembered: under the key, and as a change of "some part of" each whole it is part of. */
+const rememberedUnder = indexedUnder;
+
 const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Keys from an announcement's payload; `undefined` (everything) for anything but `{"keys":[strings]}`. */
@@ -180,7 +211,9 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  *   index key -> answers, no scan), the others stay until their TTL. That is safe because a write's keys cover
  *   every answer that could show its change, whichever URL asked for it: a changed item is named by every answer
  *   showing it, and a change that can move items into or out of a page (an order, a filter, a count) either has
- *   a key of its own that such pages name (community's love order) or is not declared. Not declared is
+ *   a key of its own that such pages name (community's love order) or is not declared. A key may name a part of what another
+ *   names (`<whole>/<part>`, `KEY_PART_SEPARATOR`): a change of a part changes its whole but not the other parts,
+ *   so an answer showing only one part of a thing is not forgotten by a change of another part. Not declared is
  *   everything: a write without `changes` (or whose declaration fails) forgets every answer, an answer without
  *   `dependsOn` is forgotten by every change; `[]` is a write that changed nothing cached. What each service's
  *   writes forget, and why, is said where they are declared (community: routes/cache-keys.ts; houses: scraps
@@ -417,9 +450,11 @@ export class ResponseCache implements RouteCache {
       return;
     }
     for (const key of keys) {
-      this.changedAt.set(key, change);
-      if (this.settleMs > 0) this.changedTime.set(key, now);
-      for (const entryKey of this.dependents.get(key) ?? []) this.remove(entryKey);
+      for (const name of rememberedUnder(key)) {
+        this.changedAt.set(name, change);
+        if (this.settleMs > 0) this.changedTime.set(name, now);
+      }
+      for (const name of reachedBy(key)) for (const entryKey of this.dependents.get(name) ?? []) this.remove(entryKey);
     }
     for (const entryKey of this.undeclared) this.remove(entryKey);
     if (this.changedAt.size > CHANGE_HISTORY) {
@@ -575,14 +610,14 @@ export class ResponseCache implements RouteCache {
       for (const at of this.changedTime.values()) if (at > since) return false;
       return true;
     }
-    return keys.every((key) => (this.changedTime.get(key) ?? -Infinity) <= since);
+    return keys.every((key) => changedBy(key).every((name) => (this.changedTime.get(name) ?? -Infinity) <= since));
   }
 
   /** Whether none of `keys` (any key, for `undefined`) changed after change number `began`. */
   private unchangedSince(began: number, keys: CacheKeys | undefined): boolean {
     if (began < this.historyStart) return false;
     if (keys === undefined) return this.changes === began;
-    return keys.every((key) => (this.changedAt.get(key) ?? 0) <= began);
+    return keys.every((key) => changedBy(key).every((name) => (this.changedAt.get(name) ?? 0) <= began));
   }
 
   /** The map that holds (or would hold) the answer under `key`. */
@@ -599,11 +634,12 @@ export class ResponseCache implements RouteCache {
     this.shelfBytes.set(shelf, (this.shelfBytes.get(shelf) ?? 0) + entry.bytes);
     if (entry.keys === undefined) this.undeclared.add(key);
     else
-      for (const dependency of entry.keys) {
-        let dependents = this.dependents.get(dependency);
-        if (!dependents) this.dependents.set(dependency, (dependents = new Set()));
-        dependents.add(key);
-      }
+      for (const dependency of entry.keys)
+        for (const name of indexedUnder(dependency)) {
+          let dependents = this.dependents.get(name);
+          if (!dependents) this.dependents.set(name, (dependents = new Set()));
+          dependents.add(key);
+        }
     // The least recently used go first, until both the count and the bytes fit.
     while (shelf.size > maxEntries || (this.shelfBytes.get(shelf) ?? 0) > maxBytes) {
       const oldest = shelf.keys().next().value;
@@ -627,12 +663,13 @@ export class ResponseCache implements RouteCache {
       this.undeclared.delete(key);
       return;
     }
-    for (const dependency of entry.keys) {
-      const dependents = this.dependents.get(dependency);
-      if (!dependents) continue;
-      dependents.delete(key);
-      if (dependents.size === 0) this.dependents.delete(dependency);
-    }
+    for (const dependency of entry.keys)
+      for (const name of indexedUnder(dependency)) {
+        const dependents = this.dependents.get(name);
+        if (!dependents) continue;
+        dependents.delete(key);
+        if (dependents.size === 0) this.dependents.delete(name);
+      }
   }
 
   /**

@@ -77,3 +77,40 @@ describe('an answer asked for while a key changed', () => {
     }
   });
 });
+
+describe('the changes a service heard, told to the gateway (`heardDigest`)', () => {
+  const offer = (keys: string[]) => ({ ttlMs: 10_000, keys });
+  let gateway: ResponseCache;
+  beforeEach(() => (gateway = new ResponseCache({ now: () => clock, settleMs: 1_000 })));
+  afterEach(() => gateway.stop());
+
+  it('the gateway keeps an answer whose key changed within its settle time when the service had heard the same changes', () => {
+    cache.forget(['board:1'], 'announcement', 'change-1');
+    gateway.forget(['board:1'], 'announcement', 'change-1');
+    const heard = cache.heardDigest(['board:1/listed']);
+    expect(gateway.keep('/listed', gateway.lastChange, offer(['board:1/listed']), body, {}, heard)).toBe(true);
+    // Without the service's word, or with another's, the settle time holds.
+    expect(gateway.keep('/listed-unsaid', gateway.lastChange, offer(['board:1/listed']), body, {})).toBe(false);
+    expect(gateway.keep('/listed-other', gateway.lastChange, offer(['board:1/listed']), body, {}, cache.heardDigest(['board:2']))).toBe(false);
+  });
+
+  it('keeps none when the gateway heard a change of its keys that the service had not, or everything changed', () => {
+    cache.forget(['board:1'], 'announcement', 'change-1');
+    gateway.forget(['board:1'], 'announcement', 'change-1');
+    gateway.forget(['board:1/loves'], 'announcement', 'change-2');
+    expect(gateway.keep('/whole', gateway.lastChange, offer(['board:1']), body, {}, cache.heardDigest(['board:1']))).toBe(false);
+    // Another part's change heard by the gateway alone does not concern a list.
+    expect(gateway.keep('/listed', gateway.lastChange, offer(['board:1/listed']), body, {}, cache.heardDigest(['board:1/listed']))).toBe(true);
+    cache.forget(undefined);
+    expect(cache.heardDigest(['board:1/listed'])).toBeUndefined();
+  });
+
+  it('a change heard again under its id (a write coming back as its announcement) forgets nothing more', () => {
+    cache.forget(['board:1'], 'here', 'change-1');
+    keep('/whole', ['board:1']);
+    cache.forget(['board:1'], 'announcement', 'change-1');
+    expect(kept('/whole')).toBe(true);
+    cache.forget(['board:1'], 'announcement', 'change-2');
+    expect(kept('/whole')).toBe(false);
+  });
+});

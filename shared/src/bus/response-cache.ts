@@ -1,13 +1,17 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../core/metrics';
 import {
+  CACHE_CHANGE_ID_HEADER,
   CACHE_CHANGED_HEADER,
+  CACHE_HEARD_HEADER,
   CACHE_OFFER_HEADER,
+  CHANGE_ID_NATS_HEADER,
+  CHANGES_HEARD_MS,
   offerHeader,
   UNHEARD_TTL_MS,
   type CacheKeyOf,
@@ -155,6 +159,22 @@ const indexedUnder = (key: string): string[] => [key, ...wholesOf(key).map(parts
 /** Where a change of `key` is remembered: under the key, and as a change of "some part of" each whole it is part of. */
 const rememberedUnder = indexedUnder;
 
+/** How long a change's id is remembered to forget it once only (a write's own announcement comes back in milliseconds). */
+const CHANGE_IDS_KEPT_MS = 5_000;
+
+/** A change heard recently: its id, when, and the names it is remembered under (`rememberedUnder`). */
+interface HeardChange {
+  id: string;
+  at: number;
+  names: readonly string[];
+}
+
+/** The id an announcement carries (`CHANGE_ID_NATS_HEADER`), if any. */
+const announcedId = (msg: Msg): string | undefined => msg.headers?.get(CHANGE_ID_NATS_HEADER) || undefined;
+
+/** One id for one event, whichever instance heard it: each announces it, and the repeats are heard as one change. */
+const eventId = (msg: Msg): string => `e.${createHash('sha1').update(msg.subject).update(msg.data).digest('base64url')}`;
+
 const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Keys from an announcement's payload; `undefined` (everything) for anything but `{"keys":[strings]}`. */
@@ -259,6 +279,14 @@ export class ResponseCache implements RouteCache {
   private readonly changedTime = new Map<string, number>();
   private everythingChangedAt = -Infinity;
   private readonly settleMs: number;
+  /** This process's prefix of the change ids it gives (`newChangeId`). */
+  private readonly instanceId = randomBytes(6).toString('base64url');
+  private lastChangeId = 0;
+  /** Changes heard in the last `CHANGE_IDS_KEPT_MS`, oldest first, and their ids. */
+  private readonly heard: HeardChange[] = [];
+  private readonly heardIds = new Set<string>();
+  /** The change ids of the writes being answered (`writeChanged`). */
+  private readonly writeIds = new WeakMap<Response, string>();
   /** What the operations declared for the answer or write a response is sending (`answerDependsOn`, `writeChanged`). */
   private readonly answerKeys = new WeakMap<Response, () => CacheKeys>();
   private readonly writeKeys = new WeakMap<Response, CacheKeys>();
@@ -327,7 +355,7 @@ export class ResponseCache implements RouteCache {
             }
           }
           settle?.(stored);
-          this.reply(res, etag, bytes, shared, stored);
+          this.reply(res, etag, bytes, shared, stored, key);
           return res;
         };
         next();
@@ -341,7 +369,7 @@ export class ResponseCache implements RouteCache {
         // Used: it goes last in the eviction order.
         shelf.delete(key);
         shelf.set(key, entry);
-        this.reply(res, entry.etag, entry.body, shared, entry);
+        this.reply(res, entry.etag, entry.body, shared, entry, key);
         return;
       }
       if (entry) this.remove(key);
@@ -353,7 +381,7 @@ export class ResponseCache implements RouteCache {
           if (!computed) return compute();
           this.hits++;
           cacheAnswers.inc({ answered_by: 'memory' });
-          this.reply(res, computed.etag, computed.body, shared, computed);
+          this.reply(res, computed.etag, computed.body, shared, computed, key);
         });
         return;
       }
@@ -376,8 +404,44 @@ export class ResponseCache implements RouteCache {
 
   writeChanged(res: Response, keys: CacheKeys): void {
     this.writeKeys.set(res, keys);
+    const id = this.newChangeId();
+    this.writeIds.set(res, id);
     // Told to the gateway too, which forgets them before the writer reads his answer (`CACHE_CHANGED_HEADER`).
-    if (!res.headersSent) res.setHeader(CACHE_CHANGED_HEADER, changedAnnouncement(keys) ?? '');
+    if (!res.headersSent) {
+      res.setHeader(CACHE_CHANGED_HEADER, changedAnnouncement(keys) ?? '');
+      res.setHeader(CACHE_CHANGE_ID_HEADER, id);
+    }
+  }
+
+  /** A new change id, unique to this process. */
+  newChangeId(): string {
+    return `${this.instanceId}.${++this.lastChangeId}`;
+  }
+
+  /**
+   * A digest of the ids of the changes of `keys` (and of their parts and wholes) heard in the last
+   * `CHANGES_HEARD_MS` (`CACHE_HEARD_HEADER`); `undefined` when everything changed meanwhile (or for no keys).
+   */
+  heardDigest(keys: CacheKeys | undefined): string | undefined {
+    const now = this.now();
+    const since = now - CHANGES_HEARD_MS;
+    if (keys === undefined || this.everythingChangedAt > since) return undefined;
+    const names = new Set(keys.flatMap(changedBy));
+    const ids: string[] = [];
+    for (let i = this.heard.length - 1; i >= 0 && this.heard[i].at > since; i--) {
+      const change = this.heard[i];
+      if (change.names.some((name) => names.has(name))) ids.push(change.id);
+    }
+    return createHash('sha1').update(ids.sort().join(' ')).digest('base64url');
+  }
+
+  /** Remembers a change heard, and lets those older than `CHANGE_IDS_KEPT_MS` go. */
+  private hear(change: HeardChange): void {
+    this.heard.push(change);
+    this.heardIds.add(change.id);
+    let old = 0;
+    while (old < this.heard.length && this.heard[old].at <= change.at - CHANGE_IDS_KEPT_MS) this.heardIds.delete(this.heard[old++].id);
+    if (old > 0) this.heard.splice(0, old);
   }
 
   /** The number of the last change: what an answer asked for now gives `keep` as `began`. */
@@ -412,8 +476,10 @@ export class ResponseCache implements RouteCache {
    * `settleMs` ago: after a change this process heard, another instance of the service may not have heard it yet
    * and still answer from its memory. Whether it was kept.
    */
-  keep(key: string, began: number, offer: CacheOffer, body: Buffer, headers: OutgoingHttpHeaders): boolean {
-    if (!this.enabled || !this.unchangedSince(began, offer.keys) || !this.settled(offer.keys)) return false;
+  keep(key: string, began: number, offer: CacheOffer, body: Buffer, headers: OutgoingHttpHeaders, heard?: string): boolean {
+    if (!this.enabled || !this.unchangedSince(began, offer.keys)) return false;
+    // Changed within the settle time: kept only if the service had heard the same recent changes (`heardDigest`).
+    if (!this.settled(offer.keys) && (heard === undefined || heard !== this.heardDigest(offer.keys))) return false;
     const etag = typeof headers.etag === 'string' ? headers.etag : '';
     this.store(key, {
       body,
@@ -430,11 +496,16 @@ export class ResponseCache implements RouteCache {
    * Forgets the answers that depend on any of `keys` (and those that declared none), or every answer without
    * `keys`, in this process only; answers being computed meanwhile are not stored. No keys (`[]`) is no change.
    */
-  forget(keys?: CacheKeys, source: ChangeSource = 'here'): void {
+  forget(keys?: CacheKeys, source: ChangeSource = 'here', id?: string): void {
     if (keys?.length === 0) return;
+    // A change heard before (a write's own announcement coming back, the gateway hearing the announcement of a write
+    // whose answer it forwarded, another instance's repeat of an event): forgotten then, and what was computed
+    // since was computed after it.
+    if (keys !== undefined && id !== undefined && this.heardIds.has(id)) return;
     cacheChanges.inc({ source, what: keys === undefined ? 'everything' : 'keys' });
     const change = ++this.changes;
     const now = this.now();
+    if (keys !== undefined) this.hear({ id: id ?? this.newChangeId(), at: now, names: keys.flatMap(rememberedUnder) });
     if (keys === undefined) {
       this.everythingChangedAt = now;
       this.changedTime.clear();
@@ -474,7 +545,7 @@ export class ResponseCache implements RouteCache {
     return (req, res, next) => {
       if (!this.enabled || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
       res.on('finish', () => {
-        if (res.statusCode < 400) this.changed(this.writeKeys.get(res));
+        if (res.statusCode < 400) this.changed(this.writeKeys.get(res), this.writeIds.get(res));
       });
       next();
     };
@@ -491,13 +562,15 @@ export class ResponseCache implements RouteCache {
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
     this.subscriptions.push(
-      bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg), 'announcement') }),
+      bus.connection.subscribe(this.changedSubject, {
+        callback: (err, msg) => (err ? this.forget(undefined, 'announcement') : this.forget(announcedKeys(msg), 'announcement', announcedId(msg))),
+      }),
     );
     for (const event of eventSubjects) {
       const callback =
         typeof event === 'string'
           ? () => this.eventChanged(undefined)
-          : (err: Error | null, msg: Msg) => this.eventChanged(err ? undefined : eventKeys(msg, event.changes));
+          : (err: Error | null, msg: Msg) => (err ? this.eventChanged(undefined) : this.eventChanged(eventKeys(msg, event.changes), eventId(msg)));
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
   }
@@ -578,16 +651,25 @@ export class ResponseCache implements RouteCache {
    * repeats forget nothing more). What a process that wrote and then stopped before announcing leaves behind is
    * caught here too, when the relay publishes the write's event.
    */
-  private eventChanged(keys: CacheKeys | undefined): void {
+  private eventChanged(keys: CacheKeys | undefined, id?: string): void {
     if (keys?.length === 0) return;
-    this.forget(keys, 'event');
-    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    this.forget(keys, 'event', id);
+    this.announce(keys, id);
   }
 
-  changed(keys: CacheKeys | undefined): void {
+  changed(keys: CacheKeys | undefined, id: string = this.newChangeId()): void {
     if (keys?.length === 0) return;
-    this.forget(keys);
-    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    this.forget(keys, 'here', id);
+    this.announce(keys, id);
+  }
+
+  /** Tells the other instances and the gateways, with the change's id when it names keys. */
+  private announce(keys: CacheKeys | undefined, id: string | undefined): void {
+    if (!this.connection || !this.changedSubject) return;
+    if (keys === undefined || id === undefined) return this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    const headers = natsHeaders();
+    headers.set(CHANGE_ID_NATS_HEADER, id);
+    this.connection.publish(this.changedSubject, changedAnnouncement(keys), { headers });
   }
 
   /** The keys the route declared for the answer `res` sends (`undefined`: none declared; `null`: they failed). */
@@ -676,10 +758,13 @@ export class ResponseCache implements RouteCache {
    * Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). A shared answer that is kept
    * (`kept`) is offered to the gateway when every change of it is announced and this process hears them.
    */
-  private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry): void {
+  private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry, key?: string): void {
     if (shared && kept && this.connection && this.hearing) {
       const ttlMs = kept.expiresAt - this.now();
       if (ttlMs > 0) res.setHeader(CACHE_OFFER_HEADER, offerHeader({ ttlMs, keys: kept.keys }));
+      // Only for an answer still held: one no change has forgotten, computed after every change heard of its keys.
+      const heard = ttlMs > 0 && key !== undefined && this.entries.get(key) === kept ? this.heardDigest(kept.keys) : undefined;
+      if (heard !== undefined) res.setHeader(CACHE_HEARD_HEADER, heard);
     }
     res.setHeader('ETag', etag);
     // Revalidate every time (the ETag makes that cheap); a member's answer stays in his own client.

@@ -565,6 +565,26 @@ describe('what a list shows of a board is a part of it (issue 42: loves no longe
     expect((await list(first, pages.withoutA)).content.map((i) => i.title)).toEqual([`${t} B`]);
   });
 
+  it('a love moving a board from c to c+1 loves keeps a love-ordered page showing only boards with other counts, and forgets one it can change', async () => {
+    const t = token();
+    const p = await postBoard(h.app, author, { title: `${t} p` });
+    const r = await postBoard(h.app, author, { title: `${t} r` });
+    for (const member of [commenter, lover]) expect((await request(h.app).put(`/api/v1/loves/${p}`).set('Authorization', member.token)).status).toBe(200);
+    const page = (n: number) => `prefix=DEFAULT&search=${t}&order=POPULAR&size=1&page=${n}`;
+    const shown = async (n: number) => (await list(first, page(n))).content.map((i) => i.title);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} p`], [`${t} r`]]);
+    await retitle(p, `${t} p 고침`);
+    await retitle(r, `${t} r 고침`);
+
+    // r: 0 -> 1 loves. The first page shows p with 2 loves, which r does not reach: kept.
+    expect((await request(first).put(`/api/v1/loves/${r}`).set('Authorization', lover.token)).status).toBe(200);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} p`], [`${t} r 고침`]]);
+
+    // r: 1 -> 2 loves, level with p and newer: it leads, and the first page (p, 2 loves) is forgotten.
+    expect((await request(first).put(`/api/v1/loves/${r}`).set('Authorization', commenter.token)).status).toBe(200);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} r 고침`], [`${t} p 고침`]]);
+  });
+
   it('offers a list under the listed part of each board it shows, and a love names only the loves of its board', async () => {
     const t = token();
     const a = await postBoard(h.app, author, { title: `${t} A` });
@@ -572,6 +592,8 @@ describe('what a list shows of a board is a part of it (issue 42: loves no longe
     expect(readOffer(computed.headers[CACHE_OFFER_HEADER])?.keys).toEqual([listedBoardKey(a)]);
     const loved = await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token);
     expect(loved.status).toBe(200);
-    expect(JSON.parse(String(loved.headers[CACHE_CHANGED_HEADER]))).toEqual({ keys: [boardLovesKey(a), loveOrderKey('DEFAULT'), loverKey(lover.id)] });
+    expect(JSON.parse(String(loved.headers[CACHE_CHANGED_HEADER]))).toEqual({
+      keys: [boardLovesKey(a), `${loveOrderKey('DEFAULT')}/0`, `${loveOrderKey('DEFAULT')}/1`, loverKey(lover.id)],
+    });
   });
 });

@@ -132,6 +132,12 @@ export async function commentDeletionKeys(ctx: CommunityContext, commentId: numb
   return place === undefined ? undefined : commentKeys(place.boardId, place.authorId);
 }
 
+/**
+ * The name of the change a new comment is, given by its write and by its `community.comment.created` event alike,
+ * so the event, arriving after the write announced it, forgets nothing more.
+ */
+export const commentCreatedChange = (commentId: number): string => `comment-created:${commentId}`;
+
 /** `community.comment.created`, which the cache listens to (main.ts): the comment's board and its author's list. */
 export const commentCreatedEvents: CacheEventSubject = {
   subject: communityCommentCreated.filter,
@@ -139,4 +145,5 @@ export const commentCreatedEvents: CacheEventSubject = {
     const event = communityCommentCreated.schema.parse(payload);
     return commentKeys(event.boardId, event.commenterId);
   },
+  changeId: (payload) => commentCreatedChange(communityCommentCreated.schema.parse(payload).commentId),
 };

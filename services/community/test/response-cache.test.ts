@@ -597,3 +597,35 @@ describe('what a list shows of a board is a part of it (issue 42: loves no longe
     });
   });
 });
+
+describe('one change heard twice', () => {
+  it("a comment's community.comment.created, arriving after its write announced it, forgets nothing more; another comment's does", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const commentId = await postComment(first, commenter, a, '이벤트보다 먼저 알린 댓글');
+    await delivered();
+    const event = (id: number) =>
+      communityCommentCreated.build({
+        boardId: a,
+        boardTitle: `${t} A`,
+        boardAuthorId: author.id,
+        commentId: id,
+        commenterId: commenter.id,
+        commenterNickName: '캐시댓글러',
+        content: '이벤트',
+        occurredAt: h.clock.now().toISOString(),
+      });
+    for (const app of [first, second]) expect((await detail(app, a)).commentCount).toBe(1);
+    await retitle(a, `${t} A 고침`);
+
+    const own = event(commentId);
+    bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(own)), JSON.stringify(own));
+    await delivered();
+    for (const app of [first, second]) expect((await detail(app, a)).title).toBe(`${t} A`);
+
+    const another = event(commentId + 1_000_000);
+    bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(another)), JSON.stringify(another));
+    await delivered();
+    for (const app of [first, second]) expect((await detail(app, a)).title).toBe(`${t} A 고침`);
+  });
+});

@@ -67,6 +67,11 @@ export interface CacheEventSubject {
   subject: string;
   /** From the event's payload (parsed JSON); a throw, like `undefined`, forgets everything. */
   changes: (payload: unknown) => CacheKeys | undefined;
+  /**
+   * The change's name, when the write that made the event announced it under that name already (an operation's
+   * `changeId`): the event then forgets nothing more. Without it, the event's subject and payload name it.
+   */
+  changeId?: (payload: unknown) => string | undefined;
 }
 
 interface Entry {
@@ -172,8 +177,19 @@ interface HeardChange {
 /** The id an announcement carries (`CHANGE_ID_NATS_HEADER`), if any. */
 const announcedId = (msg: Msg): string | undefined => msg.headers?.get(CHANGE_ID_NATS_HEADER) || undefined;
 
-/** One id for one event, whichever instance heard it: each announces it, and the repeats are heard as one change. */
-const eventId = (msg: Msg): string => `e.${createHash('sha1').update(msg.subject).update(msg.data).digest('base64url')}`;
+/**
+ * One id for one event, whichever instance heard it: each announces it, and the repeats are heard as one change;
+ * the write's own when the subject declares it (`CacheEventSubject.changeId`).
+ */
+function eventId(msg: Msg, event: CacheEventSubject): string {
+  try {
+    const declared = event.changeId?.(JSON.parse(msg.string()));
+    if (declared) return declared;
+  } catch {
+    // named by its bytes below
+  }
+  return `e.${createHash('sha1').update(msg.subject).update(msg.data).digest('base64url')}`;
+}
 
 const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
@@ -402,9 +418,9 @@ export class ResponseCache implements RouteCache {
     this.answerKeys.set(res, keys);
   }
 
-  writeChanged(res: Response, keys: CacheKeys): void {
+  writeChanged(res: Response, keys: CacheKeys, changeId?: string): void {
     this.writeKeys.set(res, keys);
-    const id = this.newChangeId();
+    const id = changeId ?? this.newChangeId();
     this.writeIds.set(res, id);
     // Told to the gateway too, which forgets them before the writer reads his answer (`CACHE_CHANGED_HEADER`).
     if (!res.headersSent) {
@@ -570,7 +586,7 @@ export class ResponseCache implements RouteCache {
       const callback =
         typeof event === 'string'
           ? () => this.eventChanged(undefined)
-          : (err: Error | null, msg: Msg) => (err ? this.eventChanged(undefined) : this.eventChanged(eventKeys(msg, event.changes), eventId(msg)));
+          : (err: Error | null, msg: Msg) => (err ? this.eventChanged(undefined) : this.eventChanged(eventKeys(msg, event.changes), eventId(msg, event)));
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
   }

@@ -64,7 +64,7 @@ export interface RouteCache {
   /** The answer `res` is about to send depends on these keys only; asked only if the answer is to be kept. */
   answerDependsOn(res: Response, keys: () => CacheKeys): void;
   /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */
-  writeChanged(res: Response, keys: CacheKeys): void;
+  writeChanged(res: Response, keys: CacheKeys, changeId?: string): void;
 }
 
 /**

@@ -171,8 +171,8 @@ function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<num
     console.log(
       `| ${instances} | ${mid(instances, (r) => r.load.perSecond).toFixed(0)}${vsOne(instances, (r) => r.load.perSecond)} ` +
         `| ${mid(instances, (r) => r.load.all.p50).toFixed(1)} | ${mid(instances, (r) => r.load.all.p99).toFixed(1)} | ${errors || 0} ` +
-        PARTS.map((part) => `| ${mid(instances, (r) => r.perRequest[part]).toFixed(2)}${vsOne(instances, (r) => r.perRequest[part])} `).join('') +
-        `| ${mid(instances, total).toFixed(2)}${vsOne(instances, total)} ` +
+        PARTS.map((part) => `| ${mid(instances, (r) => r.perRequest[part]).toFixed(3)}${vsOne(instances, (r) => r.perRequest[part])} `).join('') +
+        `| ${mid(instances, total).toFixed(3)}${vsOne(instances, total)} ` +
         `| ${(['houses', 'gateway', 'store', 'generator'] as const).map((part) => mid(instances, (r) => r.share[part]).toFixed(0)).join(' / ')} |`,
     );
   }
@@ -184,7 +184,7 @@ function report(targets: Target[], rounds: Map<number, Round[]>, idleOf: Map<num
     const net = (part: 'houses' | 'gateway') => mid(instances, (r) => r.perRequest[part] - rate(part) / r.load.perSecond);
     console.log(
       `houses x${instances} idle: houses ${rate('houses').toFixed(1)} ms/s, gateway ${rate('gateway').toFixed(1)} ms/s; ` +
-        `CPU ms/req less the idle cost: houses ${net('houses').toFixed(2)}, gateway ${net('gateway').toFixed(2)}`,
+        `CPU ms/req less the idle cost: houses ${net('houses').toFixed(3)}, gateway ${net('gateway').toFixed(3)}`,
     );
   }
   for (const { instances, system } of targets) {
@@ -286,7 +286,7 @@ async function main(): Promise<void> {
         rounds.set(target.instances, [...(rounds.get(target.instances) ?? []), measured]);
         console.log(
           `round ${round + 1} houses x${target.instances}: ${measured.load.perSecond.toFixed(0)} req/s, p50 ${measured.load.all.p50} ms, p99 ${measured.load.all.p99} ms, ` +
-            `CPU ms/req ${PARTS.map((part) => `${part} ${measured.perRequest[part].toFixed(2)}`).join(', ')}`,
+            `CPU ms/req ${PARTS.map((part) => `${part} ${measured.perRequest[part].toFixed(3)}`).join(', ')}`,
         );
       }
     }

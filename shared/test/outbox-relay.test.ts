@@ -78,4 +78,32 @@ describe('OutboxRelay passes', () => {
     expect(published).toEqual(['c1', 'c1']);
     expect(notes[0]?.pendingEvents).toHaveLength(0);
   });
+
+  it('sends an event whose publish went unanswered again as 4, 16, 64, then 256 copies, and one copy after an answer', async () => {
+    const notes: Doc[] = [{ _id: 1, pendingEvents: [event('d1'), event('d2')] }];
+    const calls: Array<{ id: string; copies: number }> = [];
+    let failures: Error[] = [];
+    const timeout = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' });
+    const bus = {
+      publish: async (_subject: string, _data: unknown, id: string, options: { copies?: number } = {}) => {
+        calls.push({ id, copies: options.copies ?? 1 });
+        const failure = failures.shift();
+        if (failure) throw failure;
+      },
+    } as unknown as EventBus;
+    const relay = new OutboxRelay({ bus, models: [fakeModel(notes)], logger });
+
+    failures = [timeout(), timeout(), timeout(), timeout(), timeout(), timeout()];
+    for (let pass = 0; pass < 6; pass++) expect(await relay.flush()).toBe(false);
+    expect(await relay.flush()).toBe(true);
+    expect(calls).toEqual([...[1, 4, 16, 64, 256, 256, 256].map((copies) => ({ id: 'd1', copies })), { id: 'd2', copies: 1 }]);
+
+    // A refusal (not a timeout) starts again from one copy.
+    notes[0].pendingEvents = [event('d3')];
+    calls.length = 0;
+    failures = [timeout(), new Error('no responders'), timeout()];
+    for (let pass = 0; pass < 3; pass++) expect(await relay.flush()).toBe(false);
+    expect(await relay.flush()).toBe(true);
+    expect(calls.map((c) => c.copies)).toEqual([1, 4, 1, 4]);
+  });
 });

@@ -40,12 +40,15 @@ export function ApprovalsScreen({ api }: { api: AdminApi }) {
       list.reload();
     }
   };
-  const toggle = (houseId: number) => {
-    const next = new Set(selected);
-    if (next.has(houseId)) next.delete(houseId);
-    else next.add(houseId);
-    setSelected(next);
-  };
+  // From the state as it is when the update runs, not as this render saw it: two rows selected faster than the
+  // screen re-renders (two Space presses) must both stay selected.
+  const toggle = (houseId: number) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(houseId)) next.delete(houseId);
+      else next.add(houseId);
+      return next;
+    });
   const decideSelected = async (approve: boolean, reason?: string) => {
     const ids = [...selected];
     setConfirmingReject(null);

@@ -3,6 +3,7 @@ import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from '../core/logger';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
+import { natsClientOptions } from './nats-client';
 import { deadLetterStream, toDeadLetter, type DeadLetter } from './dead-letters';
 import type { EventConsumer, EventData, EventDefinition } from './define-event';
 import type { ConsumeHost, EventPublisher } from './hosts';
@@ -52,14 +53,7 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
   ) {}
 
   static async connect(options: EventBusOptions): Promise<EventBus> {
-    const connection = await connect({
-      servers: options.url.split(',').map((s) => s.trim()),
-      name: options.name,
-      reconnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 500,
-      waitOnFirstConnect: true,
-    });
+    const connection = await connect(natsClientOptions(options.url, options.name));
     // A connection whose JetStream does not answer (a new cluster still electing its leader) is asked again for
     // `patienceMs`, then not left open.
     const manager = await askPatiently(
@@ -128,9 +122,23 @@ export class EventBus implements StreamHost, ConsumeHost, EventPublisher {
     return ensureStreamsPatiently(this, streams, untilMs);
   }
 
-  /** Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts). */
+  /**
+   * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server (see publish.ts).
+   * `copies` is honoured only by a server that may drop a returning leader's proposals (`dropsProposals`).
+   */
   publish(subject: string, payload: unknown, messageId: string, options: PublishOptions = {}): Promise<void> {
-    return publishMessage(this, subject, payload, messageId, options);
+    return publishMessage(this, subject, payload, messageId, this.dropsProposals ? options : { ...options, copies: 1 });
+  }
+
+  /**
+   * Whether the server this connection is on is a nats-server before 2.10.12, whose stream leader, leading again
+   * after fewer new messages than the stream has counted duplicates, drops that many proposals without an answer
+   * (its `clseq` is not reset on losing the lead; fixed by nats-io/nats-server 80a5675, "Fix correcting clseq drift
+   * on high clfs"). An unknown version counts as old.
+   */
+  get dropsProposals(): boolean {
+    const [major = 0, minor = 0, patch = 0] = (this.connection.info?.version ?? '0.0.0').split(/[.-]/).map(Number);
+    return major < 2 || (major === 2 && (minor < 10 || (minor === 10 && patch < 12)));
   }
 
   /** Starts a durable consumer (see consume.ts). */

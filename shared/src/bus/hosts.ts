@@ -15,6 +15,12 @@ export interface PublishOptions {
   requestId?: string;
   /** The trace stored with an outbox event; an empty one starts a new trace. */
   trace?: TraceCarrier;
+  /**
+   * Sends the message this many times at once under its one id and takes the first ack (the stream stores it
+   * once): the outbox relay's way past a returning stream leader of nats-server before 2.10.12 that drops
+   * proposals unanswered (see outbox.ts). 1 when absent.
+   */
+  copies?: number;
 }
 
 /** Where a message is published: the JetStream client and the prefix of subjects. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TimeoutError } from '@nats-io/nats-core';
 import { Schema, type Model } from 'mongoose';
 import { currentRequestId } from '../core/context';
 import type { Logger } from '../core/logger';
@@ -75,6 +76,9 @@ export interface OutboxRelayOptions {
   stream?: string;
 }
 
+/** The most copies of one event a publish sends at once (see `OutboxRelay`). */
+const MAX_COPIES = 256;
+
 /**
  * Every write kicks its process's relay, so the timer only publishes what a kick missed: events whose publish or
  * removal failed (NATS or the store away), and those a replica stored and was lost before publishing. Each replica
@@ -82,6 +86,13 @@ export interface OutboxRelayOptions {
  * waits twice as long each time, up to `idleMaxMs` (issue 37: with three houses replicas the store spent about
  * 2 ms of CPU a second per replica on empty scans). A pass that finds an event or fails brings it back to
  * `intervalMs`, so an outage is still retried every interval.
+ *
+ * An event whose publish went unanswered (a timeout, not a refusal) is sent again as 4, 16, 64, then 256 copies at
+ * once under its one message id (issue 37). A stream leader of nats-server before 2.10.12 that leads again after
+ * fewer new messages than the stream has counted duplicates drops that many proposals without an answer, each
+ * publish closing the gap by one: one publish per 5 s timeout left the COMMUNITY stream stalled for minutes after its
+ * leader was lost. The stream stores at most one copy (the rest are its duplicates, or dropped unstored), the next
+ * event waits for the first ack, and the EventBus sends one copy to a server without the fault (`dropsProposals`).
  */
 export class OutboxRelay implements OutboxBacklogSource {
   private timer: NodeJS.Timeout | undefined;
@@ -93,6 +104,8 @@ export class OutboxRelay implements OutboxBacklogSource {
   private waitMs: number;
   /** Whether the current pass found an event. */
   private found = false;
+  /** The event whose last publishes went unanswered, and how many times in a row. */
+  private unanswered: { id: string; times: number } | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.waitMs = this.intervalMs;
@@ -165,14 +178,19 @@ export class OutboxRelay implements OutboxBacklogSource {
         this.found = true;
         for (const doc of docs) {
           for (const event of doc.pendingEvents) {
+            const copies = this.unanswered?.id === event.id ? Math.min(4 ** this.unanswered.times, MAX_COPIES) : 1;
             try {
               await this.options.bus.publish(event.subject, event.data, event.id, {
                 // The event's own trace only: this pass may have been started by another request.
                 requestId: event.requestId,
                 trace: event.trace ?? {},
+                ...(copies > 1 ? { copies } : {}),
               });
+              this.unanswered = undefined;
             } catch (err) {
-              this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, error: (err as Error).message });
+              const timedOut = err instanceof TimeoutError || (err as Error).name === 'TimeoutError';
+              this.unanswered = timedOut ? { id: event.id, times: copies > 1 ? (this.unanswered?.times ?? 0) + 1 : 1 } : undefined;
+              this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, copies, error: (err as Error).message });
               return false;
             }
             // Published but not yet removed (the database is away): the next pass publishes it again with the

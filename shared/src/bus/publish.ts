@@ -16,10 +16,20 @@ export async function publishMessage(bus: PublishHost, subject: string, payload:
     const headers = natsHeaders();
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
     if (span.isRecording()) injectTraceContext(active, headers);
-    await bus.jetstream.publish(bus.subject(subject), JSON.stringify(payload), {
-      msgID: messageId,
-      timeout: 5_000,
-      headers: headers.keys().length > 0 ? headers : undefined,
+    const send = () =>
+      bus.jetstream.publish(bus.subject(subject), JSON.stringify(payload), {
+        msgID: messageId,
+        timeout: 5_000,
+        headers: headers.keys().length > 0 ? headers : undefined,
+      });
+    const copies = Math.max(1, Math.floor(options.copies ?? 1));
+    if (copies === 1) {
+      await send();
+      return;
+    }
+    // The first ack is enough: the others are the stream's duplicates of it, or were dropped unstored.
+    await Promise.any(Array.from({ length: copies }, send)).catch((err: unknown) => {
+      throw err instanceof AggregateError ? err.errors[0] : err;
     });
   });
 }

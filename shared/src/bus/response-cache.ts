@@ -5,6 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../core/metrics';
+import { natsClientOptions } from './nats-client';
 import {
   CACHE_CHANGE_ID_HEADER,
   CACHE_CHANGED_HEADER,
@@ -46,14 +47,7 @@ export async function connectForAnnouncements(options: {
   prefix: string;
   name: string;
 }): Promise<AnnouncementHost & { close: () => Promise<void> }> {
-  const connection = await connect({
-    servers: options.url.split(',').map((server) => server.trim()),
-    name: options.name,
-    reconnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    waitOnFirstConnect: true,
-  });
+  const connection = await connect(natsClientOptions(options.url, options.name));
   return {
     connection,
     subject: (name) => (options.prefix ? `${options.prefix}.${name}` : name),

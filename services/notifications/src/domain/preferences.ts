@@ -25,6 +25,16 @@ export async function setPreferences(ctx: NotificationsContext, caller: AuthClai
   return getPreferences(ctx, caller);
 }
 
+/** What each of these members turned off (a notice's few recipients: one query by id, whatever kinds it may be). */
+export async function turnedOffKinds(ctx: NotificationsContext, userIds: readonly number[]): Promise<Map<number, readonly string[]>> {
+  if (userIds.length === 0) return new Map();
+  const docs = await ctx.models.preferences
+    .find({ _id: { $in: userIds } }, { off: 1 })
+    .lean<Array<{ _id: number; off?: string[] }>>()
+    .exec();
+  return new Map(docs.map((d) => [d._id, d.off ?? []]));
+}
+
 /** Of these members, the ones who turned `kind` off (one query for a whole alert fan-out). */
 export async function turnedOff(ctx: NotificationsContext, kind: NoticeKind, userIds: readonly number[]): Promise<Set<number>> {
   if (userIds.length === 0) return new Set();

@@ -8,7 +8,7 @@ import { addAdmin, addMember, cachedInstance, startServiceHarness, type ServiceH
 import { buildApp } from '../src/service';
 import type { BoardDetail, BoardItem } from '../src/domain/render';
 import { communityModels, initModels, type CommunityModels } from '../src/models';
-import { BOARD_ANSWERS, boardKey, commentCreatedEvents, commenterKey } from '../src/cache-keys';
+import { BOARD_ANSWERS, boardKey, boardLovesKey, commentCreatedEvents, commenterKey, listedBoardKey, loveOrderKey, loverKey } from '../src/cache-keys';
 import { postBoard, postComment } from './helpers';
 
 /**
@@ -533,5 +533,99 @@ describe('what an outsider can make the cache hold (issue 34 item 4)', () => {
     } finally {
       cache.stop();
     }
+  });
+});
+
+describe('what a list shows of a board is a part of it (issue 42: loves no longer forget the lists)', () => {
+  it("a love of A keeps every list and comment list showing A (no list shows loves) and forgets A's detail; a comment on A forgets the lists with A and keeps those without", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const b = await postBoard(h.app, author, { title: `${t} B` });
+    const pages = { withA: `prefix=DEFAULT&search=${t}`, withoutA: `prefix=DEFAULT&search=${t}%20B` };
+    for (const query of Object.values(pages)) await list(first, query);
+    expect((await detail(first, a)).loveCount).toBe(0);
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([]);
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a).title).toBe(`${t} A`);
+    await retitle(a, `${t} A 고침`);
+    await retitle(b, `${t} B 고침`);
+
+    expect((await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token)).status).toBe(200);
+    await delivered();
+
+    expect(await detail(first, a)).toMatchObject({ title: `${t} A 고침`, loveCount: 1 });
+    await eventually(async () => (await detail(second, a)).loveCount === 1);
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a).title).toBe(`${t} A`);
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([]);
+
+    await postComment(first, commenter, a, '목록을 바꾸는 댓글');
+    await delivered();
+
+    for (const app of [first, second]) expect(itemOf((await list(app, pages.withA)).content, a)).toMatchObject({ title: `${t} A 고침`, commentCount: 1 });
+    expect(await get(first, `/api/v1/comments/${a}`)).toEqual([expect.objectContaining({ content: '목록을 바꾸는 댓글' })]);
+    expect((await list(first, pages.withoutA)).content.map((i) => i.title)).toEqual([`${t} B`]);
+  });
+
+  it('a love moving a board from c to c+1 loves keeps a love-ordered page showing only boards with other counts, and forgets one it can change', async () => {
+    const t = token();
+    const p = await postBoard(h.app, author, { title: `${t} p` });
+    const r = await postBoard(h.app, author, { title: `${t} r` });
+    for (const member of [commenter, lover]) expect((await request(h.app).put(`/api/v1/loves/${p}`).set('Authorization', member.token)).status).toBe(200);
+    const page = (n: number) => `prefix=DEFAULT&search=${t}&order=POPULAR&size=1&page=${n}`;
+    const shown = async (n: number) => (await list(first, page(n))).content.map((i) => i.title);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} p`], [`${t} r`]]);
+    await retitle(p, `${t} p 고침`);
+    await retitle(r, `${t} r 고침`);
+
+    // r: 0 -> 1 loves. The first page shows p with 2 loves, which r does not reach: kept.
+    expect((await request(first).put(`/api/v1/loves/${r}`).set('Authorization', lover.token)).status).toBe(200);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} p`], [`${t} r 고침`]]);
+
+    // r: 1 -> 2 loves, level with p and newer: it leads, and the first page (p, 2 loves) is forgotten.
+    expect((await request(first).put(`/api/v1/loves/${r}`).set('Authorization', commenter.token)).status).toBe(200);
+    expect([await shown(0), await shown(1)]).toEqual([[`${t} r 고침`], [`${t} p 고침`]]);
+  });
+
+  it('offers a list under the listed part of each board it shows, and a love names only the loves of its board', async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const computed = await request(first).get(`/api/v1/boards?prefix=DEFAULT&search=${t}`);
+    expect(readOffer(computed.headers[CACHE_OFFER_HEADER])?.keys).toEqual([listedBoardKey(a)]);
+    const loved = await request(first).put(`/api/v1/loves/${a}`).set('Authorization', lover.token);
+    expect(loved.status).toBe(200);
+    expect(JSON.parse(String(loved.headers[CACHE_CHANGED_HEADER]))).toEqual({
+      keys: [boardLovesKey(a), `${loveOrderKey('DEFAULT')}/0`, `${loveOrderKey('DEFAULT')}/1`, loverKey(lover.id)],
+    });
+  });
+});
+
+describe('one change heard twice', () => {
+  it("a comment's community.comment.created, arriving after its write announced it, forgets nothing more; another comment's does", async () => {
+    const t = token();
+    const a = await postBoard(h.app, author, { title: `${t} A` });
+    const commentId = await postComment(first, commenter, a, '이벤트보다 먼저 알린 댓글');
+    await delivered();
+    const event = (id: number) =>
+      communityCommentCreated.build({
+        boardId: a,
+        boardTitle: `${t} A`,
+        boardAuthorId: author.id,
+        commentId: id,
+        commenterId: commenter.id,
+        commenterNickName: '캐시댓글러',
+        content: '이벤트',
+        occurredAt: h.clock.now().toISOString(),
+      });
+    for (const app of [first, second]) expect((await detail(app, a)).commentCount).toBe(1);
+    await retitle(a, `${t} A 고침`);
+
+    const own = event(commentId);
+    bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(own)), JSON.stringify(own));
+    await delivered();
+    for (const app of [first, second]) expect((await detail(app, a)).title).toBe(`${t} A`);
+
+    const another = event(commentId + 1_000_000);
+    bus.connection.publish(bus.subject(communityCommentCreated.subjectOf(another)), JSON.stringify(another));
+    await delivered();
+    for (const app of [first, second]) expect((await detail(app, a)).title).toBe(`${t} A 고침`);
   });
 });

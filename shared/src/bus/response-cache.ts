@@ -1,14 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
 import { metricsRegistry } from '../core/metrics';
 import { natsClientOptions } from './nats-client';
 import {
+  CACHE_CHANGE_ID_HEADER,
   CACHE_CHANGED_HEADER,
+  CACHE_HEARD_HEADER,
   CACHE_OFFER_HEADER,
+  CHANGE_ID_NATS_HEADER,
+  CHANGES_HEARD_MS,
   offerHeader,
   UNHEARD_TTL_MS,
   type CacheKeyOf,
@@ -57,6 +61,11 @@ export interface CacheEventSubject {
   subject: string;
   /** From the event's payload (parsed JSON); a throw, like `undefined`, forgets everything. */
   changes: (payload: unknown) => CacheKeys | undefined;
+  /**
+   * The change's name, when the write that made the event announced it under that name already (an operation's
+   * `changeId`): the event then forgets nothing more. Without it, the event's subject and payload name it.
+   */
+  changeId?: (payload: unknown) => string | undefined;
 }
 
 interface Entry {
@@ -118,6 +127,64 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** Keys whose last change is remembered (for answers being computed); beyond it the history starts anew. */
 const CHANGE_HISTORY = 10_000;
 
+/**
+ * A key may name a part of what another names: `<whole>/<part>` (community's `board:12/loves`, the love count that
+ * only a board's detail shows, beside `board:12/listed`, what its list items show). A change of the whole changes
+ * every part (an answer depending on `board:12/listed` is forgotten by `board:12`), a change of a part changes the
+ * whole (an answer depending on `board:12` is forgotten by `board:12/loves`), and parts of one whole are apart
+ * (`board:12/loves` keeps an answer depending on `board:12/listed` only).
+ */
+export const KEY_PART_SEPARATOR = '/';
+
+/** The wholes a key is a part of, widest first (`a/b/c`: `a`, `a/b`). */
+function wholesOf(key: string): string[] {
+  const wholes: string[] = [];
+  for (let at = key.indexOf(KEY_PART_SEPARATOR); at > 0; at = key.indexOf(KEY_PART_SEPARATOR, at + 1)) wholes.push(key.slice(0, at));
+  return wholes;
+}
+
+/** The index's and the history's name for "some part of `whole`" (a real key never ends with the separator). */
+const partsOf = (whole: string): string => `${whole}${KEY_PART_SEPARATOR}`;
+
+/** What a change of `key` reaches: the key itself, what depends on any part of it, and each whole it is part of. */
+const reachedBy = (key: string): string[] => [key, partsOf(key), ...wholesOf(key)];
+
+/** What an answer depending on `key` is changed by: the key itself, any part of it, and each whole it is part of. */
+const changedBy = reachedBy;
+
+/** Where an answer depending on `key` is indexed: under the key, and under "some part of" each whole it is part of. */
+const indexedUnder = (key: string): string[] => [key, ...wholesOf(key).map(partsOf)];
+
+/** Where a change of `key` is remembered: under the key, and as a change of "some part of" each whole it is part of. */
+const rememberedUnder = indexedUnder;
+
+/** How long a change's id is remembered to forget it once only (a write's own announcement comes back in milliseconds). */
+const CHANGE_IDS_KEPT_MS = 5_000;
+
+/** A change heard recently: its id, when, and the names it is remembered under (`rememberedUnder`). */
+interface HeardChange {
+  id: string;
+  at: number;
+  names: readonly string[];
+}
+
+/** The id an announcement carries (`CHANGE_ID_NATS_HEADER`), if any. */
+const announcedId = (msg: Msg): string | undefined => msg.headers?.get(CHANGE_ID_NATS_HEADER) || undefined;
+
+/**
+ * One id for one event, whichever instance heard it: each announces it, and the repeats are heard as one change;
+ * the write's own when the subject declares it (`CacheEventSubject.changeId`).
+ */
+function eventId(msg: Msg, event: CacheEventSubject): string {
+  try {
+    const declared = event.changeId?.(JSON.parse(msg.string()));
+    if (declared) return declared;
+  } catch {
+    // named by its bytes below
+  }
+  return `e.${createHash('sha1').update(msg.subject).update(msg.data).digest('base64url')}`;
+}
+
 const weakEtag = (body: Buffer): string => `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Keys from an announcement's payload; `undefined` (everything) for anything but `{"keys":[strings]}`. */
@@ -174,7 +241,9 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  *   index key -> answers, no scan), the others stay until their TTL. That is safe because a write's keys cover
  *   every answer that could show its change, whichever URL asked for it: a changed item is named by every answer
  *   showing it, and a change that can move items into or out of a page (an order, a filter, a count) either has
- *   a key of its own that such pages name (community's love order) or is not declared. Not declared is
+ *   a key of its own that such pages name (community's love order) or is not declared. A key may name a part of what another
+ *   names (`<whole>/<part>`, `KEY_PART_SEPARATOR`): a change of a part changes its whole but not the other parts,
+ *   so an answer showing only one part of a thing is not forgotten by a change of another part. Not declared is
  *   everything: a write without `changes` (or whose declaration fails) forgets every answer, an answer without
  *   `dependsOn` is forgotten by every change; `[]` is a write that changed nothing cached. What each service's
  *   writes forget, and why, is said where they are declared (community: routes/cache-keys.ts; houses: scraps
@@ -220,6 +289,14 @@ export class ResponseCache implements RouteCache {
   private readonly changedTime = new Map<string, number>();
   private everythingChangedAt = -Infinity;
   private readonly settleMs: number;
+  /** This process's prefix of the change ids it gives (`newChangeId`). */
+  private readonly instanceId = randomBytes(6).toString('base64url');
+  private lastChangeId = 0;
+  /** Changes heard in the last `CHANGE_IDS_KEPT_MS`, oldest first, and their ids. */
+  private readonly heard: HeardChange[] = [];
+  private readonly heardIds = new Set<string>();
+  /** The change ids of the writes being answered (`writeChanged`). */
+  private readonly writeIds = new WeakMap<Response, string>();
   /** What the operations declared for the answer or write a response is sending (`answerDependsOn`, `writeChanged`). */
   private readonly answerKeys = new WeakMap<Response, () => CacheKeys>();
   private readonly writeKeys = new WeakMap<Response, CacheKeys>();
@@ -288,7 +365,7 @@ export class ResponseCache implements RouteCache {
             }
           }
           settle?.(stored);
-          this.reply(res, etag, bytes, shared, stored);
+          this.reply(res, etag, bytes, shared, stored, key);
           return res;
         };
         next();
@@ -302,7 +379,7 @@ export class ResponseCache implements RouteCache {
         // Used: it goes last in the eviction order.
         shelf.delete(key);
         shelf.set(key, entry);
-        this.reply(res, entry.etag, entry.body, shared, entry);
+        this.reply(res, entry.etag, entry.body, shared, entry, key);
         return;
       }
       if (entry) this.remove(key);
@@ -314,7 +391,7 @@ export class ResponseCache implements RouteCache {
           if (!computed) return compute();
           this.hits++;
           cacheAnswers.inc({ answered_by: 'memory' });
-          this.reply(res, computed.etag, computed.body, shared, computed);
+          this.reply(res, computed.etag, computed.body, shared, computed, key);
         });
         return;
       }
@@ -335,10 +412,46 @@ export class ResponseCache implements RouteCache {
     this.answerKeys.set(res, keys);
   }
 
-  writeChanged(res: Response, keys: CacheKeys): void {
+  writeChanged(res: Response, keys: CacheKeys, changeId?: string): void {
     this.writeKeys.set(res, keys);
+    const id = changeId ?? this.newChangeId();
+    this.writeIds.set(res, id);
     // Told to the gateway too, which forgets them before the writer reads his answer (`CACHE_CHANGED_HEADER`).
-    if (!res.headersSent) res.setHeader(CACHE_CHANGED_HEADER, changedAnnouncement(keys) ?? '');
+    if (!res.headersSent) {
+      res.setHeader(CACHE_CHANGED_HEADER, changedAnnouncement(keys) ?? '');
+      res.setHeader(CACHE_CHANGE_ID_HEADER, id);
+    }
+  }
+
+  /** A new change id, unique to this process. */
+  newChangeId(): string {
+    return `${this.instanceId}.${++this.lastChangeId}`;
+  }
+
+  /**
+   * A digest of the ids of the changes of `keys` (and of their parts and wholes) heard in the last
+   * `CHANGES_HEARD_MS` (`CACHE_HEARD_HEADER`); `undefined` when everything changed meanwhile (or for no keys).
+   */
+  heardDigest(keys: CacheKeys | undefined): string | undefined {
+    const now = this.now();
+    const since = now - CHANGES_HEARD_MS;
+    if (keys === undefined || this.everythingChangedAt > since) return undefined;
+    const names = new Set(keys.flatMap(changedBy));
+    const ids: string[] = [];
+    for (let i = this.heard.length - 1; i >= 0 && this.heard[i].at > since; i--) {
+      const change = this.heard[i];
+      if (change.names.some((name) => names.has(name))) ids.push(change.id);
+    }
+    return createHash('sha1').update(ids.sort().join(' ')).digest('base64url');
+  }
+
+  /** Remembers a change heard, and lets those older than `CHANGE_IDS_KEPT_MS` go. */
+  private hear(change: HeardChange): void {
+    this.heard.push(change);
+    this.heardIds.add(change.id);
+    let old = 0;
+    while (old < this.heard.length && this.heard[old].at <= change.at - CHANGE_IDS_KEPT_MS) this.heardIds.delete(this.heard[old++].id);
+    if (old > 0) this.heard.splice(0, old);
   }
 
   /** The number of the last change: what an answer asked for now gives `keep` as `began`. */
@@ -373,8 +486,10 @@ export class ResponseCache implements RouteCache {
    * `settleMs` ago: after a change this process heard, another instance of the service may not have heard it yet
    * and still answer from its memory. Whether it was kept.
    */
-  keep(key: string, began: number, offer: CacheOffer, body: Buffer, headers: OutgoingHttpHeaders): boolean {
-    if (!this.enabled || !this.unchangedSince(began, offer.keys) || !this.settled(offer.keys)) return false;
+  keep(key: string, began: number, offer: CacheOffer, body: Buffer, headers: OutgoingHttpHeaders, heard?: string): boolean {
+    if (!this.enabled || !this.unchangedSince(began, offer.keys)) return false;
+    // Changed within the settle time: kept only if the service had heard the same recent changes (`heardDigest`).
+    if (!this.settled(offer.keys) && (heard === undefined || heard !== this.heardDigest(offer.keys))) return false;
     const etag = typeof headers.etag === 'string' ? headers.etag : '';
     this.store(key, {
       body,
@@ -391,11 +506,16 @@ export class ResponseCache implements RouteCache {
    * Forgets the answers that depend on any of `keys` (and those that declared none), or every answer without
    * `keys`, in this process only; answers being computed meanwhile are not stored. No keys (`[]`) is no change.
    */
-  forget(keys?: CacheKeys, source: ChangeSource = 'here'): void {
+  forget(keys?: CacheKeys, source: ChangeSource = 'here', id?: string): void {
     if (keys?.length === 0) return;
+    // A change heard before (a write's own announcement coming back, the gateway hearing the announcement of a write
+    // whose answer it forwarded, another instance's repeat of an event): forgotten then, and what was computed
+    // since was computed after it.
+    if (keys !== undefined && id !== undefined && this.heardIds.has(id)) return;
     cacheChanges.inc({ source, what: keys === undefined ? 'everything' : 'keys' });
     const change = ++this.changes;
     const now = this.now();
+    if (keys !== undefined) this.hear({ id: id ?? this.newChangeId(), at: now, names: keys.flatMap(rememberedUnder) });
     if (keys === undefined) {
       this.everythingChangedAt = now;
       this.changedTime.clear();
@@ -411,9 +531,11 @@ export class ResponseCache implements RouteCache {
       return;
     }
     for (const key of keys) {
-      this.changedAt.set(key, change);
-      if (this.settleMs > 0) this.changedTime.set(key, now);
-      for (const entryKey of this.dependents.get(key) ?? []) this.remove(entryKey);
+      for (const name of rememberedUnder(key)) {
+        this.changedAt.set(name, change);
+        if (this.settleMs > 0) this.changedTime.set(name, now);
+      }
+      for (const name of reachedBy(key)) for (const entryKey of this.dependents.get(name) ?? []) this.remove(entryKey);
     }
     for (const entryKey of this.undeclared) this.remove(entryKey);
     if (this.changedAt.size > CHANGE_HISTORY) {
@@ -433,7 +555,7 @@ export class ResponseCache implements RouteCache {
     return (req, res, next) => {
       if (!this.enabled || req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
       res.on('finish', () => {
-        if (res.statusCode < 400) this.changed(this.writeKeys.get(res));
+        if (res.statusCode < 400) this.changed(this.writeKeys.get(res), this.writeIds.get(res));
       });
       next();
     };
@@ -450,13 +572,15 @@ export class ResponseCache implements RouteCache {
     this.changedSubject = bus.subject(cacheChangedSubject(service));
     // A subscription error delivers no message to read: everything is forgotten.
     this.subscriptions.push(
-      bus.connection.subscribe(this.changedSubject, { callback: (err, msg) => this.forget(err ? undefined : announcedKeys(msg), 'announcement') }),
+      bus.connection.subscribe(this.changedSubject, {
+        callback: (err, msg) => (err ? this.forget(undefined, 'announcement') : this.forget(announcedKeys(msg), 'announcement', announcedId(msg))),
+      }),
     );
     for (const event of eventSubjects) {
       const callback =
         typeof event === 'string'
           ? () => this.eventChanged(undefined)
-          : (err: Error | null, msg: Msg) => this.eventChanged(err ? undefined : eventKeys(msg, event.changes));
+          : (err: Error | null, msg: Msg) => (err ? this.eventChanged(undefined) : this.eventChanged(eventKeys(msg, event.changes), eventId(msg, event)));
       this.subscriptions.push(bus.connection.subscribe(bus.subject(typeof event === 'string' ? event : event.subject), { callback }));
     }
   }
@@ -537,16 +661,25 @@ export class ResponseCache implements RouteCache {
    * repeats forget nothing more). What a process that wrote and then stopped before announcing leaves behind is
    * caught here too, when the relay publishes the write's event.
    */
-  private eventChanged(keys: CacheKeys | undefined): void {
+  private eventChanged(keys: CacheKeys | undefined, id?: string): void {
     if (keys?.length === 0) return;
-    this.forget(keys, 'event');
-    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    this.forget(keys, 'event', id);
+    this.announce(keys, id);
   }
 
-  changed(keys: CacheKeys | undefined): void {
+  changed(keys: CacheKeys | undefined, id: string = this.newChangeId()): void {
     if (keys?.length === 0) return;
-    this.forget(keys);
-    if (this.connection && this.changedSubject) this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    this.forget(keys, 'here', id);
+    this.announce(keys, id);
+  }
+
+  /** Tells the other instances and the gateways, with the change's id when it names keys. */
+  private announce(keys: CacheKeys | undefined, id: string | undefined): void {
+    if (!this.connection || !this.changedSubject) return;
+    if (keys === undefined || id === undefined) return this.connection.publish(this.changedSubject, changedAnnouncement(keys));
+    const headers = natsHeaders();
+    headers.set(CHANGE_ID_NATS_HEADER, id);
+    this.connection.publish(this.changedSubject, changedAnnouncement(keys), { headers });
   }
 
   /** The keys the route declared for the answer `res` sends (`undefined`: none declared; `null`: they failed). */
@@ -569,14 +702,14 @@ export class ResponseCache implements RouteCache {
       for (const at of this.changedTime.values()) if (at > since) return false;
       return true;
     }
-    return keys.every((key) => (this.changedTime.get(key) ?? -Infinity) <= since);
+    return keys.every((key) => changedBy(key).every((name) => (this.changedTime.get(name) ?? -Infinity) <= since));
   }
 
   /** Whether none of `keys` (any key, for `undefined`) changed after change number `began`. */
   private unchangedSince(began: number, keys: CacheKeys | undefined): boolean {
     if (began < this.historyStart) return false;
     if (keys === undefined) return this.changes === began;
-    return keys.every((key) => (this.changedAt.get(key) ?? 0) <= began);
+    return keys.every((key) => changedBy(key).every((name) => (this.changedAt.get(name) ?? 0) <= began));
   }
 
   /** The map that holds (or would hold) the answer under `key`. */
@@ -593,11 +726,12 @@ export class ResponseCache implements RouteCache {
     this.shelfBytes.set(shelf, (this.shelfBytes.get(shelf) ?? 0) + entry.bytes);
     if (entry.keys === undefined) this.undeclared.add(key);
     else
-      for (const dependency of entry.keys) {
-        let dependents = this.dependents.get(dependency);
-        if (!dependents) this.dependents.set(dependency, (dependents = new Set()));
-        dependents.add(key);
-      }
+      for (const dependency of entry.keys)
+        for (const name of indexedUnder(dependency)) {
+          let dependents = this.dependents.get(name);
+          if (!dependents) this.dependents.set(name, (dependents = new Set()));
+          dependents.add(key);
+        }
     // The least recently used go first, until both the count and the bytes fit.
     while (shelf.size > maxEntries || (this.shelfBytes.get(shelf) ?? 0) > maxBytes) {
       const oldest = shelf.keys().next().value;
@@ -621,22 +755,26 @@ export class ResponseCache implements RouteCache {
       this.undeclared.delete(key);
       return;
     }
-    for (const dependency of entry.keys) {
-      const dependents = this.dependents.get(dependency);
-      if (!dependents) continue;
-      dependents.delete(key);
-      if (dependents.size === 0) this.dependents.delete(dependency);
-    }
+    for (const dependency of entry.keys)
+      for (const name of indexedUnder(dependency)) {
+        const dependents = this.dependents.get(name);
+        if (!dependents) continue;
+        dependents.delete(key);
+        if (dependents.size === 0) this.dependents.delete(name);
+      }
   }
 
   /**
    * Express's `res.send` turns a matching `If-None-Match` into 304 (`req.fresh`). A shared answer that is kept
    * (`kept`) is offered to the gateway when every change of it is announced and this process hears them.
    */
-  private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry): void {
+  private reply(res: Response, etag: string, body: Buffer, shared: boolean, kept?: Entry, key?: string): void {
     if (shared && kept && this.connection && this.hearing) {
       const ttlMs = kept.expiresAt - this.now();
       if (ttlMs > 0) res.setHeader(CACHE_OFFER_HEADER, offerHeader({ ttlMs, keys: kept.keys }));
+      // Only for an answer still held: one no change has forgotten, computed after every change heard of its keys.
+      const heard = ttlMs > 0 && key !== undefined && this.entries.get(key) === kept ? this.heardDigest(kept.keys) : undefined;
+      if (heard !== undefined) res.setHeader(CACHE_HEARD_HEADER, heard);
     }
     res.setHeader('ETag', etag);
     // Revalidate every time (the ETag makes that cheap); a member's answer stays in his own client.

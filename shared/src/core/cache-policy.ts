@@ -64,7 +64,7 @@ export interface RouteCache {
   /** The answer `res` is about to send depends on these keys only; asked only if the answer is to be kept. */
   answerDependsOn(res: Response, keys: () => CacheKeys): void;
   /** The write `res` answers changed these keys only (`[]`: no answer of the cache); said before it answers. */
-  writeChanged(res: Response, keys: CacheKeys): void;
+  writeChanged(res: Response, keys: CacheKeys, changeId?: string): void;
 }
 
 /**
@@ -77,6 +77,25 @@ export interface RouteCache {
  */
 export const CACHE_OFFER_HEADER = 'x-binzip-cache-offer';
 export const CACHE_CHANGED_HEADER = 'x-binzip-cache-changed';
+
+/**
+ * Internal headers beside them (issue 42: the gateway kept no answer depending on a key changed less than a second
+ * ago, so a list whose boards were commented on every second was never kept there). Every change a cache forgets
+ * has an id, heard by every process with it: `CACHE_CHANGE_ID_HEADER` on a write's answer (the id its announcement
+ * carries, in the NATS header `CHANGE_ID_NATS_HEADER`). `CACHE_HEARD_HEADER` on an offered answer: a digest of the
+ * ids of the changes of its keys the service heard in the last `CHANGES_HEARD_MS` (`heardDigest`). The gateway keeps
+ * an answer depending on a key changed within that time only when its own digest is the same: the service had heard
+ * every recent change the gateway heard, so the answer, which the service's cache still held, was computed after
+ * them.
+ */
+export const CACHE_CHANGE_ID_HEADER = 'x-binzip-cache-change-id';
+export const CACHE_HEARD_HEADER = 'x-binzip-cache-heard';
+export const CHANGE_ID_NATS_HEADER = 'Binzip-Cache-Change';
+/** How long a change counts as recent: the gateway's settle time (`ANSWERS_SETTLE_MS`), the bound on hearing late. */
+export const CHANGES_HEARD_MS = 1_000;
+
+/** A single text header's value, or `undefined`. */
+export const readTextHeader = (header: string | string[] | undefined): string | undefined => (typeof header === 'string' && header !== '' ? header : undefined);
 
 /** What an offered answer says of itself: how much longer it may live, and its keys (none: it depends on everything). */
 export interface CacheOffer {

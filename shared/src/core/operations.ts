@@ -88,6 +88,11 @@ export interface Operation<
    */
   changes?: (call: OperationCall<A, P, Q, B>, data: Parsed<D>, ctx: Ctx) => CacheKeys | undefined | Promise<CacheKeys | undefined>;
   /**
+   * With `changes`: the change's own name when an event the caches follow announces the same change again
+   * (`CacheEventSubject.changeId`): heard under one id, it is forgotten once, not again when the event arrives.
+   */
+  changeId?: (call: OperationCall<A, P, Q, B>, data: Parsed<D>) => string;
+  /**
    * The ceiling counted before the handler runs, by name (one of the app's `ceilings`, `MountOptions`): what an
    * anonymous script would repeat (sign-ups, sending codes). Over it the answer is 429 C0004 with `Retry-After`.
    */
@@ -207,7 +212,7 @@ export function mountOperations<Ctx>(router: Router, operations: readonly AnyOpe
         if (dependsOn) cache.answerDependsOn(res, () => dependsOn(call, data));
         if (changes) {
           const keys = await changedKeys(() => changes(call, data, ctx));
-          if (keys) cache.writeChanged(res, keys);
+          if (keys) cache.writeChanged(res, keys, operation.changeId?.(call, data));
         }
       }
       // A handler that answered itself (a file, a redirect) has nothing left to send.
@@ -276,6 +281,7 @@ export function registerOperations(registry: ApiRegistry, operations: readonly A
       cachedPerMember: _cachedPerMember,
       dependsOn: _dependsOn,
       changes: _changes,
+      changeId: _changeId,
       handle: _handle,
       deprecation,
       ceiling,

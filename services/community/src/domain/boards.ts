@@ -198,7 +198,10 @@ export interface PreviewQuery {
   category?: string;
 }
 
-export async function previewBoards(ctx: CommunityContext, query: PreviewQuery): Promise<BoardItem[]> {
+/** The love counts of the boards an answer shows, in its order (the cache's love-order keys: no answer shows them). */
+export type LoveCountsSeen = (loveCounts: number[]) => void;
+
+export async function previewBoards(ctx: CommunityContext, query: PreviewQuery, seen?: LoveCountsSeen): Promise<BoardItem[]> {
   // The spec takes `category` only with the INTRO preview; elsewhere it would silently change the result.
   if (query.category !== undefined && query.prefix !== 'INTRO') throw invalidField('category', '값은 게시판 종류가 INTRO일 때만 사용할 수 있습니다.');
   const prefixes = prefixesOf(query.prefix);
@@ -206,6 +209,7 @@ export async function previewBoards(ctx: CommunityContext, query: PreviewQuery):
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };
   if (query.category !== undefined) filter.category = query.category;
   const boards = await ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS.PREVIEW).limit(query.limit).lean<ListedBoard[]>().exec();
+  seen?.(boards.map((board) => board.loveCount));
   return withNickNames(ctx, boards);
 }
 
@@ -216,7 +220,7 @@ export interface BoardListQuery extends PageRequest {
   order: BoardOrder;
 }
 
-export async function listBoards(ctx: CommunityContext, query: BoardListQuery): Promise<PageObject<BoardItem>> {
+export async function listBoards(ctx: CommunityContext, query: BoardListQuery, seen?: LoveCountsSeen): Promise<PageObject<BoardItem>> {
   assertCategoryFits(query.category, [query.prefix]);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: query.prefix };
   if (query.category !== undefined) filter.category = query.category;
@@ -229,6 +233,7 @@ export async function listBoards(ctx: CommunityContext, query: BoardListQuery): 
     ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS[query.order]).skip(skip).limit(limit).lean<ListedBoard[]>().exec(),
     ctx.models.boards.countDocuments(filter).exec(),
   ]);
+  seen?.(boards.map((board) => board.loveCount));
   return buildPage(await withNickNames(ctx, boards), query, total);
 }
 

@@ -2,8 +2,11 @@ import { AppError, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
 import { liveBoard } from './boards';
 import type { CommunityContext } from './context';
 
-/** The type (prefixCategory) of the board a love or unlove changed, as the write itself read it. */
-export type BoardTypeSeen = (prefixCategory: string) => void;
+/**
+ * The type (prefixCategory) of the board a love or unlove changed and its love count before and after, as the
+ * write itself read and changed them.
+ */
+export type BoardTypeSeen = (seen: { prefixCategory: string; from: number; to: number }) => void;
 
 /**
  * The unique (user, board) index decides who loved first; the board's count moves only after the
@@ -27,14 +30,14 @@ export async function love(ctx: CommunityContext, user: AuthClaims, input: { boa
     throw created.reason;
   }
   const counted = await ctx.models.boards
-    .findOneAndUpdate({ _id: boardId, deleted: false }, { $inc: { loveCount: 1 } }, { projection: { prefixCategory: 1 } })
-    .lean<{ prefixCategory: string }>()
+    .findOneAndUpdate({ _id: boardId, deleted: false }, { $inc: { loveCount: 1 } }, { projection: { prefixCategory: 1, loveCount: 1 } })
+    .lean<{ prefixCategory: string; loveCount: number }>()
     .exec();
   if (!counted) {
     await ctx.models.loves.deleteOne({ _id: created.value._id }).exec();
     throw AppError.notFound();
   }
-  seen?.(counted.prefixCategory);
+  seen?.({ prefixCategory: counted.prefixCategory, from: counted.loveCount, to: counted.loveCount + 1 });
   return boardId;
 }
 
@@ -43,8 +46,13 @@ export async function unlove(ctx: CommunityContext, user: AuthClaims, input: { b
   const board = await liveBoard(ctx, boardId);
   const removed = await ctx.models.loves.findOneAndDelete({ userId: user.userId, boardId }).lean().exec();
   if (!removed) throw AppError.notFound();
-  await ctx.models.boards.updateOne({ _id: boardId }, { $inc: { loveCount: -1 } }).exec();
-  seen?.(board.prefixCategory);
+  // The count before, as this update found it (another love may have moved it since the board was read).
+  const counted = await ctx.models.boards
+    .findOneAndUpdate({ _id: boardId }, { $inc: { loveCount: -1 } }, { projection: { loveCount: 1 } })
+    .lean<{ loveCount: number }>()
+    .exec();
+  const from = counted?.loveCount ?? board.loveCount;
+  seen?.({ prefixCategory: board.prefixCategory, from, to: from - 1 });
 }
 
 /** Whether the caller loves the board. */

@@ -1,4 +1,5 @@
 import { operationsOf } from '@binzip/shared';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { boardDetail, categoriesOf, createBoard, deleteBoard, listBoards, myBoards, myLovedBoards, previewBoards, updateBoard } from '../domain/boards';
 import { myComments } from '../domain/comments';
@@ -24,6 +25,10 @@ import {
 } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
+
+/** The love counts of the boards a list or preview shows, as its read found them (its love-order keys). */
+const loveCounts = new WeakMap<Response, number[]>();
+const seeLoveCounts = (res: Response) => (counts: number[]) => loveCounts.set(res, counts);
 const tags = ['boards'];
 
 /** /api/v1/boards. Public reads are `optional`: a token that is sent is still checked. */
@@ -52,8 +57,8 @@ export const boardOperations = [
     query: previewQuery,
     data: z.array(boardItemSchema),
     cached: BOARD_ANSWERS,
-    dependsOn: ({ query }, boards) => previewKeys(query, boards),
-    handle: (ctx, { query }) => previewBoards(ctx, query),
+    dependsOn: ({ query, res }, boards) => previewKeys(query, boards, loveCounts.get(res)),
+    handle: (ctx, { query, res }) => previewBoards(ctx, query, seeLoveCounts(res)),
   }),
   operation({
     method: 'get',
@@ -121,8 +126,8 @@ export const boardOperations = [
     query: listQuery,
     data: boardPageSchema,
     cached: BOARD_ANSWERS,
-    dependsOn: ({ query }, page) => boardListKeys(query, page),
-    handle: (ctx, { query }) => listBoards(ctx, query),
+    dependsOn: ({ query, res }, page) => boardListKeys(query, page, loveCounts.get(res)),
+    handle: (ctx, { query, res }) => listBoards(ctx, query, seeLoveCounts(res)),
   }),
   operation({
     method: 'get',

@@ -2,7 +2,7 @@ import { idString, operationsOf } from '@binzip/shared';
 import { z } from 'zod';
 import { commentsOf, createComment, deleteComment, updateComment } from '../domain/comments';
 import type { CommunityContext } from '../domain/context';
-import { BOARD_ANSWERS, boardKey, commentDeletionKeys, commentKeys } from '../cache-keys';
+import { BOARD_ANSWERS, boardCommentsKey, commentCreatedChange, commentDeletionKeys, commentKeys } from '../cache-keys';
 import { commentBody, commentIdData, commentItemSchema, fieldLabels } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
@@ -32,7 +32,7 @@ export const commentOperations = [
     data: z.array(commentItemSchema),
     errors: ['C0001'],
     cached: BOARD_ANSWERS,
-    dependsOn: ({ params }) => [boardKey(params.id)],
+    dependsOn: ({ params }) => [boardCommentsKey(params.id)],
     handle: (ctx, { params }) => commentsOf(ctx, { boardId: params.id }),
   }),
   operation({
@@ -46,6 +46,8 @@ export const commentOperations = [
     data: commentIdData,
     errors: ['C0001'],
     changes: ({ caller, body }) => commentKeys(body.boardId, caller.userId),
+    // Its event announces the same change again (`commentCreatedEvents`).
+    changeId: (_call, commentId) => commentCreatedChange(commentId),
     handle: (ctx, { caller, body }) => createComment(ctx, caller, body),
   }),
   operation({

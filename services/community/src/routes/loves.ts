@@ -2,15 +2,15 @@ import { operationsOf } from '@binzip/shared';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { CommunityContext } from '../domain/context';
-import { love, loves, unlove } from '../domain/loves';
+import { love, loves, unlove, type BoardTypeSeen } from '../domain/loves';
 import { loveKeys } from '../cache-keys';
 import { boardIdData, boardParams } from './schemas';
 
 const operation = operationsOf<CommunityContext>();
 
-/** The loved board's type, as the write read it, for its changed keys (one lookup less per love). */
-const boardTypes = new WeakMap<Response, string>();
-const seeType = (res: Response, prefix: string) => boardTypes.set(res, prefix);
+/** The loved board's type and love counts, as the write read them, for its changed keys (one lookup less per love). */
+const boardTypes = new WeakMap<Response, Parameters<BoardTypeSeen>[0]>();
+const seeType = (res: Response, seen: Parameters<BoardTypeSeen>[0]) => boardTypes.set(res, seen);
 const typeSeen = (res: Response) => boardTypes.get(res);
 const tags = ['loves'];
 
@@ -27,7 +27,7 @@ export const loveOperations = [
     data: boardIdData,
     errors: ['C0001', 'P0000'],
     changes: ({ caller, params, res }, _data, ctx) => loveKeys(ctx, params.boardId, caller.userId, typeSeen(res)),
-    handle: (ctx, { caller, params, res }) => love(ctx, caller, params, (prefix) => seeType(res, prefix)),
+    handle: (ctx, { caller, params, res }) => love(ctx, caller, params, (seen) => seeType(res, seen)),
   }),
   operation({
     method: 'delete',
@@ -39,7 +39,7 @@ export const loveOperations = [
     params: boardParams,
     errors: ['C0001'],
     changes: ({ caller, params, res }, _data, ctx) => loveKeys(ctx, params.boardId, caller.userId, typeSeen(res)),
-    handle: (ctx, { caller, params, res }) => unlove(ctx, caller, params, (prefix) => seeType(res, prefix)),
+    handle: (ctx, { caller, params, res }) => unlove(ctx, caller, params, (seen) => seeType(res, seen)),
   }),
   operation({
     method: 'get',

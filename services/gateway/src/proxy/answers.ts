@@ -1,5 +1,14 @@
 import type http from 'node:http';
-import { CACHE_CHANGED_HEADER, CACHE_OFFER_HEADER, readChanged, readOffer } from '@binzip/shared/core';
+import {
+  CACHE_CHANGE_ID_HEADER,
+  CACHE_CHANGED_HEADER,
+  CACHE_HEARD_HEADER,
+  CACHE_OFFER_HEADER,
+  CHANGES_HEARD_MS,
+  readChanged,
+  readOffer,
+  readTextHeader,
+} from '@binzip/shared/core';
 import { ResponseCache, type AnnouncementHost } from '@binzip/shared/response-cache';
 import { SERVICE_NAMES, type ServiceName } from './upstreams';
 
@@ -7,7 +16,7 @@ import { SERVICE_NAMES, type ServiceName } from './upstreams';
  * How long after a change the gateway heard it keeps no answer depending on it: another instance of the service
  * may not have heard that change yet and still answer from its memory (an announcement arrives in milliseconds).
  */
-export const ANSWERS_SETTLE_MS = 1_000;
+export const ANSWERS_SETTLE_MS = CHANGES_HEARD_MS;
 
 /** Headers of an upstream answer that belong to its one request, never given again with a kept answer. */
 const REQUEST_OWN_HEADERS = ['date', 'x-request-id', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'];
@@ -45,7 +54,9 @@ export interface AnswerReceipt {
  * crossed two HTTP hops, each with its whole middleware stack). Nothing is declared here: a service offers an
  * answer its own cache keeps (`CACHE_OFFER_HEADER`: lifetime and keys, from the operation's `cached` and
  * `dependsOn`), and the gateway keeps it in the same `ResponseCache` under the request's URL, one cache per service,
- * listening to the same announcements (`cache.<service>.changed`) with the same rules on a lost connection. A write
+ * listening to the same announcements (`cache.<service>.changed`) with the same rules on a lost connection. An answer
+ * depending on a key changed less than `ANSWERS_SETTLE_MS` ago is kept only when the service heard the same recent
+ * changes of its keys as this gateway (`CACHE_HEARD_HEADER`, `ResponseCache.heardDigest`). A write
  * forwarded to a service forgets, before its answer goes on, what the answer says it changed
  * (`CACHE_CHANGED_HEADER`; everything of that service without it), so the writer's own next read, anonymous or not,
  * never sees an older answer here. Only anonymous GETs are answered from it or kept: no `Authorization`, no
@@ -111,7 +122,7 @@ export class GatewayAnswers {
     if (!cache) return {};
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
-      if (status < 400) cache.forget(readChanged(internal.changed));
+      if (status < 400) cache.forget(readChanged(internal.changed), 'here', readTextHeader(internal.changeId));
       return {};
     }
     const key = GatewayAnswers.keyOf(req);
@@ -119,7 +130,8 @@ export class GatewayAnswers {
     if (key === undefined || offer === undefined || headers['set-cookie'] !== undefined || headers.vary !== undefined) return {};
     const kept: http.OutgoingHttpHeaders = { ...headers };
     for (const name of REQUEST_OWN_HEADERS) delete kept[name];
-    return { keep: (body) => void cache.keep(key, began, offer, body, kept) };
+    const heard = readTextHeader(internal.heard);
+    return { keep: (body) => void cache.keep(key, began, offer, body, kept, heard) };
   }
 
   stop(): void {
@@ -131,12 +143,18 @@ export class GatewayAnswers {
 export interface InternalHeaders {
   offer: string | string[] | undefined;
   changed: string | string[] | undefined;
+  changeId: string | string[] | undefined;
+  heard: string | string[] | undefined;
 }
 
 /** Reads the internal headers and removes them: the client never sees them, with the gateway's memory or without. */
 export function readInternalHeaders(headers: http.IncomingHttpHeaders): InternalHeaders {
-  const internal = { offer: headers[CACHE_OFFER_HEADER], changed: headers[CACHE_CHANGED_HEADER] };
-  delete headers[CACHE_OFFER_HEADER];
-  delete headers[CACHE_CHANGED_HEADER];
+  const internal = {
+    offer: headers[CACHE_OFFER_HEADER],
+    changed: headers[CACHE_CHANGED_HEADER],
+    changeId: headers[CACHE_CHANGE_ID_HEADER],
+    heard: headers[CACHE_HEARD_HEADER],
+  };
+  for (const name of [CACHE_OFFER_HEADER, CACHE_CHANGED_HEADER, CACHE_CHANGE_ID_HEADER, CACHE_HEARD_HEADER]) delete headers[name];
   return internal;
 }

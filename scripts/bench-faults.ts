@@ -115,15 +115,7 @@ async function main(): Promise<void> {
       // A new cluster answers JetStream requests only once it has elected its meta leader.
       patienceMs: 60_000,
     });
-    for (let tries = 0; ; tries++) {
-      try {
-        await probe.ensureStream(accountsStream);
-        break;
-      } catch (err) {
-        if (tries > 120) throw err;
-        await sleep(500);
-      }
-    }
+    await probe.ensureStreamsPatiently([accountsStream], 60_000);
     system = await startSystem({
       mongoUri: mongo.uri,
       natsUrl: cluster.uri,

@@ -32,15 +32,8 @@ async function main() {
   const logger = createLogger('repro', 'silent');
   const prefix = 'repro';
   const probe = await EventBus.connect({ url: cluster.uri, prefix, name: 'probe', logger, streams: { replicas: 3 }, patienceMs: 60_000 });
-  for (let i = 0; ; i++) {
-    try {
-      await probe.ensureStream(COMMUNITY);
-      break;
-    } catch (err) {
-      if (i > 120) throw err;
-      await sleep(500);
-    }
-  }
+  // A new cluster makes streams with three replicas only once it has elected its meta leader.
+  await probe.ensureStreamsPatiently([COMMUNITY], 60_000);
   log('stream made');
   let stop = false;
   const relays = await Promise.all(

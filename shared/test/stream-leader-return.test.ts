@@ -67,15 +67,7 @@ test('a relay delivers within seconds to a stream leader that leads again after 
   bus = connected;
   const community = producerStream('COMMUNITY');
   // A new cluster makes streams with three replicas only once it has elected its meta leader.
-  for (let tries = 0; ; tries++) {
-    try {
-      await connected.ensureStream(community);
-      break;
-    } catch (err) {
-      if (tries > 120) throw err;
-      await sleep(500);
-    }
-  }
+  await connected.ensureStreamsPatiently([community], 60_000);
   const stream = connected.streamName(community.name);
   const leader = () => connected.manager.streams.info(stream).then((info) => info.cluster?.leader);
   /** Asks the stream's leader to step down until `wanted` says yes of the new one. */

@@ -155,6 +155,11 @@ const changedBy = reachedBy;
 /** Where an answer depending on `key` is indexed: under the key, and under "some part of" each whole it is part of. */
 const indexedUnder = (key: string): string[] => [key, ...wholesOf(key).map(partsOf)];
 
+/** The digest of a set of change ids, in any order (`heardDigest`). */
+const digestOf = (ids: string[]): string => createHash('sha1').update(ids.sort().join(' ')).digest('base64url');
+/** The digest of no change heard, the same in every process. */
+const NOTHING_HEARD = digestOf([]);
+
 /** Where a change of `key` is remembered: under the key, and as a change of "some part of" each whole it is part of. */
 const rememberedUnder = indexedUnder;
 
@@ -436,13 +441,16 @@ export class ResponseCache implements RouteCache {
     const now = this.now();
     const since = now - CHANGES_HEARD_MS;
     if (keys === undefined || this.everythingChangedAt > since) return undefined;
+    // Most offered answers meet no recent change at all (every hit of a quiet page): no key names to build, no hash.
+    const last = this.heard.length - 1;
+    if (last < 0 || this.heard[last].at <= since) return NOTHING_HEARD;
     const names = new Set(keys.flatMap(changedBy));
     const ids: string[] = [];
-    for (let i = this.heard.length - 1; i >= 0 && this.heard[i].at > since; i--) {
+    for (let i = last; i >= 0 && this.heard[i].at > since; i--) {
       const change = this.heard[i];
       if (change.names.some((name) => names.has(name))) ids.push(change.id);
     }
-    return createHash('sha1').update(ids.sort().join(' ')).digest('base64url');
+    return ids.length === 0 ? NOTHING_HEARD : digestOf(ids);
   }
 
   /** Remembers a change heard, and lets those older than `CHANGE_IDS_KEPT_MS` go. */

@@ -144,7 +144,7 @@ export function productionProgram(files: readonly string[] = productionFiles()):
 
 /**
  * The same graph, but an import follows only the names it imports, to the files that declare them (through any
- * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/errors.ts, not to every file the
+ * barrel: `import { AppError } from '@binzip/shared'` leads to shared/src/core/wire.ts, not to every file the
  * barrel re-exports). A namespace import, a side-effect import, `export *` and `import('…')` types still follow
  * the whole module. Type-only imports included. What a reader who follows each name to its definition opens.
  */

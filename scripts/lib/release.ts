@@ -1,6 +1,6 @@
 /**
  * Versions and releases of the six processes (docs/containers.md, "Versions and releases"). One source of truth per
- * process: the `version` of services/<name>/package.json. /health answers it (shared/src/core/version.ts), the image
+ * process: the `version` of services/<name>/package.json. /health answers it (shared/src/core/config.ts), the image
  * build writes it into the OCI label `org.opencontainers.image.version`, and a release of a process is the git tag
  * `<name>-v<version>` (for example `houses-v0.2.0`) on the commit it was built from (`npm run release:tag`).
  */

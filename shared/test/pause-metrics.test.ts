@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { metricsHandler } from '../src/core/metrics';
+import { metricsHandler } from '../src/core/telemetry';
 
 /** The value of one sample line of the Prometheus text, e.g. `name{a="b"}`; NaN when absent. */
 function sample(text: string, series: string): number {

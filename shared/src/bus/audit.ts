@@ -1,5 +1,5 @@
 import type { AuthClaims } from '../core/auth';
-import { currentRequestId } from '../core/context';
+import { currentRequestId } from '../core/telemetry';
 import { adminActionRecorded, type AuditService, type AuditTargetType } from './events';
 import type { OutboxEvent } from './outbox';
 

@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/telemetry';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
 import { natsClientOptions } from './nats-client';
 import { deadLetterStream, toDeadLetter, type DeadLetter } from './dead-letters';

@@ -1,9 +1,9 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
-import { requestContext } from '../core/context';
+import { requestContext } from '../core/telemetry';
 import { REQUEST_ID_HEADER } from '../core/edge';
-import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/metrics';
-import { inMessagingSpan } from '../core/tracing';
+import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/telemetry';
+import { inMessagingSpan } from '../core/telemetry';
 import type { ConsumeHost } from './hosts';
 import { askPatiently } from './streams';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, deadLetterStream, type DeadLetterReason } from './dead-letters';

@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Logger } from '../core/logger';
-import type { TraceCarrier } from '../core/tracing';
+import type { Logger } from '../core/telemetry';
+import type { TraceCarrier } from '../core/telemetry';
 import type { StreamDefinition } from './streams';
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { TimeoutError } from '@nats-io/nats-core';
 import { Schema, type Model } from 'mongoose';
-import { currentRequestId } from '../core/context';
-import type { Logger } from '../core/logger';
-import { registerOutboxSource, type OutboxBacklogSource } from '../core/metrics';
-import { currentTraceCarrier, type TraceCarrier } from '../core/tracing';
+import { currentRequestId } from '../core/telemetry';
+import type { Logger } from '../core/telemetry';
+import { registerOutboxSource, type OutboxBacklogSource } from '../core/telemetry';
+import { currentTraceCarrier, type TraceCarrier } from '../core/telemetry';
 import type { EventPublisher } from './hosts';
 import type { StreamDefinition } from './streams';
 

@@ -1,6 +1,6 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { REQUEST_ID_HEADER } from '../core/edge';
-import { inMessagingSpan, injectTraceContext } from '../core/tracing';
+import { inMessagingSpan, injectTraceContext } from '../core/telemetry';
 import type { PublishHost, PublishOptions } from './hosts';
 
 export type { PublishOptions } from './hosts';

@@ -4,7 +4,7 @@ import { headers as natsHeaders, type Msg, type NatsConnection, type Subscriptio
 import { connect } from '@nats-io/transport-node';
 import type { RequestHandler, Response } from 'express';
 import { Counter } from 'prom-client';
-import { metricsRegistry } from '../core/metrics';
+import { metricsRegistry } from '../core/telemetry';
 import { natsClientOptions } from './nats-client';
 import {
   CACHE_CHANGE_ID_HEADER,

@@ -1,7 +1,7 @@
 import type { Model } from 'mongoose';
 import { z } from 'zod';
 import { Authorities, UserTypes } from '../core/auth';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/telemetry';
 import { UserStatuses } from './events';
 import { revokedSessions, REVOCATIONS_REMEMBERED_MS } from './sessions';
 import { applyUserSnapshot, type ProjectedUser } from './users';

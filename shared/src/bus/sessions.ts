@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../core/auth';
 import type { EventBus } from './connection';
 import type { RunningConsumer } from './consume';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/wire';
 import { sessionsRevoked, type SessionsRevokedV1 } from './events';
 
 /** How long a revocation must be remembered: no access token of the session is valid for longer. */

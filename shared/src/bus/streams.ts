@@ -8,7 +8,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { NoRespondersError, TimeoutError, nanos } from '@nats-io/nats-core';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/telemetry';
 
 /** What a stream keeps and for how long (see `streamLimits`). */
 export type StreamPurpose = 'snapshots' | 'events' | 'revocations' | 'deadLetters';

@@ -5,7 +5,7 @@ import type { ConsumeHost } from './hosts';
 import { consume, type EventConsumer } from './define-event';
 import { userSnapshots, type UserSnapshotV1, type UserStatus } from './events';
 import { isDuplicateKeyError, registerModel } from '../store/mongo';
-import type { RefusedStatus, SuspensionLookup } from '../core/suspension';
+import type { RefusedStatus, SuspensionLookup } from '../core/auth';
 
 /**
  * The local copy of accounts' users that every other service keeps, fed by

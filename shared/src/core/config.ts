@@ -1,11 +1,13 @@
-import { z } from 'zod';
-import { jwtPublicKeySchema } from './jwks';
-import { metricsConfigShape } from './metrics';
-
 /**
- * Parses the environment once at start-up and fails fast with every problem listed, so a bad deploy
- * never half-starts.
+ * What a process is told and what it is: its environment, parsed once at start-up and failing fast with every
+ * problem listed so a bad deploy never half-starts, and its release.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { jwtPublicKeySchema } from './auth';
+import { metricsConfigShape } from './telemetry';
+
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
@@ -135,3 +137,27 @@ export const revocationFeedConfigShape = {
 };
 
 export const portSchema = port;
+
+const cache = new Map<string, string>();
+
+/**
+ * The release of a process: the `version` of its workspace's package.json (services/<name>/package.json), the one
+ * source of truth that `/health` answers and the image build writes into the OCI label
+ * `org.opencontainers.image.version` (scripts/lib/release.ts; docs/containers.md, "Versions and releases").
+ * Read from the file beside the compiled code (shared/dist/core → ../../../services/<name>), which every image
+ * carries; 'unknown' where the file is not there (a process name that is not a workspace, such as a test's).
+ */
+export function processVersion(name: string): string {
+  let version = cache.get(name);
+  if (version === undefined) {
+    try {
+      const file = path.resolve(__dirname, '..', '..', '..', 'services', name, 'package.json');
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown };
+      version = typeof parsed.version === 'string' ? parsed.version : 'unknown';
+    } catch {
+      version = 'unknown';
+    }
+    cache.set(name, version);
+  }
+  return version;
+}

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { requestContext } from './context';
-import { errorEnvelope, sendOk } from './envelope';
-import { AppError, ErrorCodes, GatewayFaults, ServiceBusyError, TooManyRequestsError } from './errors';
-import type { Logger } from './logger';
+import { requestContext } from './telemetry';
+import { errorEnvelope, sendOk } from './wire';
+import { AppError, ErrorCodes, GatewayFaults, ServiceBusyError, TooManyRequestsError } from './wire';
+import type { Logger } from './telemetry';
 import { InvalidFieldError, labelledMessage, labelsOf } from './validation';
 
 /**

@@ -2,27 +2,18 @@
  * The core layer: what every process needs, the gateway included, and nothing that talks to a store or the
  * broker (`@binzip/shared/core`). Layers import only downward: core <- store <- bus <- runtime (lint-checked).
  */
-export * from './errors';
-export * from './envelope';
+export * from './wire';
 export * from './context';
-export * from './logger';
-export * from './tracing';
-export * from './time';
+export * from './telemetry';
 export * from './validation';
-export * from './page';
 export * from './auth';
-export * from './jwks';
 export * from './edge';
 export * from './config';
-export * from './metrics';
 export * from './lifecycle';
-export * from './suspension';
 export * from './deprecation';
-export * from './context-types';
 export * from './cache-policy';
 export * from './openapi';
 export * from './operations';
 export * from './api-examples';
 /** The metric classes of the prom-client copy that holds `metricsRegistry`, for a process's own metrics. */
 export { Counter, Histogram } from 'prom-client';
-export * from './version';

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Logger } from './logger';
+import type { Logger } from './telemetry';
 
 /*
  * How a process ends: in order on a signal, a lasting outage or a fatal error. Kept apart from the service

@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ErrorCodes, GatewayFaults, type ErrorCode } from './errors';
-import { SUCCESS_MESSAGE } from './envelope';
-import type { PageObject } from './page';
+import { ErrorCodes, GatewayFaults, type ErrorCode } from './wire';
+import { SUCCESS_MESSAGE } from './wire';
+import type { PageObject } from './wire';
 
 /**
  * The API document is generated from the same declarations that mount the routes and validate requests: every

@@ -2,8 +2,8 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { requireAdmin, requireUser, type AuthClaims } from './auth';
 import { announceDeprecation, type DeprecationNotice } from './deprecation';
-import { sendOk } from './envelope';
-import { AppError } from './errors';
+import { sendOk } from './wire';
+import { AppError } from './wire';
 import {
   createApiRegistry,
   generateApiDocument,

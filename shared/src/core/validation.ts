@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { AppError } from './errors';
+import { AppError } from './wire';
 
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;

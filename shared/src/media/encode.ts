@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { AppError } from '../core/errors';
+import { AppError } from '../core/wire';
 
 // libvips' operation cache keeps decoded images around for reuse, which uploads never have: memory would grow
 // with traffic instead of staying bounded by the uploads under way.

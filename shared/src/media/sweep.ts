@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/telemetry';
 import type { MediaSettings } from './config';
 import { pictureModel } from './pictures';
 import { pictureStoreFor } from './store';

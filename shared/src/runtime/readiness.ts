@@ -1,9 +1,9 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { errorEnvelope, successEnvelope } from '../core/envelope';
-import { ErrorCodes } from '../core/errors';
-import { metricsHandler, type MetricsSettings } from '../core/metrics';
+import { errorEnvelope, successEnvelope } from '../core/wire';
+import { ErrorCodes } from '../core/wire';
+import { metricsHandler, type MetricsSettings } from '../core/telemetry';
 import { isConnected } from '../store/mongo';
 
 export type DependencyState = 'UP' | 'DOWN';

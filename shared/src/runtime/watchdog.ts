@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
-import type { Logger } from '../core/logger';
-import { dependencyUp } from '../core/metrics';
+import type { Logger } from '../core/telemetry';
+import { dependencyUp } from '../core/telemetry';
 import type { EventBus } from '../bus/connection';
 
 /** How long a store or broker may stay unreachable before the process gives up (`OUTAGE_EXIT_MS`). */

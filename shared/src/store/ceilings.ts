@@ -5,8 +5,8 @@ import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { isAdmin } from '../core/auth';
 import { ceilingConfigShape } from '../core/config';
-import { TooManyRequestsError } from '../core/errors';
-import { WRITE_METHODS } from '../core/suspension';
+import { TooManyRequestsError } from '../core/wire';
+import { WRITE_METHODS } from '../core/auth';
 
 /**
  * Ceilings: how often one member or one client address may do something, counted in the service's MongoDB

@@ -1,6 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import sanitizeHtml from 'sanitize-html';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/telemetry';
 
 /**
  * Board and house bodies are HTML that web clients render as it is. Everything a client sends passes this

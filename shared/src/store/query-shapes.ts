@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Connection } from 'mongoose';
-import { currentRequestId } from '../core/context';
+import { currentRequestId } from '../core/telemetry';
 
 /**
  * "Every query is served by an index", checked from the queries the code really sends. With

@@ -1,4 +1,4 @@
-import { TooManyRequestsError } from '../core/errors';
+import { TooManyRequestsError } from '../core/wire';
 
 /** What an attempt of `retryOnConflict` returns when its conditional write matched nothing (it lost a race). */
 export const CONFLICT: unique symbol = Symbol('conflict');

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { expectError } from '../../../test/support';
 import { addAdmin, addMember, type TestPerson } from '../../../test/support/service';
-import { commentModel } from '../src/models/comment';
+import { commentModel } from '../src/models';
 import { approveBy, createRecord, type RecordsHarness, startRecordsHarness } from './helpers';
 
 let h: RecordsHarness;

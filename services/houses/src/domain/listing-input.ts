@@ -1,5 +1,5 @@
 import { AppError, invalidField, sanitizeBody } from '@binzip/shared';
-import type { ListingContent } from '../models/house';
+import type { ListingContent } from '../models';
 import type { GeoPoint } from './places';
 
 /** The spec's limit on the body (`code`) of a saved listing, in characters (code points). */

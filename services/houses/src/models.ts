@@ -1,5 +1,10 @@
-import { addOutbox, registerModel, type OutboxEvent } from '@binzip/shared';
+/**
+ * What houses stores: one mongoose schema per collection, each registered on the service's connection, and
+ * `housesModels(connection)`, the models by lower-case name that the context carries.
+ */
+import { addOutbox, registerModel, type OutboxEvent, projectedUserModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
+import { pictureModel } from '@binzip/shared/media';
 
 /**
  * Where a saved listing stands. Drafts have no deal state yet (null) until they are saved.
@@ -170,4 +175,88 @@ export const houseModel = (connection: Connection): Model<HouseDoc> => registerM
 /** The one rule for `listed`; every write that changes state sets it from this. */
 export function isListed(house: Pick<HouseDoc, 'tmpYn' | 'dealState' | 'reported' | 'deleted'>): boolean {
   return !house.tmpYn && !house.reported && !house.deleted && (house.dealState === 'ONGOING' || house.dealState === 'COMPLETED');
+}
+
+export const ReportTypes = ['FAKE_SALE', 'ADVERTISING_BOARD', 'ETC'] as const;
+export type ReportType = (typeof ReportTypes)[number];
+
+export interface ReportDoc {
+  houseId: number;
+  userId: number;
+  reportType: ReportType;
+  reportReason: string;
+  createdAt: Date;
+  /** Set when an administrator handled the listing's reports (DISMISS or REMOVE); null while open. */
+  closedAt?: Date | null;
+  /** How the administrator decided (issue 40): REMOVED (the listing was taken down) or DISMISSED; null while open. */
+  outcome?: 'REMOVED' | 'DISMISSED' | null;
+  /** The administrator's note to the reporter and the author, when the decision had one. */
+  note?: string | null;
+  /** `houses.report.created`, published by the relay (the report is its own outbox). */
+  pendingEvents?: OutboxEvent[];
+}
+
+const reportSchema = new Schema<ReportDoc>(
+  {
+    houseId: { type: Number, required: true },
+    userId: { type: Number, required: true },
+    reportType: { type: String, required: true },
+    reportReason: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    closedAt: { type: Date, default: null },
+    outcome: { type: String, default: null },
+    note: { type: String, default: null },
+  },
+  { versionKey: false, collection: 'reports' },
+);
+
+reportSchema.index({ houseId: 1, userId: 1 }, { unique: true });
+// A listing's reports newest first (the administrators' report list), open or closed ones.
+reportSchema.index({ houseId: 1, createdAt: -1, _id: -1 });
+reportSchema.index({ houseId: 1, closedAt: 1, createdAt: -1, _id: -1 });
+// A member's own reports, newest first (GET /api/v1/houses/report/mine).
+reportSchema.index({ userId: 1, createdAt: -1, _id: -1 });
+addOutbox(reportSchema);
+
+export const reportModel = (connection: Connection): Model<ReportDoc> => registerModel(connection, 'Report', reportSchema);
+
+export interface ScrapDoc {
+  userId: number;
+  houseId: number;
+  createdAt: Date;
+}
+
+const scrapSchema = new Schema<ScrapDoc>(
+  {
+    userId: { type: Number, required: true },
+    houseId: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'scraps' },
+);
+
+scrapSchema.index({ userId: 1, houseId: 1 }, { unique: true });
+// A member's scraps, newest first (`_id` breaks ties, so it is in the index too).
+scrapSchema.index({ userId: 1, createdAt: -1, _id: -1 });
+// The members who scrapped one listing: told when its price or deal state changes (issue 38).
+scrapSchema.index({ houseId: 1 });
+
+export const scrapModel = (connection: Connection): Model<ScrapDoc> => registerModel(connection, 'Scrap', scrapSchema);
+
+export type HousesModels = ReturnType<typeof housesModels>;
+
+export function housesModels(connection: Connection) {
+  return {
+    houses: houseModel(connection),
+    scraps: scrapModel(connection),
+    reports: reportModel(connection),
+    users: projectedUserModel(connection),
+    /** Uploaded pictures (their files are in the picture store). */
+    pictures: pictureModel(connection),
+  };
+}
+
+/** Builds the indexes; the unique ones (scrap and report per user) must exist before writes rely on them. */
+export async function initModels(models: HousesModels): Promise<void> {
+  await Promise.all([models.houses.init(), models.scraps.init(), models.reports.init(), models.users.init(), models.pictures.init()]);
 }

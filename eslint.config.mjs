@@ -44,7 +44,7 @@ export default tseslint.config(
   },
   {
     // Issue 34: a listener (or timer callback) that throws throws into its emitter, where nothing catches it and the
-    // process's fatal handler ends the gateway for one request. Every one is wrapped in `guarded` (src/guard.ts).
+    // process's fatal handler ends the gateway for one request. Every one is wrapped in `guarded` (src/edge.ts).
     files: ['services/gateway/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -52,11 +52,11 @@ export default tseslint.config(
         {
           selector:
             'CallExpression[callee.property.name=/^(on|once|addListener|prependListener|prependOnceListener)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
-          message: 'wrap an emitter listener in guarded(onError, listener) (src/guard.ts): a throw inside must never reach the emitter',
+          message: 'wrap an emitter listener in guarded(onError, listener) (src/edge.ts): a throw inside must never reach the emitter',
         },
         {
           selector: 'CallExpression[callee.name=/^(setTimeout|setInterval|setImmediate)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
-          message: 'wrap a timer callback in guarded(onError, callback) (src/guard.ts): a throw inside is uncaught and ends the process',
+          message: 'wrap a timer callback in guarded(onError, callback) (src/edge.ts): a throw inside is uncaught and ends the process',
         },
       ],
     },

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { metricsRegistry } from '@binzip/shared/core';
 // The gateway's own metrics, declared in the registry as in the gateway's process (for declaredOnly).
-import '../../services/gateway/src/metrics';
+import '../../services/gateway/src/edge';
 import { bearer, eventually } from '../support';
 import { describeWithTools, OVERLAYS, processDeployments, renderOverlay, REPO_ROOT } from '../support/deploy';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';

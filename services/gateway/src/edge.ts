@@ -1,8 +1,34 @@
+/**
+ * What the gateway answers by itself at its edge (the envelope of its own errors, CORS), its own metrics, and
+ * `guarded`, which every listener it adds to an emitter goes through.
+ */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import cors from 'cors';
-import { errorEnvelope, ErrorCodes } from '@binzip/shared/core';
-import { guarded } from './guard';
+import { errorEnvelope, ErrorCodes, Counter, Histogram, metricsRegistry } from '@binzip/shared/core';
+import type { ServiceName } from './proxy/upstreams';
+
+/**
+ * Every listener the gateway adds to an emitter (a socket, a request, a response, a server) is wrapped by
+ * `guarded`: an exception inside a listener is thrown into the emitter that called it, where nobody catches it,
+ * and the process's fatal handler would end the gateway for one request (issue 34 item 1: a header removed after
+ * the headers were sent, under 300 concurrent POSTs). Wrapped, the throw goes to `onError` instead, which answers
+ * or cuts the one request concerned. A lint rule (eslint.config.mjs, "services/gateway/src") refuses a listener
+ * that is not wrapped.
+ */
+export function guarded<A extends unknown[]>(onError: (err: unknown, ...args: unknown[]) => void, listener: (...args: A) => void): (...args: A) => void {
+  return (...args: A) => {
+    try {
+      listener(...args);
+    } catch (err) {
+      try {
+        onError(err, ...args);
+      } catch {
+        // Nothing is left to do for that request; the gateway goes on with the others.
+      }
+    }
+  };
+}
 
 /**
  * What every answer of the gateway carries and how the gateway answers by itself (decisions.md, "Content and
@@ -203,3 +229,50 @@ export function corsPolicy(origins: readonly string[]): Middleware {
     exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
   }) as Middleware;
 }
+
+/**
+ * The gateway's own series, in the process's one registry (served by `/metrics` with Node's runtime metrics
+ * and the own pages' `http_request_duration_seconds`). Proxied requests never enter the Express app, so the
+ * hot path records them here, by upstream service, method and status — one `observe` with a labels object
+ * made once per combination, no per-request allocation of labels.
+ */
+export const proxiedRequestDuration = new Histogram({
+  name: 'binzip_gateway_request_duration_seconds',
+  help: 'Requests the gateway proxied (as the client saw them, gateway answers such as 503 included), by upstream service, method and status',
+  labelNames: ['service', 'method', 'status_code'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** Upstream faults: `refused` (503 after every instance was tried), `overloaded` (503, every instance's queue full), `timeout` (504), `error` (502). */
+export const upstreamFaults = new Counter({
+  name: 'binzip_gateway_upstream_faults_total',
+  help: 'Proxied requests the gateway answered itself because the upstream failed, by service and kind (refused 503, overloaded 503 with every queue full, timeout 504, error 502)',
+  labelNames: ['service', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+/** A bodiless request sent again to another instance after a refused connection. */
+export const upstreamRetries = new Counter({
+  name: 'binzip_gateway_upstream_retries_total',
+  help: 'Bodiless requests retried on another instance after a refused connection, by service',
+  labelNames: ['service'] as const,
+  registers: [metricsRegistry],
+});
+
+type Labels = { service: ServiceName; method: string; status_code: string };
+const labelCache = new Map<string, Labels>();
+
+/** Records one proxied request; methods outside the usual few share `OTHER`, so clients cannot add series. */
+export function observeProxied(service: ServiceName, method: string | undefined, status: number, seconds: number): void {
+  const verb = method !== undefined && KNOWN_METHODS.has(method) ? method : 'OTHER';
+  const key = `${service} ${verb} ${status}`;
+  let labels = labelCache.get(key);
+  if (labels === undefined) {
+    labels = { service, method: verb, status_code: String(status) };
+    labelCache.set(key, labels);
+  }
+  proxiedRequestDuration.observe(labels, seconds);
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

@@ -31,7 +31,7 @@ import {
   type Fault,
   type Middleware,
 } from './edge';
-import { guarded } from './guard';
+import { guarded } from './edge';
 import { BodyReader, hasBody, tooManyBodies } from './proxy/bodies';
 import { requiredAccess } from './proxy/access';
 import { canonicalTarget } from './proxy/paths';
@@ -47,7 +47,7 @@ import {
   type Resolver,
   type ServiceName,
 } from './proxy/upstreams';
-import { observeProxied } from './metrics';
+import { observeProxied } from './edge';
 import { GatewayAnswers } from './proxy/answers';
 import type { AnnouncementHost } from '@binzip/shared/response-cache';
 import { createServiceProxies, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';

@@ -5,8 +5,8 @@ import type { Logger } from '../core/telemetry';
 import { followEvent, startConsumer, type RunningConsumer } from './consume';
 import { natsClientOptions } from './nats-client';
 import { deadLetterStream, toDeadLetter, type DeadLetter } from './dead-letters';
-import type { EventConsumer, EventData, EventDefinition } from './define-event';
-import type { ConsumeHost, EventPublisher } from './hosts';
+import type { EventConsumer, EventData, EventDefinition } from './events';
+import type { ConsumeHost, EventPublisher } from './streams';
 import { publishMessage, type PublishOptions } from './publish';
 import {
   DEFAULT_STREAM_SETTINGS,

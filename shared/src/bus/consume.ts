@@ -4,10 +4,10 @@ import { requestContext } from '../core/telemetry';
 import { REQUEST_ID_HEADER } from '../core/edge';
 import { eventsDeadLettered, eventsDelivered, eventsFailed, eventsRedelivered, eventsTerminated, registerConsumerLagSource } from '../core/telemetry';
 import { inMessagingSpan } from '../core/telemetry';
-import type { ConsumeHost } from './hosts';
+import type { ConsumeHost } from './streams';
 import { askPatiently } from './streams';
 import { DEAD_LETTER_SUBJECT, DeadLetterHeaders, deadLetterStream, type DeadLetterReason } from './dead-letters';
-import type { EventConsumer, EventData, EventDefinition } from './define-event';
+import type { EventConsumer, EventData, EventDefinition } from './events';
 
 const DEFAULT_BACKOFF_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
 const DEFAULT_MAX_DELIVER = 20;

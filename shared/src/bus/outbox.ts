@@ -5,7 +5,7 @@ import { currentRequestId } from '../core/telemetry';
 import type { Logger } from '../core/telemetry';
 import { registerOutboxSource, type OutboxBacklogSource } from '../core/telemetry';
 import { currentTraceCarrier, type TraceCarrier } from '../core/telemetry';
-import type { EventPublisher } from './hosts';
+import type { EventPublisher } from './streams';
 import type { StreamDefinition } from './streams';
 
 /**

@@ -1,9 +1,9 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { REQUEST_ID_HEADER } from '../core/edge';
 import { inMessagingSpan, injectTraceContext } from '../core/telemetry';
-import type { PublishHost, PublishOptions } from './hosts';
+import type { PublishHost, PublishOptions } from './streams';
 
-export type { PublishOptions } from './hosts';
+export type { PublishOptions } from './streams';
 
 /**
  * Publishes and waits for the stream's ack; a repeated `messageId` is dropped by the server. A publish span

@@ -20,9 +20,9 @@ import {
   type CacheOffer,
   type CacheScope,
   type RouteCache,
-} from '../core/cache-policy';
-import type { EventConsumer } from './define-event';
-import type { ConsumeHost } from './hosts';
+} from '../core/operations';
+import type { EventConsumer } from './events';
+import type { ConsumeHost } from './streams';
 
 /**
  * Core-NATS subject on which an instance announces that it wrote, so the service's other instances forget too.

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { Authorities, UserTypes } from '../core/auth';
 import type { Logger } from '../core/telemetry';
 import { UserStatuses } from './events';
-import { revokedSessions, REVOCATIONS_REMEMBERED_MS } from './sessions';
-import { applyUserSnapshot, type ProjectedUser } from './users';
+import { revokedSessions, REVOCATIONS_REMEMBERED_MS } from './members';
+import { applyUserSnapshot, type ProjectedUser } from './members';
 
 /**
  * The second path of revocations (issue 34): `sessions.revoked` and the user snapshots reach every process through

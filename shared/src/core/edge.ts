@@ -4,7 +4,7 @@ import { requestContext } from './telemetry';
 import { errorEnvelope, sendOk } from './wire';
 import { AppError, ErrorCodes, GatewayFaults, ServiceBusyError, TooManyRequestsError } from './wire';
 import type { Logger } from './telemetry';
-import { InvalidFieldError, labelledMessage, labelsOf } from './validation';
+import { InvalidFieldError, labelledMessage, labelsOf } from './operations';
 
 /**
  * The HTTP edge every process shares, gateway included: request ids, the access log, envelopes for every error,

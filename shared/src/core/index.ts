@@ -5,15 +5,13 @@
 export * from './wire';
 export * from './context';
 export * from './telemetry';
-export * from './validation';
+export * from './operations';
 export * from './auth';
 export * from './edge';
 export * from './config';
 export * from './lifecycle';
 export * from './deprecation';
-export * from './cache-policy';
 export * from './openapi';
-export * from './operations';
 export * from './api-examples';
 /** The metric classes of the prom-client copy that holds `metricsRegistry`, for a process's own metrics. */
 export { Counter, Histogram } from 'prom-client';

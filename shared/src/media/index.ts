@@ -6,6 +6,5 @@ export * from './config';
 export * from './encode';
 export * from './store';
 export * from './pictures';
-export * from './urls';
 export * from './operations';
 export * from './sweep';

@@ -1,14 +1,14 @@
 import type { Express, RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
-import type { EventConsumer } from '../bus/define-event';
+import type { EventConsumer } from '../bus/events';
 import type { OutboxDeclaration } from '../bus/outbox';
 import { ResponseCache, type CacheEventSubject } from '../bus/response-cache';
-import { projectedSuspension } from '../bus/users';
+import { projectedSuspension } from '../bus/members';
 import type { ServiceContext } from '../core/context';
 import type { ApiDocument } from '../core/openapi';
 import { mountOperations, type AnyOperation, type MountOptions } from '../core/operations';
 import type { SuspensionLookup } from '../core/auth';
-import type { FieldLabels } from '../core/validation';
+import type { FieldLabels } from '../core/operations';
 import type { CeilingSettings } from '../store/ceilings';
 import { createServiceApp, type ServiceAppDeps } from './http';
 import type { BaseServiceConfig, ServiceDefinition, ServiceParts, ServiceRuntime } from './service';

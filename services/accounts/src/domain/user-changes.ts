@@ -10,7 +10,7 @@ import { findUser } from './user-lookup';
  * who makes it and which fields it writes, and goes through `createUser` or `changeUser`. (The report counters
  * that houses' events keep, domain/house-reports.ts, are outside the snapshot and the members' rules.)
  *
- * The rule for the other services: they keep a projection of the snapshot (shared/src/users.ts). A user's first
+ * The rule for the other services: they keep a projection of the snapshot (shared/src/bus/members.ts). A user's first
  * write publishes its snapshot at version 1; a change publishes a new snapshot (version + 1) exactly when one of
  * SNAPSHOT_FIELDS takes a new value, and never otherwise. The event is stored in the same single-document write
  * as the change (the outbox), so a change is never stored without its event nor published without being stored.

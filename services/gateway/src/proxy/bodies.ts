@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { ErrorCodes, GatewayFaults } from '@binzip/shared/core';
 import type { Fault } from '../edge';
-import { guarded } from '../guard';
+import { guarded } from '../edge';
 
 /** What reading a body came to: the whole body, an answer to give instead, or a client that went away. */
 export type BodyOutcome = { body: Buffer } | { fault: Fault } | { aborted: true };

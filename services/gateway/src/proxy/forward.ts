@@ -3,8 +3,8 @@ import { GatewayFaults, type Logger } from '@binzip/shared/core';
 import { SERVICE_NAMES, type Pools, type ServiceName } from './upstreams';
 import { LONG_LIVED_ROUTES } from './declared-access';
 import { sendEnvelope, type Fault } from '../edge';
-import { guarded } from '../guard';
-import { upstreamFaults, upstreamRetries } from '../metrics';
+import { guarded } from '../edge';
+import { upstreamFaults, upstreamRetries } from '../edge';
 import { readInternalHeaders, type GatewayAnswers } from './answers';
 
 /** Where a target URL sends a request (kept parsed: instances are few, re-resolved addresses included). */

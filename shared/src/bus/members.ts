@@ -1,16 +1,20 @@
+/**
+ * What every service knows of accounts' members without asking it: the local copy of its users (status and
+ * nickname), fed by `accounts.user.*`, and the sessions it has revoked, fed by `sessions.revoked`. No service calls
+ * accounts on a request path.
+ */
 import { Schema, type Connection, type Model } from 'mongoose';
 import { cacheChangedSubject } from './response-cache';
-import type { Authority, UserType } from '../core/auth';
-import type { ConsumeHost } from './hosts';
-import { consume, type EventConsumer } from './define-event';
-import { userSnapshots, type UserSnapshotV1, type UserStatus } from './events';
+import { type Authority, type UserType, type RefusedStatus, type SuspensionLookup, ACCESS_TOKEN_TTL_SECONDS } from '../core/auth';
+import type { ConsumeHost } from './streams';
+import { consume, type EventConsumer } from './events';
+import { userSnapshots, type UserSnapshotV1, type UserStatus, sessionsRevoked, type SessionsRevokedV1 } from './events';
 import { isDuplicateKeyError, registerModel } from '../store/mongo';
-import type { RefusedStatus, SuspensionLookup } from '../core/auth';
+import type { RequestHandler } from 'express';
+import type { EventBus } from './connection';
+import type { RunningConsumer } from './consume';
+import { AppError } from '../core/wire';
 
-/**
- * The local copy of accounts' users that every other service keeps, fed by
- * `accounts.user.*`. No service calls accounts on a request path.
- */
 export interface ProjectedUser {
   _id: number;
   userName: string;
@@ -186,3 +190,57 @@ export function projectedSuspension(connection: Connection): SuspensionLookup {
     return user ? (user.status as RefusedStatus) : undefined;
   };
 }
+
+/** How long a revocation must be remembered: no access token of the session is valid for longer. */
+export const REVOCATIONS_REMEMBERED_MS = ACCESS_TOKEN_TTL_SECONDS * 1000 + 60_000;
+const REMEMBER_MS = REVOCATIONS_REMEMBERED_MS;
+
+/**
+ * The revoked session ids this process knows, each until every access token of it has expired. One per
+ * process (the authentication of every request reads it), fed by `followSessionRevocations` and, in accounts,
+ * directly by the revoking request so accounts itself refuses the token at once.
+ */
+class RevokedSessions {
+  private readonly until = new Map<string, number>();
+
+  /** Remembered from now (the revocation feed repeats recent ones: an entry is only ever extended). */
+  add(sessionIds: readonly string[], nowMs = Date.now()): void {
+    const until = nowMs + REMEMBER_MS;
+    for (const id of sessionIds) if ((this.until.get(id) ?? 0) < until) this.until.set(id, until);
+    this.prune(nowMs);
+  }
+
+  has(sessionId: string, nowMs = Date.now()): boolean {
+    const until = this.until.get(sessionId);
+    return until !== undefined && until > nowMs;
+  }
+
+  /** Entries are added in about time order, so the expired ones are at the front of the map (a late one only waits). */
+  private prune(nowMs: number): void {
+    for (const [id, until] of this.until) {
+      if (until > nowMs) break;
+      this.until.delete(id);
+    }
+  }
+}
+
+export const revokedSessions = new RevokedSessions();
+
+export function sessionsRevokedEvent(userId: number, sessionIds: readonly string[], now: Date): SessionsRevokedV1 {
+  return sessionsRevoked.build({ userId, sessionIds: [...sessionIds], occurredAt: now.toISOString() });
+}
+
+/**
+ * Follows `sessions.revoked` from as far back as an access token lives, so a process started after a logout
+ * still refuses that session's tokens; then every new revocation, within the broker's delivery time.
+ */
+export function followSessionRevocations(bus: EventBus): Promise<RunningConsumer> {
+  return bus.follow(sessionsRevoked, new Date(Date.now() - REMEMBER_MS), (event) => revokedSessions.add(event.sessionIds));
+}
+
+/** 401 J0004 for an access token of a revoked session (runs after `authenticate`). */
+export const refuseRevokedSessions: RequestHandler = (req, _res, next) => {
+  const sessionId = req.auth?.sessionId;
+  if (sessionId !== undefined && revokedSessions.has(sessionId)) throw new AppError('J0004');
+  next();
+};

@@ -4,7 +4,8 @@
  * checker resolves it to (through imports, re-exports and barrels), and that declaration is read in turn; the
  * files holding every declaration read are the files followed. Unlike the import graphs of import-graph.ts, a
  * file is not followed whole: reaching `listHouses` in a file of twenty functions reads that function, not the
- * other nineteen nor their imports. Types are followed as values are (a reader looks up `HousesContext` too).
+ * other nineteen nor their imports. Types are followed as values are (a reader looks up `HousesContext` too); a
+ * function named as a type (`ReturnType<typeof communityModels>`) is an object type, read member by member.
  * Packages outside the repository end the walk.
  */
 import { join, relative } from 'node:path';
@@ -114,10 +115,15 @@ export function declarationWalker(files: readonly string[] = productionFiles()):
           if (ts.isIdentifier(child) || ts.isPrivateIdentifier(child)) {
             let symbol = checker.getSymbolAtLocation(child);
             if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+            // `ReturnType<typeof communityModels>` names an object type: like an interface, its members are read
+            // when something uses them by name (the checker resolves `ctx.models.comments` to that property of the
+            // returned object), not the whole function that makes it.
+            const asType = ts.isTypeQueryNode(child.parent);
             for (const declaration of symbol?.declarations ?? []) {
               if (declaration === child.parent) continue;
               const file = repoFile(declaration);
               if (file) followed.add(file);
+              if (asType && ts.isFunctionDeclaration(declaration)) continue;
               for (const part of readable(declaration)) enqueue(part);
             }
           }

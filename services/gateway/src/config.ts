@@ -102,8 +102,15 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]*$/)
     .default(''),
-  /** Bytes of kept answers per service (the least recently used go first), besides 5,000 answers per service. */
-  RESPONSE_CACHE_MAX_BYTES: positiveInt.default(8 * 1_048_576),
+  /**
+   * Bytes of kept answers per service (the least recently used go first), besides 5,000 answers per service; 0 keeps
+   * none (every request is passed on), as 0 turns the services' own caches off.
+   */
+  RESPONSE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(8 * 1_048_576),
   /** Largest request body forwarded, in bytes. */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   /**

@@ -48,9 +48,8 @@ import {
   type ServiceName,
 } from './proxy/upstreams';
 import { observeProxied } from './edge';
-import { GatewayAnswers } from './proxy/answers';
 import type { AnnouncementHost } from '@binzip/shared/response-cache';
-import { createServiceProxies, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';
+import { createServiceProxies, GatewayAnswers, RETRY_AFTER_SECONDS, stripHopByHop, type UpstreamBody } from './proxy/forward';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -297,7 +296,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   };
   const hearAnnouncements = (host: AnnouncementHost) => {
     stopHearing();
-    answers = new GatewayAnswers({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }, host);
+    if (config.RESPONSE_CACHE_MAX_BYTES > 0) answers = new GatewayAnswers({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }, host);
   };
   return { handle, app, pools, tokens, hearAnnouncements, stopHearing };
 }

@@ -16,7 +16,7 @@ import { buildApp } from '../../community/src/service';
 import { postBoard, postComment } from '../../community/test/helpers';
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
-import { ANSWERS_SETTLE_MS } from '../src/proxy/answers';
+import { ANSWERS_SETTLE_MS } from '../src/proxy/forward';
 import { serveLocally } from './helpers';
 
 let h: ServiceHarness<CommunityModels>;

@@ -16,7 +16,7 @@ import { buildApp } from '../../houses/src/service';
 import { createListing, housesService, validListing, type HousesHarness } from '../../houses/test/helpers';
 import { configSchema } from '../src/config';
 import { buildGateway, listenGateway } from '../src/gateway';
-import { ANSWERS_SETTLE_MS } from '../src/proxy/answers';
+import { ANSWERS_SETTLE_MS } from '../src/proxy/forward';
 import { serveLocally, type LocalServer } from './helpers';
 
 let h: HousesHarness;
@@ -37,9 +37,15 @@ let two: FrontDoor;
  */
 let apart: FrontDoor;
 
-async function frontDoor(name: string, prefix = h.names.natsPrefix): Promise<FrontDoor> {
+async function frontDoor(name: string, prefix = h.names.natsPrefix, env: Record<string, string> = {}): Promise<FrontDoor> {
   // The test connects from loopback: the operator, who may read /metrics.
-  const config = configSchema.parse({ JWT_PUBLIC_KEY: testEnv().publicKey, HOUSES_URLS: houses.url, LOG_LEVEL: 'silent', OPERATOR_ADDRESSES: 'loopback' });
+  const config = configSchema.parse({
+    JWT_PUBLIC_KEY: testEnv().publicKey,
+    HOUSES_URLS: houses.url,
+    LOG_LEVEL: 'silent',
+    OPERATOR_ADDRESSES: 'loopback',
+    ...env,
+  });
   const gateway = buildGateway({ config, logger: createLogger(name, 'silent') });
   const announcements = await connectForAnnouncements({ url: testEnv().natsUrl, prefix, name });
   gateway.hearAnnouncements(announcements);
@@ -208,4 +214,17 @@ it('a lost NATS connection forgets everything and keeps answers a second at most
   expect(await titleOf(await get(one, path))).toBe('끊긴 동안의 집');
   await new Promise((resolve) => setTimeout(resolve, 1_050));
   expect(await titleOf(await get(one, path))).toBe('1초 뒤의 집');
+});
+
+it('keeps nothing with RESPONSE_CACHE_MAX_BYTES=0, as the services read it: every anonymous read reaches the service', async () => {
+  const off = await frontDoor('gateway-off', h.names.natsPrefix, { RESPONSE_CACHE_MAX_BYTES: '0' });
+  const houseId = await createListing(h, agent, { title: '기억 없는 집' });
+  await settle();
+  expect(await titleOf(await get(off, `/api/v1/houses/${houseId}`))).toBe('기억 없는 집');
+  expect(await titleOf(await get(one, `/api/v1/houses/${houseId}`))).toBe('기억 없는 집');
+  await retitle(houseId, '바로 보이는 집');
+  serviceForgets();
+  // The gateway with a memory still answers what it kept; the one without asks the service.
+  expect(await titleOf(await get(one, `/api/v1/houses/${houseId}`))).toBe('기억 없는 집');
+  expect(await titleOf(await get(off, `/api/v1/houses/${houseId}`))).toBe('바로 보이는 집');
 });

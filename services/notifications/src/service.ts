@@ -2,9 +2,9 @@ import { defineService, serviceApp, serviceContext, type ServiceAppDeps } from '
 import { readFileSync } from 'node:fs';
 import type { Express } from 'express';
 import { readConfig, type Config } from './config';
-import type { NotificationsContext } from './domain/context';
+import type { NotificationsContext, PushSender } from './domain/context';
 import { LiveNotices } from './domain/live';
-import { WebPushSender, type PushSender } from './domain/push-sender';
+import { WebPushSender } from './domain/push-sender';
 import { notificationsConsumers } from './events';
 import { initModels, notificationsModels } from './models';
 import { apiDocument, operations } from './routes';

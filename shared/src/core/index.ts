@@ -3,7 +3,6 @@
  * broker (`@binzip/shared/core`). Layers import only downward: core <- store <- bus <- runtime (lint-checked).
  */
 export * from './wire';
-export * from './context';
 export * from './telemetry';
 export * from './operations';
 export * from './auth';

@@ -1,13 +1,14 @@
 /**
  * An operation, declared once: method, path, access, the request's schemas (parsed, a refused field answered C0002
  * with its Korean label), the answer's cache policy and the handler; the routes, the API document and the cache
- * headers are derived from it.
+ * headers are derived from it. Beside it, the context its use-cases receive first (`ServiceContext`).
  */
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { AppError, sendOk } from './wire';
 import { requireAdmin, requireUser, type AuthClaims } from './auth';
 import { announceDeprecation, type DeprecationNotice } from './deprecation';
+import type { Logger } from './telemetry';
 import {
   createApiRegistry,
   generateApiDocument,
@@ -18,6 +19,30 @@ import {
   type OperationAccess,
   type OperationSpec,
 } from './openapi';
+
+/**
+ * What every use-case in `src/domain/` receives first: `(ctx, caller, input)`. A service extends it when it
+ * needs more (accounts adds its keys and senders); nothing else reaches the domain.
+ */
+export interface ServiceContext<Models> {
+  /** The service's models (`<service>Models(connection)`), lower-case keys. */
+  models: Models;
+  /** The clock; tests move it instead of sleeping. */
+  now: () => Date;
+  logger: Logger;
+  /** Called after a write that stored an outbox event, so the relay publishes it without waiting for its timer. */
+  eventsPending: () => void;
+}
+
+/** The optional parts of `ServiceAppDeps` a context is built from, with their production defaults. */
+export function serviceContext<Models>(models: Models, deps: { logger: Logger; now?: () => Date; eventsPending?: () => void }): ServiceContext<Models> {
+  return {
+    models,
+    logger: deps.logger,
+    now: deps.now ?? (() => new Date()),
+    eventsPending: deps.eventsPending ?? (() => undefined),
+  };
+}
 
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;

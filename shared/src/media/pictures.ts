@@ -8,7 +8,7 @@ import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { isAdmin, type AuthClaims } from '../core/auth';
-import { Ceiling } from '../store/ceilings';
+import { Ceiling } from '../store/mongo';
 import { AppError, GatewayFaults, ServiceBusyError, TooManyRequestsError } from '../core/wire';
 import type { Logger } from '../core/telemetry';
 import { registerModel } from '../store/mongo';

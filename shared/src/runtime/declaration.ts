@@ -4,12 +4,12 @@ import type { EventConsumer } from '../bus/events';
 import type { OutboxDeclaration } from '../bus/outbox';
 import { ResponseCache, type CacheEventSubject } from '../bus/response-cache';
 import { projectedSuspension } from '../bus/members';
-import type { ServiceContext } from '../core/context';
+import type { ServiceContext } from '../core/operations';
 import type { ApiDocument } from '../core/openapi';
 import { mountOperations, type AnyOperation, type MountOptions } from '../core/operations';
 import type { SuspensionLookup } from '../core/auth';
 import type { FieldLabels } from '../core/operations';
-import type { CeilingSettings } from '../store/ceilings';
+import type { CeilingSettings } from '../store/mongo';
 import { createServiceApp, type ServiceAppDeps } from './http';
 import type { BaseServiceConfig, ServiceDefinition, ServiceParts, ServiceRuntime } from './service';
 

@@ -1,7 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Connection } from 'mongoose';
 import { authenticate } from '../core/auth';
-import { memberWriteCeiling, type CeilingSettings } from '../store/ceilings';
 import { refuseRevokedSessions } from '../bus/members';
 import { refuseSuspendedWrites, type SuspensionLookup } from '../core/auth';
 import { accessLog, errorHandler, notFoundHandler, requestId, trustProxySetting, type FaultClassifier } from '../core/edge';
@@ -11,7 +10,7 @@ import { FIELD_LABELS_KEY, type FieldLabels } from '../core/operations';
 import type { Logger } from '../core/telemetry';
 import { observeRequestDurations } from '../core/telemetry';
 import { processVersion } from '../core/config';
-import { isConnected, isStoreUnavailableError } from '../store/mongo';
+import { isConnected, isStoreUnavailableError, memberWriteCeiling, type CeilingSettings } from '../store/mongo';
 import type { ApiDocument } from '../core/openapi';
 import type { ResponseCache } from '../bus/response-cache';
 

@@ -1,5 +1,4 @@
 /** The store layer: MongoDB through mongoose (`@binzip/shared/store`). Imports only the core. */
 export * from './mongo';
 export * from './retry';
-export * from './ceilings';
 export * from './content';

@@ -15,8 +15,8 @@ import type { FilterQuery } from 'mongoose';
 import { DealStates, isListed, type HouseDoc, type ReportDoc, type ReportType } from '../models';
 import { changeHouse } from './access';
 import type { HousesContext } from './context';
-import { cityCondition, RegionWords } from './regions';
-import { RentalTypes } from './vocabulary';
+import { cityCondition } from './queries';
+import { RegionWords, RentalTypes } from './vocabulary';
 
 export const ReportTypeNames: Record<ReportType, string> = { FAKE_SALE: '허위매물', ADVERTISING_BOARD: '스팸게시글/광고', ETC: '기타' };
 export const ReportStatuses = ['OPEN', 'CLOSED'] as const;

@@ -5,7 +5,7 @@ import { readableHouse } from './access';
 import type { HousesContext } from './context';
 import { boxAround, cellCount, clampToKorea, coverBox, distanceKm, MAX_GRID_LEVEL, MIN_GRID_LEVEL, roundKm, type Box, type GeoPoint } from './places';
 import { listingFilter, NEWEST_UPDATE_FIRST, type ListingFilterQuery } from './queries';
-import { ProvinceNames } from './regions';
+import { ProvinceNames } from './vocabulary';
 import { authorsOf, LIST_ITEM_FIELDS, toListItem, type Authors, type HouseListItem, type ListedHouse } from './render';
 
 /** Listings by place (issue 39): in a box, near a point, in clusters, counted by region, near a listing. */

@@ -1,4 +1,4 @@
-import { ProvinceNames } from './regions';
+import { ProvinceNames } from './vocabulary';
 
 /**
  * Places of listings (issue 39): WGS84 points, the grid keys that index them, the province and county of an

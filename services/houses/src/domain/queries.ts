@@ -2,10 +2,9 @@ import { buildPage, escapeRegex, pageWindow, type AuthClaims, type PageObject, t
 import type { FilterQuery } from 'mongoose';
 import type { DealState, HouseDoc } from '../models';
 import type { HousesContext } from './context';
-import { cityCondition } from './regions';
 import { authorsOf, LIST_ITEM_FIELDS, toAgentItem, toListItem, type HouseAgentItem, type HouseListItem, type ListedHouse } from './render';
 import type { HouseType } from './vocabulary';
-import { PublicDealStates, RentalTypes, type RecommendedTag } from './vocabulary';
+import { PublicDealStates, RegionWords, RentalTypes, type RecommendedTag } from './vocabulary';
 
 /** The lists: public, the author's drafts and own listings, the caller's scraps, the admin's waiting list. */
 
@@ -171,4 +170,12 @@ async function listItemsPage(
     total,
     { withPageable },
   );
+}
+
+/** The `city` condition: a region word matches listings whose city starts with one of its names; other text is a substring. */
+export function cityCondition(city: string): RegExp | { $in: RegExp[] } {
+  // hasOwn: a query such as `city=constructor` must not reach Object.prototype.
+  const region = Object.hasOwn(RegionWords, city) ? RegionWords[city] : undefined;
+  if (region) return { $in: region.map((name) => new RegExp(`^${escapeRegex(name)}`)) };
+  return new RegExp(escapeRegex(city), 'i');
 }

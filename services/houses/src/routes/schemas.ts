@@ -24,9 +24,8 @@ import type { ListingBody } from '../domain/listing-input';
 import { EQUALITY_FILTERS, type EqualityFilter, type OwnListPage } from '../domain/queries';
 import type { HouseCluster, HouseMapItem, HouseNearItem, RegionCount } from '../domain/place-queries';
 import { KOREA } from '../domain/places';
-import { ProvinceNames } from '../domain/regions';
 import type { HouseAgentItem, HouseDetail, HouseListItem } from '../domain/render';
-import { DealStateNames, HouseTypes, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
+import { DealStateNames, HouseTypes, ProvinceNames, RecommendedTagNames, RecommendedTags, RentalTypes } from '../domain/vocabulary';
 import { DealStates, ReportTypes } from '../models';
 
 /** Korean names of the request fields: C0002 messages and the API document use them (shared `FieldLabels`). */

@@ -2,16 +2,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import webpush from 'web-push';
 import type { PushSubscriptionDoc } from '../models';
-
-/** Where a notice leaves for a browser's push service; the domain knows this port only (issue 38). */
-export interface PushSender {
-  /** The VAPID public key browsers subscribe with (`applicationServerKey`). */
-  readonly publicKey: string;
-  /** Whether this server sends to that endpoint (the push services' hosts: a member's endpoint is not any URL). */
-  allows(endpoint: URL): boolean;
-  /** Sends one encrypted message; answers the push service's status (2xx accepted, 404/410 gone, else a failure). */
-  send(subscription: PushSubscriptionDoc, payload: string): Promise<number>;
-}
+import type { PushSender } from './context';
 
 export interface WebPushSettings {
   publicKey: string;

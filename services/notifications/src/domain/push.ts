@@ -1,8 +1,7 @@
 import { AppError, invalidField, nickNamesOf, type AuthClaims } from '@binzip/shared';
 import type { NotificationDoc, PushSubscriptionDoc } from '../models';
-import type { NotificationsContext } from './context';
+import type { NotificationsContext, PushSender } from './context';
 import { toFeedItem } from './feed';
-import type { PushSender } from './push-sender';
 
 /** The browser's `PushSubscription.toJSON()`. */
 export interface PushSubscriptionInput {

@@ -1,6 +1,5 @@
 import { consume } from '@binzip/shared';
 import { communityCommentCreated, houseListingChanged, houseListingDecided, houseListingPublished, recordCommentCreated } from '@binzip/events';
-import type { Config } from '../config';
 import type { NotificationsContext } from '../domain/context';
 import { boardCommentNotice, notifyAboutComment, recordCommentNotice, type CommentNotice } from '../domain/comment-notices';
 import { alertMatches, tellDecision, tellScrappers } from '../domain/listing-notices';
@@ -9,7 +8,10 @@ import type { NotificationDoc } from '../models';
 import { noticeKeys } from '../cache-keys';
 
 /** How often an event is tried and how long between tries (`EVENT_MAX_DELIVER`, `EVENT_BACKOFF_MS`). */
-export type EventSettings = Pick<Config, 'EVENT_MAX_DELIVER' | 'EVENT_BACKOFF_MS'>;
+export interface EventSettings {
+  EVENT_MAX_DELIVER: number;
+  EVENT_BACKOFF_MS: number[];
+}
 
 /** Where a newly stored notice goes at once besides Web Push: the live streams (domain/live.ts); absent in some tests. */
 export interface NoticeDelivery {

@@ -4,7 +4,7 @@
  */
 import { isIPv6 } from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+import mongoose, { Schema, type Connection, type Model, type mongo } from 'mongoose';
 import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { isAdmin, WRITE_METHODS } from '../core/auth';
@@ -61,6 +61,16 @@ const counterSchema = new Schema<CounterDoc>(
  */
 export function registerModel<T, M extends Model<T> = Model<T>>(connection: Connection, name: string, schema: Schema<T>): M {
   return ((connection.models[name] as M | undefined) ?? connection.model<T>(name, schema)) as M;
+}
+
+/**
+ * A model's collection as the driver sees it, typed with the stored shape: for the lean reads and plain inserts on
+ * hot paths, whose filters and documents are already in their stored types, so mongoose's query (casting, options,
+ * its promise chain) or document (hydration, validation) would add CPU and nothing else. Mongoose's collection is
+ * the driver's, typed with ObjectId ids; the stored shape is the model's own.
+ */
+export function storedCollection<T extends mongo.Document>(model: Model<T>): mongo.Collection<T> {
+  return model.collection as unknown as mongo.Collection<T>;
 }
 
 const counterModel = (connection: Connection): Model<CounterDoc> => registerModel(connection, 'Counter', counterSchema);

@@ -104,15 +104,16 @@ export function displayNickName(user: Pick<ProjectedUser, 'nickName' | 'status'>
 export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: number): string => nickNames.get(userId) ?? UNKNOWN_NICKNAME;
 
 /**
- * A process's short memory of the nicknames its projection holds, so that a page of boards or notifications costs
- * the store one round trip less: nearly every answer that shows people shows the same few hundred active members.
+ * A process's short memory of the nicknames its projection holds (and the user types: what a listing shows of its
+ * author), so that a page of boards, listings or notifications, or a listing's detail, costs the store one round
+ * trip less: nearly every answer that shows people shows the same few hundred active members.
  * It is forgotten whole, at once, whenever a snapshot may have changed a name: when this process stores one, and
  * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
  * change was being stored (a generation), and its TTL bounds what a lost announcement can cost.
  */
 export class NickNameMemory {
-  private readonly names = new Map<number, { name: string | undefined; expiresAt: number }>();
+  private readonly names = new Map<number, { author: ProjectedAuthor | undefined; expiresAt: number }>();
   private generation = 0;
 
   constructor(
@@ -126,25 +127,31 @@ export class NickNameMemory {
   }
 
   async lookup(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, string>> {
-    const found = new Map<number, string>();
+    const authors = await this.lookupAuthors(model, ids);
+    return new Map([...authors].map(([id, author]) => [id, author.nickName]));
+  }
+
+  /** The nickname to show and the user type of each user (what a listing shows of its author), like `lookup`. */
+  async lookupAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
+    const found = new Map<number, ProjectedAuthor>();
     const missing: number[] = [];
     const now = this.now();
     for (const id of ids) {
       const known = this.names.get(id);
       if (known && known.expiresAt > now) {
-        if (known.name !== undefined) found.set(id, known.name);
+        if (known.author !== undefined) found.set(id, known.author);
       } else missing.push(id);
     }
     if (missing.length === 0) return found;
     const generation = this.generation;
-    const read = await readNickNames(model, missing);
+    const read = await readAuthors(model, missing);
     const keep = generation === this.generation;
     const expiresAt = this.now() + this.ttlMs;
     for (const id of missing) {
-      const name = read.get(id);
-      if (name !== undefined) found.set(id, name);
+      const author = read.get(id);
+      if (author !== undefined) found.set(id, author);
       // A user the projection has not heard of yet is remembered as unknown too: the snapshot that brings him forgets it.
-      if (keep) this.names.set(id, { name, expiresAt });
+      if (keep) this.names.set(id, { author, expiresAt });
     }
     return found;
   }
@@ -163,12 +170,18 @@ export function rememberNickNames(model: Model<ProjectedUser>, ttlMs: number, no
   return memory;
 }
 
-async function readNickNames(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, string>> {
+/** What answers show of an author: the nickname to show (`displayNickName`) and the user type. */
+export interface ProjectedAuthor {
+  nickName: string;
+  userType: UserType;
+}
+
+async function readAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
   const users = await model
-    .find({ _id: { $in: ids } }, { nickName: 1, status: 1 })
+    .find({ _id: { $in: ids } }, { nickName: 1, status: 1, userType: 1 })
     .lean()
     .exec();
-  return new Map(users.map((u) => [u._id, displayNickName(u)]));
+  return new Map(users.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
 }
 
 /** Nicknames for a set of user ids, in one query at most (withdrawn accounts as WITHDRAWN_NICKNAME). */
@@ -176,7 +189,20 @@ export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<num
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const memory = nickNameMemories.get(model);
-  return memory ? memory.lookup(model, unique) : readNickNames(model, unique);
+  if (memory) return memory.lookup(model, unique);
+  const authors = await readAuthors(model, unique);
+  return new Map([...authors].map(([id, author]) => [id, author.nickName]));
+}
+
+/**
+ * The nickname to show and the user type of a set of users (a listing's author), in one query at most: through
+ * the same memory as `nickNamesOf` (both come from the same snapshot, which forgets both).
+ */
+export async function projectedAuthorsOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, ProjectedAuthor>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const memory = nickNameMemories.get(model);
+  return memory ? memory.lookupAuthors(model, unique) : readAuthors(model, unique);
 }
 
 /** The refusing status the projection knows of a user (the write guard's lookup in every service but accounts). */

@@ -1,4 +1,4 @@
-import { displayNickName, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
+import { projectedAuthorsOf, toIsoOffset, UNKNOWN_NICKNAME, type ProjectedUser } from '@binzip/shared';
 import { thumbnailUrlOf } from '@binzip/shared/media';
 import type { Model } from 'mongoose';
 import type { DealState, HouseDoc, ListingContent } from '../models';
@@ -7,14 +7,12 @@ import { DealStateNames, tagNamesOf, type HouseType } from './vocabulary';
 /** What the renderers need to know about authors: nickname and type from the accounts projection. */
 export type Authors = Map<number, Pick<ProjectedUser, 'nickName' | 'userType'>>;
 
+/** The authors of some listings, through the projection's memory of its users (`projectedAuthorsOf`). */
 export async function authorsOf(users: Model<ProjectedUser>, houses: readonly Pick<HouseDoc, 'authorId'>[]): Promise<Authors> {
-  const ids = [...new Set(houses.map((h) => h.authorId))];
-  if (ids.length === 0) return new Map();
-  const found = await users
-    .find({ _id: { $in: ids } }, { nickName: 1, userType: 1, status: 1 })
-    .lean()
-    .exec();
-  return new Map(found.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
+  return projectedAuthorsOf(
+    users,
+    houses.map((h) => h.authorId),
+  );
 }
 
 /** `houseType` when the listing has one: answers leave it out otherwise, as they were before it existed. */

@@ -1,4 +1,4 @@
-import { AppError, CONFLICT, isAdmin, retryOnConflict, type AuthClaims, type OutboxEvent } from '@binzip/shared';
+import { AppError, CONFLICT, isAdmin, retryOnConflict, storedCollection, type AuthClaims, type OutboxEvent } from '@binzip/shared';
 import type { HouseDoc } from '../models';
 import type { HousesContext } from './context';
 import { listingEventsOf } from './listing-events';
@@ -21,8 +21,9 @@ export function canRead(house: HouseDoc, claims: AuthClaims | undefined): boolea
 /** Agents and administrators publish at once; general users wait for approval. */
 export const publishesAtOnce = (claims: AuthClaims): boolean => claims.userType === 'AGENT' || isAdmin(claims);
 
+/** One listing by id (a lean read by `_id`: through the driver's collection, without mongoose's query). */
 export async function findHouse(ctx: HousesContext, houseId: number): Promise<HouseDoc | null> {
-  return ctx.models.houses.findById(houseId).lean<HouseDoc>().exec();
+  return storedCollection(ctx.models.houses).findOne({ _id: houseId });
 }
 
 export async function readableHouse(ctx: HousesContext, houseId: number, claims: AuthClaims | undefined): Promise<HouseDoc> {

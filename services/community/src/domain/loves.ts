@@ -1,6 +1,8 @@
-import { AppError, isDuplicateKeyError, type AuthClaims } from '@binzip/shared';
+import { AppError, isDuplicateKeyError, storedCollection, type AuthClaims } from '@binzip/shared';
+import { Types } from 'mongoose';
 import { liveBoard } from './boards';
 import type { CommunityContext } from './context';
+import type { LoveDoc } from '../models';
 
 /**
  * The type (prefixCategory) of the board a love or unlove changed and its love count before and after, as the
@@ -19,10 +21,11 @@ export async function love(ctx: CommunityContext, user: AuthClaims, input: { boa
   const { boardId } = input;
   const [live, created] = await Promise.allSettled([
     liveBoard(ctx, boardId),
-    ctx.models.loves.create({ userId: user.userId, boardId, boardDeleted: false, createdAt: ctx.now() }),
+    // Every field given in its stored type: written through the driver, without building a mongoose document.
+    storedCollection(ctx.models.loves).insertOne({ _id: new Types.ObjectId(), userId: user.userId, boardId, boardDeleted: false, createdAt: ctx.now() }),
   ]);
   if (live.status === 'rejected') {
-    if (created.status === 'fulfilled') await ctx.models.loves.deleteOne({ _id: created.value._id }).exec();
+    if (created.status === 'fulfilled') await ctx.models.loves.deleteOne({ _id: created.value.insertedId }).exec();
     throw live.reason;
   }
   if (created.status === 'rejected') {
@@ -34,18 +37,31 @@ export async function love(ctx: CommunityContext, user: AuthClaims, input: { boa
     .lean<{ prefixCategory: string; loveCount: number }>()
     .exec();
   if (!counted) {
-    await ctx.models.loves.deleteOne({ _id: created.value._id }).exec();
+    await ctx.models.loves.deleteOne({ _id: created.value.insertedId }).exec();
     throw AppError.notFound();
   }
   seen?.({ prefixCategory: counted.prefixCategory, from: counted.loveCount, to: counted.loveCount + 1 });
   return boardId;
 }
 
+/**
+ * The board's check and the love's removal go to the store together (one round trip less): a board that is not
+ * live answers C0001 as before, before the missing love's C0001, and puts back the love the removal took, as
+ * its board's delete leaves it (`boardDeleted`, `hideFromOwnLists`), which no list shows.
+ */
 export async function unlove(ctx: CommunityContext, user: AuthClaims, input: { boardId: number }, seen?: BoardTypeSeen): Promise<void> {
   const { boardId } = input;
-  const board = await liveBoard(ctx, boardId);
-  const removed = await ctx.models.loves.findOneAndDelete({ userId: user.userId, boardId }).lean().exec();
-  if (!removed) throw AppError.notFound();
+  const [live, removing] = await Promise.allSettled([
+    liveBoard(ctx, boardId),
+    ctx.models.loves.findOneAndDelete({ userId: user.userId, boardId }).lean<LoveDoc>().exec(),
+  ]);
+  if (live.status === 'rejected') {
+    if (removing.status === 'fulfilled' && removing.value) await putBack(ctx, { ...removing.value, boardDeleted: true });
+    throw live.reason;
+  }
+  if (removing.status === 'rejected') throw removing.reason;
+  const board = live.value;
+  if (!removing.value) throw AppError.notFound();
   // The count before, as this update found it (another love may have moved it since the board was read).
   const counted = await ctx.models.boards
     .findOneAndUpdate({ _id: boardId }, { $inc: { loveCount: -1 } }, { projection: { loveCount: 1 } })
@@ -53,6 +69,15 @@ export async function unlove(ctx: CommunityContext, user: AuthClaims, input: { b
     .exec();
   const from = counted?.loveCount ?? board.loveCount;
   seen?.({ prefixCategory: board.prefixCategory, from, to: from - 1 });
+}
+
+/** A love removed by mistake, stored again as it was (a love that came back meanwhile is the same love). */
+async function putBack(ctx: CommunityContext, love: LoveDoc): Promise<void> {
+  try {
+    await storedCollection(ctx.models.loves).insertOne(love);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
 }
 
 /** Whether the caller loves the board. */

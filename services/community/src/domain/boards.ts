@@ -10,13 +10,14 @@ import {
   rowsAndTotal,
   sanitizeBody,
   sanitizeStoredBodies,
+  storedCollection,
   type AuthClaims,
   type PageObject,
   type PageRequest,
   invalidField,
 } from '@binzip/shared';
-import type { FilterQuery, SortOrder } from 'mongoose';
-import type { BoardDoc } from '../models';
+import type { FilterQuery, mongo } from 'mongoose';
+import type { BoardDoc, CommentDoc } from '../models';
 import { CategoriesByPrefix, categoryFits, categoryOrEmpty, isBoardPrefix, prefixesOf, type BoardPrefix, type PreviewPrefix } from './vocabulary';
 import type { CommunityContext } from './context';
 import { writeIfPinRoom } from './pinning';
@@ -50,13 +51,13 @@ export type BoardOrder = 'RECENT' | 'POPULAR';
 const LIVE = { deleted: false } as const;
 
 /** Pinned posts lead every list; ties go to the newest (the id breaks equal timestamps). */
-const SORTS: Record<BoardOrder | 'PREVIEW', Record<string, SortOrder>> = {
+const SORTS: Record<BoardOrder | 'PREVIEW', Record<string, 1 | -1>> = {
   RECENT: { fixed: -1, createdAt: -1, _id: -1 },
   POPULAR: { fixed: -1, loveCount: -1, createdAt: -1, _id: -1 },
   PREVIEW: { fixed: -1, loveCount: -1, createdAt: -1, _id: -1 },
 };
 
-const OWN_SORT: Record<string, SortOrder> = { createdAt: -1, _id: -1 };
+const OWN_SORT: Record<string, 1 | -1> = { createdAt: -1, _id: -1 };
 
 /** A board that exists and is not deleted, or C0001. */
 export async function liveBoard(ctx: CommunityContext, boardId: number): Promise<BoardDoc> {
@@ -208,7 +209,7 @@ export async function previewBoards(ctx: CommunityContext, query: PreviewQuery, 
   assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };
   if (query.category !== undefined) filter.category = query.category;
-  const boards = await ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS.PREVIEW).limit(query.limit).lean<ListedBoard[]>().exec();
+  const boards = await storedCollection(ctx.models.boards).find<ListedBoard>(filter as mongo.Filter<BoardDoc>, { projection: LISTED_BOARD_FIELDS, sort: SORTS.PREVIEW, limit: query.limit }).toArray();
   seen?.(boards.map((board) => board.loveCount));
   return withNickNames(ctx, boards);
 }
@@ -229,12 +230,14 @@ export async function listBoards(ctx: CommunityContext, query: BoardListQuery, s
     filter.$or = [{ title: pattern }, { plainText: pattern }];
   }
   const { skip, limit } = pageWindow(query);
-  const [boards, total] = await Promise.all([
-    ctx.models.boards.find(filter, LISTED_BOARD_FIELDS).sort(SORTS[query.order]).skip(skip).limit(limit).lean<ListedBoard[]>().exec(),
-    ctx.models.boards.countDocuments(filter).exec(),
+  const boards = storedCollection(ctx.models.boards);
+  const where = filter as mongo.Filter<BoardDoc>;
+  const [listed, total] = await Promise.all([
+    boards.find<ListedBoard>(where, { projection: LISTED_BOARD_FIELDS, sort: SORTS[query.order], skip, limit }).toArray(),
+    boards.countDocuments(where),
   ]);
-  seen?.(boards.map((board) => board.loveCount));
-  return buildPage(await withNickNames(ctx, boards), query, total);
+  seen?.(listed.map((board) => board.loveCount));
+  return buildPage(await withNickNames(ctx, listed), query, total);
 }
 
 export async function boardDetail(ctx: CommunityContext, input: { boardId: number }): Promise<BoardDetail> {
@@ -242,7 +245,7 @@ export async function boardDetail(ctx: CommunityContext, input: { boardId: numbe
   // One round trip for both: the comments of a post that turns out not to be live are simply dropped.
   const [board, comments] = await Promise.all([
     liveBoard(ctx, boardId),
-    ctx.models.comments.find({ boardId, deleted: false }, { pendingEvents: 0 }).sort({ _id: 1 }).lean().exec(),
+    boardComments(ctx, boardId),
   ]);
   const nickNames = await nickNamesOf(ctx.models.users, [board.authorId, ...comments.map((c) => c.authorId)]);
   const item = boardItem(board, nickNames);
@@ -259,6 +262,14 @@ export async function boardDetail(ctx: CommunityContext, input: { boardId: numbe
     commentCount: board.commentCount,
     comments: comments.map((comment) => commentItem(comment, nickNames)),
   };
+}
+
+/**
+ * A board's live comments, oldest first, without their outbox. This read and the lists' and previews' go to the
+ * driver's collection (`storedCollection`): lean reads whose filters are already in their stored types.
+ */
+export function boardComments(ctx: CommunityContext, boardId: number): Promise<CommentDoc[]> {
+  return storedCollection(ctx.models.comments).find({ boardId, deleted: false }, { projection: { pendingEvents: 0 }, sort: { _id: 1 } }).toArray();
 }
 
 /** Categories of a board type; an unknown type has none. */

@@ -8,13 +8,14 @@ import {
   nickNamesOf,
   pageWindow,
   rowsAndTotal,
+  storedCollection,
   type AuthClaims,
   type PageObject,
   type PageRequest,
 } from '@binzip/shared';
 import { communityCommentCreated } from '@binzip/events';
 import type { CommentDoc } from '../models';
-import { liveBoard, liveBoardsById } from './boards';
+import { boardComments, liveBoard, liveBoardsById } from './boards';
 import type { CommunityContext } from './context';
 import { commentItem, type CommentItem } from './render';
 
@@ -35,7 +36,7 @@ const NO_OUTBOX = { pendingEvents: 0 } as const;
 export async function commentsOf(ctx: CommunityContext, input: { boardId: number }): Promise<CommentItem[]> {
   const { boardId } = input;
   await liveBoard(ctx, boardId);
-  const comments = await ctx.models.comments.find({ boardId, deleted: false }, NO_OUTBOX).sort({ _id: 1 }).lean<CommentDoc[]>().exec();
+  const comments = await boardComments(ctx, boardId);
   const nickNames = await nickNamesOf(
     ctx.models.users,
     comments.map((c) => c.authorId),
@@ -69,7 +70,8 @@ export async function createComment(ctx: CommunityContext, user: AuthClaims, inp
     content: input.content,
     occurredAt: now.toISOString(),
   });
-  await models.comments.create({
+  // Every field given in its stored type: written through the driver, without building a mongoose document.
+  await storedCollection(models.comments).insertOne({
     _id: id,
     boardId: board._id,
     authorId: user.userId,

@@ -209,7 +209,9 @@ export async function previewBoards(ctx: CommunityContext, query: PreviewQuery, 
   assertCategoryFits(query.category, prefixes);
   const filter: FilterQuery<BoardDoc> = { ...LIVE, prefixCategory: prefixes.length === 1 ? prefixes[0] : { $in: prefixes } };
   if (query.category !== undefined) filter.category = query.category;
-  const boards = await storedCollection(ctx.models.boards).find<ListedBoard>(filter as mongo.Filter<BoardDoc>, { projection: LISTED_BOARD_FIELDS, sort: SORTS.PREVIEW, limit: query.limit }).toArray();
+  const boards = await storedCollection(ctx.models.boards)
+    .find<ListedBoard>(filter as mongo.Filter<BoardDoc>, { projection: LISTED_BOARD_FIELDS, sort: SORTS.PREVIEW, limit: query.limit })
+    .toArray();
   seen?.(boards.map((board) => board.loveCount));
   return withNickNames(ctx, boards);
 }
@@ -243,10 +245,7 @@ export async function listBoards(ctx: CommunityContext, query: BoardListQuery, s
 export async function boardDetail(ctx: CommunityContext, input: { boardId: number }): Promise<BoardDetail> {
   const { boardId } = input;
   // One round trip for both: the comments of a post that turns out not to be live are simply dropped.
-  const [board, comments] = await Promise.all([
-    liveBoard(ctx, boardId),
-    boardComments(ctx, boardId),
-  ]);
+  const [board, comments] = await Promise.all([liveBoard(ctx, boardId), boardComments(ctx, boardId)]);
   const nickNames = await nickNamesOf(ctx.models.users, [board.authorId, ...comments.map((c) => c.authorId)]);
   const item = boardItem(board, nickNames);
   return {
@@ -269,7 +268,9 @@ export async function boardDetail(ctx: CommunityContext, input: { boardId: numbe
  * driver's collection (`storedCollection`): lean reads whose filters are already in their stored types.
  */
 export function boardComments(ctx: CommunityContext, boardId: number): Promise<CommentDoc[]> {
-  return storedCollection(ctx.models.comments).find({ boardId, deleted: false }, { projection: { pendingEvents: 0 }, sort: { _id: 1 } }).toArray();
+  return storedCollection(ctx.models.comments)
+    .find({ boardId, deleted: false }, { projection: { pendingEvents: 0 }, sort: { _id: 1 } })
+    .toArray();
 }
 
 /** Categories of a board type; an unknown type has none. */

@@ -83,7 +83,6 @@ export async function notifyAboutComment(ctx: NotificationsContext, notice: Comm
   let spareId = firstId;
   for (const recipientId of recipients) {
     if (off.get(recipientId)?.includes(isReply(recipientId) ? 'REPLY' : 'COMMENT')) continue;
-    const key = { kind: notice.kind, commentId: notice.commentId, recipientId };
     const id = spareId ?? (await nextId(model.db, 'notification'));
     spareId = undefined;
     // Every field in its stored type, the schema's defaults included: written through the driver, without building

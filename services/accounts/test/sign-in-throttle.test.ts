@@ -156,8 +156,13 @@ describe('a password verified moments ago (the memory of verified passwords) mee
     await failTimes(user, 4);
     expect((await signIn(user, user.password, { app: other.app })).status).toBe(200);
     await failTimes(user, 5);
+    // The fast path stores a remembered password's session while it reads the window: a refusal takes it back.
+    const stored = await h.ctx.models.users.findOne({ userName: user.userName }).lean().exec();
+    const sessions = () => h.ctx.models.refreshTokens.countDocuments({ userId: stored?._id }).exec();
+    const sessionsBefore = await sessions();
     expectError(await signIn(user, user.password), 429, 'C0004');
     expectError(await signIn(user, user.password, { app: other.app }), 429, 'C0004');
+    expect(await sessions()).toBe(sessionsBefore);
     h.clockAt(LOCK_SECONDS * 1000 + 1);
     expect((await signIn(user, user.password)).status).toBe(200);
   });

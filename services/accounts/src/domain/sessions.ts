@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { AppError, BEARER_PREFIX, revokedSessions, sessionsRevoked, signAccessToken, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
-import { REFRESH_TTL_SECONDS, type UserDoc } from '../models';
+import { AppError, BEARER_PREFIX, revokedSessions, sessionsRevoked, signAccessToken, storedCollection, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
+import { REFRESH_TTL_SECONDS, type RefreshTokenDoc, type UserDoc } from '../models';
 import type { AccountsContext } from './context';
 import { judgePassword } from './password-attempts';
 import { findUser } from './user-lookup';
@@ -28,10 +28,11 @@ const claimsOf = (user: UserDoc, familyId: string): AuthClaims => ({
   sessionId: familyId,
 });
 
-async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Promise<IssuedSession> {
+/** A new session's refresh token and the document that stores it (its hash). */
+function newSession(ctx: Pick<AccountsContext, 'now'>, user: UserDoc, familyId: string): { refreshToken: string; stored: RefreshTokenDoc } {
   const refreshToken = randomBytes(32).toString('base64url');
   const now = ctx.now();
-  await ctx.models.refreshTokens.create({
+  const stored = {
     _id: hashToken(refreshToken),
     userId: user._id,
     familyId,
@@ -39,8 +40,24 @@ async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Pro
     expiresAt: new Date(now.getTime() + REFRESH_TTL_SECONDS * 1000),
     rotatedAt: null,
     revokedAt: null,
-  });
-  return { accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user, familyId), ctx.keys.privateKey)}`, refreshToken };
+  };
+  return { refreshToken, stored };
+}
+
+// Every field given in its stored type: written through the driver, without building a mongoose document.
+const storeSession = async (ctx: AccountsContext, stored: RefreshTokenDoc): Promise<void> => {
+  await storedCollection(ctx.models.refreshTokens).insertOne(stored);
+};
+
+const answer = (ctx: AccountsContext, user: UserDoc, session: ReturnType<typeof newSession>): IssuedSession => ({
+  accessToken: `${BEARER_PREFIX}${signAccessToken(claimsOf(user, session.stored.familyId), ctx.keys.privateKey)}`,
+  refreshToken: session.refreshToken,
+});
+
+async function issue(ctx: AccountsContext, user: UserDoc, familyId: string): Promise<IssuedSession> {
+  const session = newSession(ctx, user, familyId);
+  await storeSession(ctx, session.stored);
+  return answer(ctx, user, session);
 }
 
 /** Sign-in's refusal of a suspended account, checked after the password so it tells nothing to a guesser. */
@@ -56,9 +73,29 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   const { userName, password } = input;
   const user = await ctx.models.users.findOne({ userName }, { pendingEvents: 0 }).lean<UserDoc>().exec();
   if (!user) throw new AppError('U0001');
-  if (!(await judgePassword(ctx, user, password))) throw new AppError('U0002');
-  assertNotSuspended(user);
-  return issue(ctx, user, randomUUID());
+  const session = newSession(ctx, user, randomUUID());
+  // A password verified moments ago on an account that is not suspended is nearly always a sign-in that succeeds:
+  // its refresh token is stored while the attempt window is read (one round trip less), and taken back if the
+  // sign-in is refused after all. Nobody holds that token: it was never answered.
+  const early = ctx.passwords.remembers(password, user.passwordHash) && user.status !== 'SUSPENDED' ? storeSession(ctx, session.stored) : undefined;
+  const earlyStored = early?.then(
+    () => true,
+    () => false,
+  );
+  try {
+    if (!(await judgePassword(ctx, user, password))) throw new AppError('U0002');
+    assertNotSuspended(user);
+  } catch (err) {
+    // A take-back that fails leaves a live token nobody holds: harmless, and the refusal is what the caller must get.
+    if (await earlyStored)
+      await ctx.models.refreshTokens
+        .deleteOne({ _id: session.stored._id })
+        .exec()
+        .catch(() => undefined);
+    throw err;
+  }
+  await (early ?? storeSession(ctx, session.stored));
+  return answer(ctx, user, session);
 }
 
 type SessionsContext = Pick<AccountsContext, 'models' | 'now' | 'eventsPending'>;

@@ -45,10 +45,10 @@ export async function commentsOf(ctx: CommunityContext, input: { boardId: number
 }
 
 /**
- * Reads the board, a new id and the commenter's nickname together, saves the comment and its
- * community.comment.created event in one document write (the outbox), then
- * counts it on the board. The count only moves after the insert succeeded, and only on a live board: if
- * the board was deleted in between, the comment is withdrawn (with its event) and the caller gets C0001.
+ * Reads the board, a new id and the commenter's nickname together, then saves the comment and its
+ * community.comment.created event in one document write (the outbox) while counting it on the board. The count
+ * stays moved only if the insert succeeded, and only on a live board: if the board was deleted in between, the
+ * comment is withdrawn (with its event) and the caller gets C0001.
  * A saved comment kicks the relay, which publishes at once instead of at its next tick.
  */
 export async function createComment(ctx: CommunityContext, user: AuthClaims, input: CommentInput): Promise<number> {
@@ -70,20 +70,30 @@ export async function createComment(ctx: CommunityContext, user: AuthClaims, inp
     content: input.content,
     occurredAt: now.toISOString(),
   });
-  // Every field given in its stored type: written through the driver, without building a mongoose document.
-  await storedCollection(models.comments).insertOne({
-    _id: id,
-    boardId: board._id,
-    authorId: user.userId,
-    content: input.content,
-    deleted: false,
-    boardDeleted: false,
-    createdAt: now,
-    updatedAt: now,
-    pendingEvents: [event],
-  });
-  const counted = await models.boards.updateOne({ _id: board._id, deleted: false }, { $inc: { commentCount: 1 } }).exec();
-  if (counted.matchedCount === 0) {
+  // The insert and the board's count go to the store together (one round trip less on the site's second busiest
+  // write); an insert that fails gives the count back, a board no longer live withdraws the comment.
+  const [inserted, counted] = await Promise.allSettled([
+    // Every field given in its stored type: written through the driver, without building a mongoose document.
+    storedCollection(models.comments).insertOne({
+      _id: id,
+      boardId: board._id,
+      authorId: user.userId,
+      content: input.content,
+      deleted: false,
+      boardDeleted: false,
+      createdAt: now,
+      updatedAt: now,
+      pendingEvents: [event],
+    }),
+    models.boards.updateOne({ _id: board._id, deleted: false }, { $inc: { commentCount: 1 } }).exec(),
+  ]);
+  if (inserted.status === 'rejected') {
+    if (counted.status === 'fulfilled' && counted.value.matchedCount === 1)
+      await models.boards.updateOne({ _id: board._id }, { $inc: { commentCount: -1 } }).exec();
+    throw inserted.reason;
+  }
+  if (counted.status === 'rejected') throw counted.reason;
+  if (counted.value.matchedCount === 0) {
     await models.comments.updateOne({ _id: id }, { $set: { deleted: true, boardDeleted: true, pendingEvents: [] } }).exec();
     throw AppError.notFound();
   }

@@ -2,7 +2,7 @@
  * What notifications stores: one mongoose schema per collection, each registered on the service's connection, and
  * `notificationsModels(connection)`, the models by lower-case name that the context carries.
  */
-import { registerModel, type AuthClaims, projectedUserModel } from '@binzip/shared';
+import { registerModel, storedCollection, type AuthClaims, projectedUserModel } from '@binzip/shared';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** The comment notices' kinds: the contract's `type` (decisions.md), the only ones its list shows. */
@@ -87,6 +87,16 @@ notificationSchema.index({ recipientId: 1, kind: 1, read: 1, _id: -1 });
 notificationSchema.index({ kind: 1, createdAt: 1 });
 
 export const notificationModel = (connection: Connection): Model<NotificationDoc> => registerModel(connection, 'Notification', notificationSchema);
+
+/**
+ * Stores one notice with every field given in its stored type (the schema's defaults written out, which the
+ * `Required` type checks): through the driver, without building a mongoose document. A repeat meets a unique key
+ * and throws the duplicate-key error its callers absorb.
+ */
+export async function insertNotification(model: Model<NotificationDoc>, doc: Required<NotificationDoc>): Promise<void> {
+  // A copy: the driver would otherwise write into the caller's document.
+  await storedCollection(model).insertOne({ ...doc });
+}
 
 /** A member's choice of the kinds of notice he gets (issue 38); a kind not named is on. `_id` is the member's id. */
 export interface PreferencesDoc {

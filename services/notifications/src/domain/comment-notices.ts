@@ -1,6 +1,6 @@
-import { isDuplicateKeyError, nextId, storedCollection } from '@binzip/shared';
+import { isDuplicateKeyError, nextId } from '@binzip/shared';
 import { type CommunityCommentCreatedV1, type RecordCommentCreatedV1 } from '@binzip/events';
-import type { NotificationDoc, NotificationKind } from '../models';
+import { insertNotification, type NotificationDoc, type NotificationKind } from '../models';
 import type { NotificationsContext } from './context';
 import { turnedOffKinds } from './preferences';
 
@@ -85,9 +85,7 @@ export async function notifyAboutComment(ctx: NotificationsContext, notice: Comm
     if (off.get(recipientId)?.includes(isReply(recipientId) ? 'REPLY' : 'COMMENT')) continue;
     const id = spareId ?? (await nextId(model.db, 'notification'));
     spareId = undefined;
-    // Every field in its stored type, the schema's defaults included: written through the driver, without building
-    // a mongoose document.
-    const doc: NotificationDoc = {
+    const doc: Required<NotificationDoc> = {
       _id: id,
       recipientId,
       kind: notice.kind,
@@ -109,7 +107,7 @@ export async function notifyAboutComment(ctx: NotificationsContext, notice: Comm
     // A redelivered event meets the unique key and stores nothing. It burns the id it took, as a withdrawn comment
     // leaves a gap in the comments' ids; asking first would cost every delivery a round trip to spare the rare repeat.
     try {
-      await storedCollection(model).insertOne({ ...doc });
+      await insertNotification(model, doc);
       created++;
       stored?.(doc);
     } catch (err) {

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, nextId } from '@binzip/shared';
 import { type HouseListingChangedV1, type HouseListingDecidedV1, type HouseListingPublishedV1 } from '@binzip/events';
-import type { ListingKind, NotificationDoc, SavedSearchDoc } from '../models';
+import { insertNotification, type ListingKind, type NotificationDoc, type SavedSearchDoc } from '../models';
 import type { NotificationsContext } from './context';
 import { listingKeys, matches, type PublishedListing } from './matching';
 import { turnedOff } from './preferences';
@@ -48,7 +48,7 @@ export async function storeListingNotices(
         : await model.exists({ eventId: notice.eventId, kind: notice.kind, recipientId: recipient.userId }).exec();
     if (already) continue;
     const id = await nextId(model.db, 'notification');
-    const doc: NotificationDoc = {
+    const doc: Required<NotificationDoc> = {
       _id: id,
       recipientId: recipient.userId,
       kind: notice.kind,
@@ -68,7 +68,7 @@ export async function storeListingNotices(
       createdAt: occurredAtOrNow(notice.occurredAt),
     };
     try {
-      await model.create(doc);
+      await insertNotification(model, doc);
       created.push(doc);
     } catch (err) {
       // A racing delivery stored it first (the unique keys decide).

@@ -8,7 +8,7 @@
  *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
  *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
  *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
- *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value]
+ *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value] [--spans]
  *
  * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
  * this one, on the same store and broker, seeds it the same way and measures both in alternating rounds: each
@@ -16,9 +16,13 @@
  * its own process (scripts/lib/site-load.ts). Starts its own store and broker unless MONGODB_URI / NATS_URL are
  * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
+ * `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
+ * each steady-rate run, where its slowest 3 % spent their time (scripts/lib/span-tail.ts); tracing costs every
+ * request some CPU, so its latencies are not comparable with a run without it.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src';
 import { startMongo } from './lib/mongo';
@@ -26,6 +30,8 @@ import { startNatsServer } from './lib/nats';
 import { KINDS, Loader, WRITE_KINDS, type Fixture, type Kind, type LoadResult, type LoadSpec, type Member } from './lib/site-load';
 import { REPO_ROOT, SERVICES, startSystem, type RunningSystem } from './lib/system';
 import { listingBody, PARAGRAPH } from './lib/bench-listing';
+import { startOtlpReceiver, type OtlpReceiver } from './lib/otlp-receiver';
+import { describeTail, type Window } from './lib/span-tail';
 
 // ---------------------------------------------------------------------------------------------------------
 // options
@@ -44,6 +50,7 @@ const RATES = numbers(option('rates', '100,200'));
 const MIXES = option('mixes', 'site,read,houses').split(',');
 const BASELINE = process.argv.includes('--baseline') ? path.resolve(option('baseline', '')) : undefined;
 const LOG_LEVEL = option('log-level', 'info');
+const SPANS = process.argv.includes('--spans');
 /** Node flags of every measured process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
 const NODE_ARGS = ['--max-semi-space-size=16', ...option('node-args', '').split(' ').filter(Boolean)];
 /** Extra settings of every process, `KEY=value,KEY=value`. */
@@ -615,6 +622,9 @@ async function main(): Promise<void> {
   const builds: Array<{ label: string; root: string }> = [{ label: 'this', root: REPO_ROOT }];
   if (BASELINE) builds.push({ label: 'baseline', root: BASELINE });
   const loader = await Loader.start();
+  const receiver: OtlpReceiver | undefined = SPANS ? await startOtlpReceiver() : undefined;
+  // Exported within a fraction of a second of each request, so a run's traces are in before its report.
+  const tracing = receiver && { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' };
   const targets: Target[] = [];
   console.log(
     `bench:site ${new Date().toISOString()}  ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os
@@ -651,6 +661,7 @@ async function main(): Promise<void> {
           // Accounts' /metrics (its password checks) answers only this bearer.
           METRICS_TOKEN: BENCH_METRICS_TOKEN,
           ...EXTRA_ENV,
+          ...(build.label === 'this' ? tracing : {}),
         },
       });
       targets.push({ label: build.label, system, outboxDir, fixture: { members: [], boardIds: [], houseIds: [] } });
@@ -673,6 +684,7 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) {
         for (const target of targets) await refreshTokens(target);
         const runs: Record<string, Measured[]> = {};
+        const traced: Window[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           // Alternating, and starting with the other build every second round, so a neighbour's load falls on both.
           const order = round % 2 === 0 ? targets : [...targets].reverse();
@@ -682,7 +694,9 @@ async function main(): Promise<void> {
             await untilQuiet(everyone);
             // A short unrecorded warm-up: JIT, connection pools, caches.
             await loader.run({ ...spec, seconds: Math.min(3, SECONDS), url: target.system.url, fixture: target.fixture, stateKey: target.label });
+            const fromUs = Date.now() * 1000;
             (runs[target.label] ??= []).push(await measure(loader, target, shared, spec, everyone));
+            if (target.label === 'this' && scenario.rate) traced.push({ fromUs, toUs: Date.now() * 1000 });
           }
         }
         report(
@@ -690,6 +704,10 @@ async function main(): Promise<void> {
           runs,
           targets.map((t) => t.label),
         );
+        if (receiver && traced.length > 0) {
+          await delay(500);
+          for (const line of describeTail(receiver.spans, traced)) console.log(`spans (this): ${line}`);
+        }
         if (scenario.mix === 'signIn') {
           const perSecond = median((runs.this ?? []).map((m) => m.load.perSecond));
           console.log(`sign-ins per second per core: ${fmt(perSecond / os.availableParallelism())} (${os.availableParallelism()} cores, bcrypt cost 10)`);
@@ -710,6 +728,7 @@ async function main(): Promise<void> {
     );
   } finally {
     loader.stop();
+    await receiver?.close();
     for (const target of targets) await target.system.stop();
     await nats.stop();
     await mongo.stop();

@@ -1,90 +1,34 @@
 /**
  * OpenTelemetry across processes: the gateway, community and notifications run as child processes with
- * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a small OTLP/HTTP receiver in this file (the exporter sends JSON to
- * `/v1/traces`). One comment written through the gateway must give one trace that spans the gateway's proxied
+ * OTEL_EXPORTER_OTLP_ENDPOINT pointing at a small OTLP/HTTP receiver (scripts/lib/otlp-receiver.ts; the exporter
+ * sends JSON to `/v1/traces`). One comment written through the gateway must give one trace that spans the gateway's proxied
  * request, community's request (named by its Express route) with its MongoDB commands and outbox publish, and
  * notifications' handling of the event it consumed with its own MongoDB commands. Real processes, not jest's:
  * the instrumentations patch modules through Node's `require`, which jest's module registry does not use.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { bearer, eventually } from '../support';
 import { startE2eSystem, type E2eSystem } from '../support/e2e';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../scripts/lib/otlp-receiver';
 
 jest.setTimeout(120_000);
 
 const AUTHOR = 401;
 const COMMENTER = 402;
 
-interface ReceivedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: number;
-  attributes: Record<string, string | number | boolean | undefined>;
-}
-
-type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean };
-
-interface OtlpJson {
-  resourceSpans?: Array<{
-    resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
-    scopeSpans?: Array<{
-      spans?: Array<{
-        traceId: string;
-        spanId: string;
-        parentSpanId?: string;
-        name: string;
-        kind: number;
-        attributes?: Array<{ key: string; value: OtlpValue }>;
-      }>;
-    }>;
-  }>;
-}
-
-const spans: ReceivedSpan[] = [];
-const contentTypes = new Set<string>();
-let receiver: Server;
+let receiver: OtlpReceiver;
 let e2e: E2eSystem;
-
-/** An OTLP/HTTP trace receiver (JSON encoding), keeping every span with the `service.name` of its resource. */
-function startReceiver(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') {
-        res.writeHead(404).end();
-        return;
-      }
-      contentTypes.add(String(req.headers['content-type']));
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpJson;
-      for (const resourceSpans of body.resourceSpans ?? []) {
-        const service = resourceSpans.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
-        for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const { attributes = [], ...span } of scope.spans ?? []) {
-            const values = Object.fromEntries(attributes.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue]));
-            spans.push({ service, ...span, parentSpanId: span.parentSpanId ?? '', attributes: values });
-          }
-        }
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
+let spans: ReceivedSpan[];
 
 const token = (userId: number) => bearer({ userId, userName: `user${userId}` });
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
+  spans = receiver.spans;
   e2e = await startE2eSystem('tracinge2e', {
     services: ['community', 'notifications'],
     env: {
       LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       // Export within a fraction of a second instead of the default 5 s.
       OTEL_BSP_SCHEDULE_DELAY: '200',
       OUTBOX_INTERVAL_MS: '500',
@@ -96,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await e2e?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 it('follows one comment from the gateway through community and NATS into the notifications consumer, in one trace', async () => {
@@ -154,7 +98,7 @@ it('follows one comment from the gateway through community and NATS into the not
   expect([root.name, root.attributes['http.route']]).toEqual(['POST /api/v1/comments', '/api/v1/comments']);
   const trace = spans.filter((s) => s.traceId === root.traceId);
   expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['gateway', 'community', 'notifications']));
-  expect([...contentTypes]).toEqual(['application/json']);
+  expect([...receiver.contentTypes]).toEqual(['application/json']);
 
   // instrumentation-mongodb: community's request stored the comment, and notifications' handling of the event
   // stored the notice, each as MongoDB commands under their own span (the request's route handler, the consumer's

@@ -16,10 +16,25 @@ function event(id: string): OutboxEvent {
   return { id, subject: `records.test.${id}`, data: { id }, createdAt: new Date(0) };
 }
 
-function fakeModel(docs: Doc[], options: { failRemoval?: () => boolean } = {}): Model<Doc> {
+/** Reads the relay made: `scan` for a scan of the collection, the id for a document read by id. */
+type Reads = Array<'scan' | number>;
+
+function fakeModel(docs: Doc[], options: { failRemoval?: () => boolean; name?: string; reads?: Reads } = {}): Model<Doc> {
   const query = <T>(value: () => T) => ({ sort: () => query(value), limit: () => query(value), lean: () => query(value), exec: async () => value() });
+  const pendingCopy = (d: Doc) => ({ _id: d._id, pendingEvents: [...d.pendingEvents] });
   return {
-    find: () => query(() => docs.filter((d) => d.pendingEvents.length > 0).map((d) => ({ _id: d._id, pendingEvents: [...d.pendingEvents] }))),
+    collection: { collectionName: options.name ?? 'notes' },
+    find: () => {
+      options.reads?.push('scan');
+      return query(() => docs.filter((d) => d.pendingEvents.length > 0).map(pendingCopy));
+    },
+    findOne: (filter: { _id: number }) => {
+      options.reads?.push(filter._id);
+      return query(() => {
+        const doc = docs.find((d) => d._id === filter._id && d.pendingEvents.length > 0);
+        return doc ? pendingCopy(doc) : null;
+      });
+    },
     updateOne: (filter: { _id: number }, update: { $pull: { pendingEvents: { id: string } } }) => ({
       exec: async () => {
         if (options.failRemoval?.()) throw new Error('database away');
@@ -105,5 +120,48 @@ describe('OutboxRelay passes', () => {
     for (let pass = 0; pass < 3; pass++) expect(await relay.flush()).toBe(false);
     expect(await relay.flush()).toBe(true);
     expect(calls.map((c) => c.copies)).toEqual([1, 4, 1, 4]);
+  });
+
+  it('reads a named document by id once a pass has left nothing behind, and scans again after a failure', async () => {
+    const notes: Doc[] = [{ _id: 1, pendingEvents: [event('e1')] }];
+    const comments: Doc[] = [];
+    const reads: Reads = [];
+    const failOn = new Set<string>();
+    const { bus, published } = fakeBus(failOn);
+    const notesModel = fakeModel(notes, { reads });
+    const commentsModel = fakeModel(comments, { name: 'comments', reads });
+    const relay = new OutboxRelay({ bus, models: [notesModel, commentsModel], logger });
+
+    // The first pass scans every collection, whatever the kick names.
+    await relay.kick({ model: notesModel, id: 1 });
+    expect(published).toEqual(['e1']);
+    expect(reads).toEqual(['scan', 'scan']);
+
+    // Nothing was left behind: a write's kick reads its own document, and no collection is scanned.
+    reads.length = 0;
+    comments.push({ _id: 7, pendingEvents: [event('e2'), event('e3')] });
+    await relay.kick({ model: commentsModel, id: 7 });
+    expect(published).toEqual(['e1', 'e2', 'e3']);
+    expect(reads).toEqual([7]);
+
+    // A publish that fails leaves the event; the next kick scans, so the older event goes out before the newer one.
+    reads.length = 0;
+    failOn.add('e4');
+    comments.push({ _id: 8, pendingEvents: [event('e4')] });
+    await relay.kick({ model: commentsModel, id: 8 });
+    expect(published).toEqual(['e1', 'e2', 'e3']);
+    failOn.clear();
+    comments.push({ _id: 9, pendingEvents: [event('e5')] });
+    reads.length = 0;
+    await relay.kick({ model: commentsModel, id: 9 });
+    expect(published).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
+    expect(reads).toEqual(['scan', 'scan']);
+
+    // A kick naming no document, or a collection the relay does not publish, scans as before.
+    reads.length = 0;
+    await relay.kick();
+    await relay.kick({ model: { collection: { collectionName: 'elsewhere' } }, id: 1 });
+    expect(reads).toEqual(['scan', 'scan', 'scan', 'scan']);
+    await relay.stop();
   });
 });

@@ -7,6 +7,7 @@ import { registerOutboxSource, type OutboxBacklogSource } from '../core/telemetr
 import { currentTraceCarrier, type TraceCarrier } from '../core/telemetry';
 import type { EventPublisher } from './streams';
 import type { StreamDefinition } from './streams';
+import type { WrittenOutboxDocument } from '../core/operations';
 
 /**
  * Transactional outbox without transactions: the event is stored inside the same document as the write
@@ -81,7 +82,11 @@ const MAX_COPIES = 256;
 
 /**
  * Every write kicks its process's relay, so the timer only publishes what a kick missed: events whose publish or
- * removal failed (NATS or the store away), and those a replica stored and was lost before publishing. Each replica
+ * removal failed (NATS or the store away), and those a replica stored and was lost before publishing. A kick that
+ * names the document it wrote reads that one document by id while the relay's last pass left nothing behind
+ * (issue 42: on the local store every scan reads each document of every outbox collection, once per write, while
+ * every other command waits); after anything failed, or for a kick that names nothing, a pass scans them all,
+ * oldest first, so an event left behind is never overtaken by a newer one from this process. Each replica
  * runs a relay, and each timer pass is a scan of every outbox collection: while the passes find nothing, the timer
  * waits twice as long each time, up to `idleMaxMs` (issue 37: with three houses replicas the store spent about
  * 2 ms of CPU a second per replica on empty scans). A pass that finds an event or fails brings it back to
@@ -106,6 +111,10 @@ export class OutboxRelay implements OutboxBacklogSource {
   private found = false;
   /** The event whose last publishes went unanswered, and how many times in a row. */
   private unanswered: { id: string; times: number } | undefined;
+  /** Documents named by kicks since the last pass. */
+  private written: WrittenOutboxDocument[] = [];
+  /** Whether the next pass scans every collection: at start, after a failure, for a kick naming no document. */
+  private scanDue = true;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.waitMs = this.intervalMs;
@@ -131,8 +140,13 @@ export class OutboxRelay implements OutboxBacklogSource {
     this.timer.unref();
   }
 
-  /** Runs a pass now (called right after a write); passes never overlap, a kick during one queues another. */
-  kick(): Promise<void> {
+  /**
+   * Runs a pass now (called right after a write, naming the document it wrote if it can); passes never overlap, a
+   * kick during one queues another.
+   */
+  kick(written?: WrittenOutboxDocument): Promise<void> {
+    if (written && this.modelOf(written)) this.written.push(written);
+    else this.scanDue = true;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -143,8 +157,14 @@ export class OutboxRelay implements OutboxBacklogSource {
       do {
         this.again = false;
         this.found = false;
-        delivered = await this.flush();
-        found ||= this.found;
+        const scan = this.scanDue;
+        const written = this.written.splice(0);
+        this.scanDue = false;
+        // A scan publishes the named documents too: they are pending like any other.
+        delivered = scan ? await this.flush() : await this.flushWritten(written);
+        if (!delivered) this.scanDue = true;
+        // What a named document held is no sign of anything missed: only a scan's finds keep the timer frequent.
+        found ||= scan && this.found;
       } while (this.again && delivered);
       const idle = delivered && !found;
       this.waitMs = idle ? Math.min(this.waitMs * 2, this.options.idleMaxMs ?? 8 * this.intervalMs) : this.intervalMs;
@@ -153,6 +173,33 @@ export class OutboxRelay implements OutboxBacklogSource {
       this.schedule();
     });
     return this.running;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private modelOf(written: WrittenOutboxDocument): Model<any> | undefined {
+    return this.options.models.find((model) => model.collection.collectionName === written.model.collection.collectionName);
+  }
+
+  /** Publishes what the named documents hold, each read by id; returns whether everything found was delivered. */
+  private async flushWritten(written: readonly WrittenOutboxDocument[]): Promise<boolean> {
+    for (const document of written) {
+      const model = this.modelOf(document);
+      if (!model) continue;
+      const doc = await model
+        .findOne({ _id: document.id, ...PENDING }, { pendingEvents: 1 })
+        .lean<{ _id: unknown; pendingEvents: OutboxEvent[] }>()
+        .exec()
+        .catch((err: Error) => {
+          this.options.logger.warn('outbox read failed', { error: err.message });
+          return undefined;
+        });
+      if (doc === undefined) return false;
+      // Published meanwhile (by another replica's scan, or this relay's), or withdrawn with its write.
+      if (doc === null) continue;
+      this.found = true;
+      if (!(await this.publish(model, doc))) return false;
+    }
+    return true;
   }
 
   /**
@@ -176,40 +223,45 @@ export class OutboxRelay implements OutboxBacklogSource {
         if (docs === undefined) return false;
         if (docs.length === 0) break;
         this.found = true;
-        for (const doc of docs) {
-          for (const event of doc.pendingEvents) {
-            const copies = this.unanswered?.id === event.id ? Math.min(4 ** this.unanswered.times, MAX_COPIES) : 1;
-            try {
-              await this.options.bus.publish(event.subject, event.data, event.id, {
-                // The event's own trace only: this pass may have been started by another request.
-                requestId: event.requestId,
-                trace: event.trace ?? {},
-                ...(copies > 1 ? { copies } : {}),
-              });
-              this.unanswered = undefined;
-            } catch (err) {
-              const timedOut = err instanceof TimeoutError || (err as Error).name === 'TimeoutError';
-              this.unanswered = timedOut ? { id: event.id, times: copies > 1 ? (this.unanswered?.times ?? 0) + 1 : 1 } : undefined;
-              this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, copies, error: (err as Error).message });
-              return false;
-            }
-            // Published but not yet removed (the database is away): the next pass publishes it again with the
-            // same message id, which the stream drops. A throw here would reject kick(), which runs unawaited.
-            const removed = await model
-              .updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } })
-              .exec()
-              .then(
-                () => true,
-                (err: Error) => {
-                  this.options.logger.warn('outbox removal deferred', { subject: event.subject, eventId: event.id, error: err.message });
-                  return false;
-                },
-              );
-            if (!removed) return false;
-          }
-        }
+        for (const doc of docs) if (!(await this.publish(model, doc))) return false;
         if (docs.length < batchSize) break;
       }
+    }
+    return true;
+  }
+
+  /** Publishes a document's events in order, removing each once published; false at the first failure. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private async publish(model: Model<any>, doc: { _id: unknown; pendingEvents: OutboxEvent[] }): Promise<boolean> {
+    for (const event of doc.pendingEvents) {
+      const copies = this.unanswered?.id === event.id ? Math.min(4 ** this.unanswered.times, MAX_COPIES) : 1;
+      try {
+        await this.options.bus.publish(event.subject, event.data, event.id, {
+          // The event's own trace only: this pass may have been started by another request.
+          requestId: event.requestId,
+          trace: event.trace ?? {},
+          ...(copies > 1 ? { copies } : {}),
+        });
+        this.unanswered = undefined;
+      } catch (err) {
+        const timedOut = err instanceof TimeoutError || (err as Error).name === 'TimeoutError';
+        this.unanswered = timedOut ? { id: event.id, times: copies > 1 ? (this.unanswered?.times ?? 0) + 1 : 1 } : undefined;
+        this.options.logger.warn('outbox publish deferred', { subject: event.subject, eventId: event.id, copies, error: (err as Error).message });
+        return false;
+      }
+      // Published but not yet removed (the database is away): the next pass publishes it again with the
+      // same message id, which the stream drops. A throw here would reject kick(), which runs unawaited.
+      const removed = await model
+        .updateOne({ _id: doc._id }, { $pull: { pendingEvents: { id: event.id } } })
+        .exec()
+        .then(
+          () => true,
+          (err: Error) => {
+            this.options.logger.warn('outbox removal deferred', { subject: event.subject, eventId: event.id, error: err.message });
+            return false;
+          },
+        );
+      if (!removed) return false;
     }
     return true;
   }

@@ -30,12 +30,21 @@ export interface ServiceContext<Models> {
   /** The clock; tests move it instead of sleeping. */
   now: () => Date;
   logger: Logger;
-  /** Called after a write that stored an outbox event, so the relay publishes it without waiting for its timer. */
-  eventsPending: () => void;
+  /**
+   * Called after a write that stored an outbox event, so the relay publishes it without waiting for its timer;
+   * naming the document lets the relay read that one document instead of scanning every outbox collection.
+   */
+  eventsPending: (written?: WrittenOutboxDocument) => void;
+}
+
+/** The document a write just stored with an outbox event: its model and id. */
+export interface WrittenOutboxDocument {
+  model: { readonly collection: { readonly collectionName: string } };
+  id: unknown;
 }
 
 /** The optional parts of `ServiceAppDeps` a context is built from, with their production defaults. */
-export function serviceContext<Models>(models: Models, deps: { logger: Logger; now?: () => Date; eventsPending?: () => void }): ServiceContext<Models> {
+export function serviceContext<Models>(models: Models, deps: { logger: Logger; now?: () => Date; eventsPending?: (written?: WrittenOutboxDocument) => void }): ServiceContext<Models> {
   return {
     models,
     logger: deps.logger,

@@ -6,7 +6,7 @@ import { refuseSuspendedWrites, type SuspensionLookup } from '../core/auth';
 import { accessLog, errorHandler, notFoundHandler, requestId, trustProxySetting, type FaultClassifier } from '../core/edge';
 import { errorEnvelope, successEnvelope } from '../core/wire';
 import { ErrorCodes, GatewayFaults } from '../core/wire';
-import { FIELD_LABELS_KEY, type FieldLabels } from '../core/operations';
+import { FIELD_LABELS_KEY, type FieldLabels, type WrittenOutboxDocument } from '../core/operations';
 import type { Logger } from '../core/telemetry';
 import { observeRequestDurations } from '../core/telemetry';
 import { processVersion } from '../core/config';
@@ -37,7 +37,7 @@ export interface ServiceAppDeps {
   /** `CEILING_*` settings; absent, no ceiling is counted (tests of other rules). */
   ceilings?: CeilingSettings;
   /** Kicks the outbox relay after a write that stored an event (services that publish). */
-  eventsPending?: () => void;
+  eventsPending?: (written?: WrittenOutboxDocument) => void;
   /** Public GET answers kept briefly (main.ts makes one that listens on NATS); absent, buildApp makes its own. */
   responseCache?: ResponseCache;
 }

@@ -19,7 +19,7 @@ import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, 
 import { startTracing } from '../core/telemetry';
 import { projectedUserModel, rememberNickNames, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
-import { NICKNAME_MEMORY_MS } from '../core/operations';
+import { NICKNAME_MEMORY_MS, type WrittenOutboxDocument } from '../core/operations';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -86,7 +86,7 @@ export interface ServiceRuntime<C extends BaseServiceConfig> {
    * Kicks the service's outbox relay after a write that stored an event (pass it to buildApp and to contexts of
    * start-up work); the relay's timer publishes whatever a kick missed.
    */
-  eventsPending: () => void;
+  eventsPending: (written?: WrittenOutboxDocument) => void;
 }
 
 /** What a service's `start` hands to `runService`, which starts and stops the events parts in order. */
@@ -212,7 +212,7 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
     // The relay starts after `start` (it needs the models); a kick before it exists is made up by its first pass.
     let relay: OutboxRelay | undefined;
     // Publishing is not the request's business: a pass that fails is retried by the relay's timer.
-    const eventsPending = (): void => void relay?.kick().catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
+    const eventsPending = (written?: WrittenOutboxDocument): void => void relay?.kick(written).catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
     const {
       app,
       outbox,

@@ -1,4 +1,4 @@
-import { serviceContext, type Logger, type ServiceContext } from '@binzip/shared';
+import { serviceContext, type Logger, type ServiceContext, type WrittenOutboxDocument } from '@binzip/shared';
 import type { AccountsModels } from '../models';
 import { PasswordHasher } from './passwords';
 import type { MailSender, SmsSender } from './senders';
@@ -44,7 +44,7 @@ export interface AccountsContext extends ServiceContext<AccountsModels> {
 export interface AccountsContextDeps {
   logger: Logger;
   now?: () => Date;
-  eventsPending?: () => void;
+  eventsPending?: (written?: WrittenOutboxDocument) => void;
   bcryptCost?: number;
   /** bcrypt computations at once (default: every core but one). */
   passwordHashConcurrency?: number;

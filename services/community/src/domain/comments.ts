@@ -97,7 +97,7 @@ export async function createComment(ctx: CommunityContext, user: AuthClaims, inp
     await models.comments.updateOne({ _id: id }, { $set: { deleted: true, boardDeleted: true, pendingEvents: [] } }).exec();
     throw AppError.notFound();
   }
-  ctx.eventsPending();
+  ctx.eventsPending({ model: models.comments, id });
   return id;
 }
 

@@ -53,8 +53,8 @@ export async function reportHouse(ctx: HousesContext, caller: AuthClaims, input:
     occurredAt: createdAt.toISOString(),
   });
   try {
-    await ctx.models.reports.create({ houseId, userId: caller.userId, reportType, reportReason, createdAt, pendingEvents: [event] });
-    ctx.eventsPending();
+    const report = await ctx.models.reports.create({ houseId, userId: caller.userId, reportType, reportReason, createdAt, pendingEvents: [event] });
+    ctx.eventsPending({ model: ctx.models.reports, id: report._id });
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     duplicate = true;

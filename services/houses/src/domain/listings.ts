@@ -32,7 +32,7 @@ export async function createListing(ctx: HousesContext, caller: AuthClaims, body
   // A listing public at once (an agent's or administrator's save) carries its publication in the same write.
   const pendingEvents = await listingEventsOf(ctx, null, house, now);
   await ctx.models.houses.create({ ...house, pendingEvents });
-  if (pendingEvents.length > 0) ctx.eventsPending();
+  if (pendingEvents.length > 0) ctx.eventsPending({ model: ctx.models.houses, id: houseId });
   ctx.geocodingPending?.();
   return houseId;
 }

@@ -49,7 +49,7 @@ export async function createComment(
       }),
     ],
   });
-  ctx.eventsPending();
+  ctx.eventsPending({ model: ctx.models.comments, id });
   return id;
 }
 

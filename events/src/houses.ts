@@ -6,46 +6,6 @@ import { z } from 'zod';
 /** Every event houses publishes; consumed within seconds, kept a bounded time and size for a consumer catching up. */
 export const housesStream = defineStream({ name: 'HOUSES', subjects: ['houses.>'], purpose: 'events' });
 
-/**
- * The places a listing's events name: the current province-level names (what `houses.listing.published` carries
- * as `province`), the older full names houses still accepts in an address and counts under the current one, and
- * the region words of the city filter (decisions.md) with the current names each stands for. Houses reads
- * addresses and filters with them; notifications matches saved searches against the events with them.
- */
-export const CurrentProvinces = [
-  '서울특별시',
-  '부산광역시',
-  '대구광역시',
-  '인천광역시',
-  '광주광역시',
-  '대전광역시',
-  '울산광역시',
-  '세종특별자치시',
-  '경기도',
-  '강원특별자치도',
-  '충청북도',
-  '충청남도',
-  '전북특별자치도',
-  '전라남도',
-  '경상북도',
-  '경상남도',
-  '제주특별자치도',
-] as const;
-export type CurrentProvince = (typeof CurrentProvinces)[number];
-
-/** Older full names and the current name each is counted under. */
-export const FormerProvinceNames: Readonly<Record<string, CurrentProvince>> = { 강원도: '강원특별자치도', 전라북도: '전북특별자치도' };
-
-/** The city filter's region words and the current province-level names each stands for. */
-export const RegionProvinces: Readonly<Record<string, readonly CurrentProvince[]>> = {
-  수도권: ['서울특별시', '인천광역시', '경기도'],
-  경상: ['부산광역시', '대구광역시', '울산광역시', '경상북도', '경상남도'],
-  전라: ['광주광역시', '전북특별자치도', '전라남도'],
-  충청: ['대전광역시', '세종특별자치시', '충청북도', '충청남도'],
-  제주: ['제주특별자치도'],
-  강원: ['강원특별자치도'],
-};
-
 /** `houses.report.created`: a member reported a listing; accounts keeps the author's latest report time and count. */
 export const houseReportCreated = defineEvent({
   subject: 'houses.report.created',
@@ -81,7 +41,7 @@ export const houseListingPublished = defineEvent({
     houseType: z.string().nullable(),
     recommendedTag: z.array(z.string()),
     price: z.number(),
-    /** The current province-level name (one of `CurrentProvinces`) and the county the listing's `city` names (houses' `regionOf`). */
+    /** The current province-level name and the county the listing's `city` names (houses' `regionOf`). */
     province: z.string().nullable(),
     county: z.string().nullable(),
     latitude: z.number().nullable(),

@@ -173,7 +173,7 @@ export async function regionCounts(ctx: HousesContext): Promise<RegionCount[]> {
     provinces.set(_id.province, entry);
   }
   const order = (name: string): number => {
-    const index = ProvinceNames.indexOf(name);
+    const index = (ProvinceNames as readonly string[]).indexOf(name);
     return index === -1 ? ProvinceNames.length : index;
   };
   return [...provinces.values()]

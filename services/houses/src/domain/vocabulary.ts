@@ -2,7 +2,6 @@
  * The listing enums of the spec and the Korean names the API returns next to them; the province-level names and the
  * region words of the city filter.
  */
-import { CurrentProvinces, FormerProvinceNames, RegionProvinces, type CurrentProvince } from '@binzip/events';
 
 export const RentalTypes = ['SALE', 'JEONSE', 'MONTHLYRENT'] as const;
 export type RentalType = (typeof RentalTypes)[number];
@@ -41,19 +40,38 @@ export const DealStateNames = {
 /** Public-list deal state filter values (the spec's dealState). */
 export const PublicDealStates = ['ONGOING', 'COMPLETED'] as const;
 
-/** A current province-level name preceded by the older full names counted under it (강원도 before 강원특별자치도). */
-const withFormerNames = (name: CurrentProvince): string[] => [
-  ...Object.keys(FormerProvinceNames).filter((former) => FormerProvinceNames[former] === name),
-  name,
-];
-
 /**
  * Province-level names in full. A saved listing's `city` must begin with one of them (the spec: "the
  * province-level name in full, not abbreviated"); the older and newer names of Gangwon and Jeonbuk both count.
  */
-export const ProvinceNames: readonly string[] = CurrentProvinces.flatMap(withFormerNames);
+export const ProvinceNames = [
+  '서울특별시',
+  '부산광역시',
+  '대구광역시',
+  '인천광역시',
+  '광주광역시',
+  '대전광역시',
+  '울산광역시',
+  '세종특별자치시',
+  '경기도',
+  '강원도',
+  '강원특별자치도',
+  '충청북도',
+  '충청남도',
+  '전라북도',
+  '전북특별자치도',
+  '전라남도',
+  '경상북도',
+  '경상남도',
+  '제주특별자치도',
+] as const;
 
-/** Region words of the city filter (decisions.md) and the province-level names each one stands for, older ones included. */
-export const RegionWords: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
-  Object.entries(RegionProvinces).map(([word, provinces]) => [word, provinces.flatMap(withFormerNames)]),
-);
+/** Region words of the city filter (decisions.md) and the province-level names each one stands for. */
+export const RegionWords: Record<string, readonly string[]> = {
+  수도권: ['서울특별시', '인천광역시', '경기도'],
+  경상: ['부산광역시', '대구광역시', '울산광역시', '경상북도', '경상남도'],
+  전라: ['광주광역시', '전라북도', '전북특별자치도', '전라남도'],
+  충청: ['대전광역시', '세종특별자치시', '충청북도', '충청남도'],
+  제주: ['제주특별자치도'],
+  강원: ['강원도', '강원특별자치도'],
+};

@@ -1,11 +1,9 @@
 /**
  * Fixed lists of the notifications service: the kinds of notice (issue 38) and the listing vocabulary saved
- * searches use. The places are the ones houses' events name (`@binzip/events`). The listing enums are houses'
- * (services/houses/src/domain/vocabulary.ts), repeated here rather than imported because services share only the
- * shared library and the event contracts, and a value houses adds later is a value no saved search can name until
- * it is added here too (a refusal, never a silent non-match).
+ * searches use. The listing words are houses' (services/houses/src/domain/vocabulary.ts, regions.ts); they are
+ * repeated here rather than imported because services share only `@binzip/shared`, and a value houses adds later
+ * is a value no saved search can name until it is added here too (a refusal, never a silent non-match).
  */
-import { CurrentProvinces, FormerProvinceNames, RegionProvinces } from '@binzip/events';
 
 /** Every kind of notice the feed shows; COMMENT and REPLY are the contract's comment notices. */
 export const NoticeKinds = ['COMMENT', 'REPLY', 'LISTING_MATCH', 'LISTING_APPROVED', 'LISTING_REJECTED', 'SCRAP_CHANGED'] as const;
@@ -23,6 +21,27 @@ export const RecommendedTags = [
   'WANT_TO_FARM',
 ] as const;
 
+/** The current province-level names: what houses' `houses.listing.published` carries as `province`. */
+export const CurrentProvinces = [
+  '서울특별시',
+  '부산광역시',
+  '대구광역시',
+  '인천광역시',
+  '광주광역시',
+  '대전광역시',
+  '울산광역시',
+  '세종특별자치시',
+  '경기도',
+  '강원특별자치도',
+  '충청북도',
+  '충청남도',
+  '전북특별자치도',
+  '전라남도',
+  '경상북도',
+  '경상남도',
+  '제주특별자치도',
+] as const;
+
 /**
  * What a saved search's `province` may be, and the current province names each value stands for: the city
  * filter's region words (decisions.md: 수도권, 경상, 전라, 충청, 제주, 강원), each province's short name, and its
@@ -30,7 +49,12 @@ export const RecommendedTags = [
  */
 export const RegionValues: Readonly<Record<string, readonly string[]>> = (() => {
   const table: Record<string, readonly string[]> = {
-    ...RegionProvinces,
+    수도권: ['서울특별시', '인천광역시', '경기도'],
+    경상: ['부산광역시', '대구광역시', '울산광역시', '경상북도', '경상남도'],
+    전라: ['광주광역시', '전북특별자치도', '전라남도'],
+    충청: ['대전광역시', '세종특별자치시', '충청북도', '충청남도'],
+    제주: ['제주특별자치도'],
+    강원: ['강원특별자치도'],
     서울: ['서울특별시'],
     부산: ['부산광역시'],
     대구: ['대구광역시'],
@@ -46,9 +70,10 @@ export const RegionValues: Readonly<Record<string, readonly string[]>> = (() => 
     전남: ['전라남도'],
     경북: ['경상북도'],
     경남: ['경상남도'],
+    강원도: ['강원특별자치도'],
+    전라북도: ['전북특별자치도'],
   };
   for (const name of CurrentProvinces) table[name] = [name];
-  for (const [former, current] of Object.entries(FormerProvinceNames)) table[former] = [current];
   return table;
 })();
 

@@ -94,7 +94,7 @@ export const notificationModel = (connection: Connection): Model<NotificationDoc
  * and throws the duplicate-key error its callers absorb.
  */
 export async function insertNotification(model: Model<NotificationDoc>, doc: Required<NotificationDoc>): Promise<void> {
-  // A copy: the driver would otherwise write into the caller's document.
+  // A copy: the driver adds an `_id` to the document it is given when it has none.
   await storedCollection(model).insertOne({ ...doc });
 }
 

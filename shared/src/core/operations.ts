@@ -44,7 +44,10 @@ export interface WrittenOutboxDocument {
 }
 
 /** The optional parts of `ServiceAppDeps` a context is built from, with their production defaults. */
-export function serviceContext<Models>(models: Models, deps: { logger: Logger; now?: () => Date; eventsPending?: (written?: WrittenOutboxDocument) => void }): ServiceContext<Models> {
+export function serviceContext<Models>(
+  models: Models,
+  deps: { logger: Logger; now?: () => Date; eventsPending?: (written?: WrittenOutboxDocument) => void },
+): ServiceContext<Models> {
   return {
     models,
     logger: deps.logger,

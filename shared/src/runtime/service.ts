@@ -212,7 +212,8 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
     // The relay starts after `start` (it needs the models); a kick before it exists is made up by its first pass.
     let relay: OutboxRelay | undefined;
     // Publishing is not the request's business: a pass that fails is retried by the relay's timer.
-    const eventsPending = (written?: WrittenOutboxDocument): void => void relay?.kick(written).catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
+    const eventsPending = (written?: WrittenOutboxDocument): void =>
+      void relay?.kick(written).catch((err: Error) => log.warn('outbox kick failed', { error: err.message }));
     const {
       app,
       outbox,

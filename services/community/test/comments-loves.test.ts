@@ -91,6 +91,21 @@ describe('comments', () => {
     expect(await h.models.comments.countDocuments()).toBe(before);
   });
 
+  test("a comment whose insert fails gives its board's count back (the insert and the count go together)", async () => {
+    const board = await postBoard(h.app, author);
+    const last = await postComment(h.app, commenter, board, '먼저 쓴 댓글');
+    // The comment counter one step back: the next comment takes the last one's id, and its insert is refused.
+    await h.connection.collection<{ _id: string; seq: number }>('counters').updateOne({ _id: 'comment' }, { $inc: { seq: -1 } });
+    const refused = await request(h.app).post('/api/v1/comments').set('Authorization', commenter.token).send({ boardId: board, content: '겹친 댓글' });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect((await boardDetail(board)).commentCount).toBe(1);
+    expect(await h.models.comments.countDocuments({ boardId: board })).toBe(1);
+    expect((await h.models.comments.findById(last).lean())?.content).toBe('먼저 쓴 댓글');
+    // The counter is past the taken id again: the next comment is stored and counted.
+    await postComment(h.app, commenter, board, '다음 댓글');
+    expect((await boardDetail(board)).commentCount).toBe(2);
+  });
+
   test('create: needs a token; the board must exist and be live', async () => {
     const board = await postBoard(h.app, author);
     expectError(await request(h.app).post('/api/v1/comments').send({ boardId: board, content: 'x' }), 401, 'J0000');

@@ -90,11 +90,17 @@ async function releaseSlot(ctx: AccountsContext, userId: number): Promise<void> 
  * check/password and the profile change's current password share it, so a stolen access token cannot guess
  * the password either. Throws SignInLockedError when no attempt may be judged now.
  */
-export async function judgePassword(ctx: AccountsContext, user: Pick<UserDoc, '_id' | 'passwordHash'>, password: string): Promise<boolean> {
+export async function judgePassword(
+  ctx: AccountsContext,
+  user: Pick<UserDoc, '_id' | 'passwordHash'>,
+  password: string,
+  /** Whether the memory of verified passwords holds this one, when the caller has already asked. */
+  remembered = ctx.passwords.remembers(password, user.passwordHash),
+): Promise<boolean> {
   // A password bcrypt accepted moments ago, on an account with no wrong guesses and no lock, is right without
   // the window's three writes: recordRight would leave the window exactly as it is. Anything else (a lock, a
   // guess being judged, wrong ones to forgive) takes the full path below.
-  if (ctx.passwords.remembers(password, user.passwordHash)) {
+  if (remembered) {
     const window = await ctx.models.signInThrottles.findById(user._id).lean().exec();
     const locked = (window?.lockedUntil?.getTime() ?? 0) > ctx.now().getTime();
     const clean = !window || (window.attempts === 0 && window.pending === 0 && !locked);

@@ -77,13 +77,14 @@ export async function signIn(ctx: AccountsContext, input: { userName: string; pa
   // A password verified moments ago on an account that is not suspended is nearly always a sign-in that succeeds:
   // its refresh token is stored while the attempt window is read (one round trip less), and taken back if the
   // sign-in is refused after all. Nobody holds that token: it was never answered.
-  const early = ctx.passwords.remembers(password, user.passwordHash) && user.status !== 'SUSPENDED' ? storeSession(ctx, session.stored) : undefined;
+  const remembered = ctx.passwords.remembers(password, user.passwordHash);
+  const early = remembered && user.status !== 'SUSPENDED' ? storeSession(ctx, session.stored) : undefined;
   const earlyStored = early?.then(
     () => true,
     () => false,
   );
   try {
-    if (!(await judgePassword(ctx, user, password))) throw new AppError('U0002');
+    if (!(await judgePassword(ctx, user, password, remembered))) throw new AppError('U0002');
     assertNotSuspended(user);
   } catch (err) {
     // A take-back that fails leaves a live token nobody holds: harmless, and the refusal is what the caller must get.

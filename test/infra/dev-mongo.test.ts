@@ -98,6 +98,57 @@ describe('dev-mongo: required operations', () => {
     expect(Math.max(...values)).toBe(53);
   });
 
+  describe('reads side by side, writes alone (ConcurrentReads)', () => {
+    /** Matches every listing by two case-insensitive patterns: a scan of 80,000 documents takes 200-400 ms here. */
+    const SLOW_MATCH = { $or: [{ name: { $regex: '9$', $options: 'i' } }, { city: { $regex: 'x$', $options: 'i' } }] };
+    /** A connection of its own with one socket, so each client's commands arrive on their own channel. */
+    async function client(): Promise<Connection> {
+      return mongoose.createConnection(store.uri, { maxPoolSize: 1, minPoolSize: 1, dbName: 'devmongo_concurrent' }).asPromise();
+    }
+    let scanner: Connection;
+    let reader: Connection;
+    beforeAll(async () => {
+      [scanner, reader] = await Promise.all([client(), client()]);
+      const rows = Array.from({ length: 80_000 }, (_, i) => ({ _id: i, name: `빈집 ${i}`, city: `city-${i % 97}` }));
+      await scanner.db!.collection('listings').insertMany(rows as never[]);
+      await reader.db!.collection('users').insertOne({ _id: 'u1', status: 'ACTIVE' } as never);
+    });
+    afterAll(async () => {
+      await Promise.all([scanner?.close(), reader?.close()]);
+    });
+
+    test('a lookup by id on one connection answers while another connection scans', async () => {
+      const finished: string[] = [];
+      const scan = scanner
+        .db!.collection('listings')
+        .aggregate([{ $match: SLOW_MATCH }, { $sort: { city: -1, name: 1 } }, { $limit: 10 }])
+        .toArray()
+        .then(() => finished.push('scan'));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const lookup = reader
+        .db!.collection('users')
+        .findOne({ _id: 'u1' as never })
+        .then((user) => finished.push(`lookup ${user?.status}`));
+      await Promise.all([scan, lookup]);
+      expect(finished).toEqual(['lookup ACTIVE', 'scan']);
+    });
+
+    test('a write waits for the scan it follows', async () => {
+      const users = reader.db!.collection<{ _id: string; a?: number; b?: number }>('users');
+      const finished: string[] = [];
+      const scan = scanner
+        .db!.collection('listings')
+        .aggregate([{ $match: SLOW_MATCH }, { $sort: { city: -1, name: 1 } }, { $limit: 10 }])
+        .toArray()
+        .then(() => finished.push('scan'));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const write = users.updateOne({ _id: 'u1' }, { $set: { a: 0, b: 0 } }).then(() => finished.push('write'));
+      await Promise.all([scan, write]);
+      expect(finished).toEqual(['scan', 'write']);
+      expect(await users.findOne({ _id: 'u1' })).toMatchObject({ a: 0, b: 0 });
+    });
+  });
+
   test('unique index rejects a duplicate with code 11000', async () => {
     const c = db();
     const User = c.model('User', new Schema({ email: { type: String, unique: true } }));

@@ -11,17 +11,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Local MongoDB-wire-protocol server for development and tests (mongo-java-server 1.47).
  *
  * <pre>
- * java -jar dev-mongo.jar --host 127.0.0.1 --port 0 --backend memory|h2 [--file path.mv.db] [--watch-stdin] [--workers 1]
+ * java -jar dev-mongo.jar --host 127.0.0.1 --port 0 --backend memory|h2 [--file path.mv.db] [--watch-stdin] [--workers 8]
  * </pre>
  *
  * Prints exactly one line {@code READY mongodb://host:port} to stdout once listening. Shuts down
  * cleanly on SIGTERM/SIGINT (for h2 the MVStore is committed and closed). With {@code --watch-stdin}
  * the process also exits when stdin reaches EOF, i.e. when the parent process that holds the
- * pipe dies (even by SIGKILL). {@code --workers} sets the number of netty worker threads (default 1,
- * which serialises all commands; see the comment at bind()). Logging goes to stderr, warnings and
- * above only.
+ * pipe dies (even by SIGKILL). {@code --workers} sets the number of netty worker threads (default 8):
+ * commands that only read run side by side on them, every other command runs alone (see
+ * {@link ConcurrentReads}). Logging goes to stderr, warnings and above only.
  */
 public final class DevMongo {
+
+    /**
+     * Worker threads, each serving the connections given to it in turn. A read runs on its connection's thread, so
+     * with more threads a short read is less likely to share one with a long scan; idle threads cost nothing.
+     */
+    private static final int DEFAULT_WORKERS = 8;
 
     private DevMongo() {
     }
@@ -44,7 +50,7 @@ public final class DevMongo {
         String backendName = "memory";
         String file = null;
         boolean watchStdin = false;
-        int workers = 1;
+        int workers = DEFAULT_WORKERS;
 
         try {
             for (int i = 0; i < args.length; i++) {
@@ -100,13 +106,11 @@ public final class DevMongo {
             return;
         }
 
-        final de.bwaldvogel.mongo.MongoServer server = new de.bwaldvogel.mongo.MongoServer(backend);
+        final de.bwaldvogel.mongo.MongoServer server = new de.bwaldvogel.mongo.MongoServer(ConcurrentReads.around(backend));
         final InetSocketAddress address;
         try {
-            // One worker thread by default: every command then runs to completion before the next
-            // one starts. mongo-java-server's findAndModify/upsert are not atomic across threads
-            // (50 parallel $inc upserts produced duplicate values with netty's default 2*cores
-            // workers), so serialising is what makes counters and unique checks reliable.
+            // Writes still run one at a time whatever the number of workers (ConcurrentReads):
+            // mongo-java-server's findAndModify/upsert are not atomic across threads.
             server.bind(new InetSocketAddress(host, port), 1, workers);
             address = server.getLocalAddress();
         } catch (RuntimeException e) {
@@ -189,6 +193,6 @@ public final class DevMongo {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar dev-mongo.jar [--host 127.0.0.1] [--port 0] [--backend memory|h2]"
-                + " [--file <path.mv.db>] [--watch-stdin] [--workers 1]");
+                + " [--file <path.mv.db>] [--watch-stdin] [--workers 8]");
     }
 }

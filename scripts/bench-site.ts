@@ -8,13 +8,15 @@
  *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
  *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
  *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
- *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value] [--spans]
+ *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value] [--spans] [--shared-store]
  *
  * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
- * this one, on the same store and broker, seeds it the same way and measures both in alternating rounds: each
- * figure is the median of its rounds and is also printed as a ratio to the baseline's. The load generator is
- * its own process (scripts/lib/site-load.ts). Starts its own store and broker unless MONGODB_URI / NATS_URL are
- * set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
+ * this one, on the same broker, seeds it the same way and measures both in alternating rounds: each figure is the
+ * median of its rounds and is also printed as a ratio to the baseline's. Each build runs on its own local store,
+ * started by its own checkout's launcher (scripts/lib/mongo.ts: its jar, its JVM settings), since the store is
+ * part of what a build gives every developer and test; `--shared-store` puts both on this build's store instead.
+ * The load generator is its own process (scripts/lib/site-load.ts). Starts its stores and broker unless
+ * MONGODB_URI / NATS_URL are set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  * `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
  * each steady-rate run, where its slowest 3 % spent their time (scripts/lib/span-tail.ts); tracing costs every
@@ -25,7 +27,7 @@ import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { generateDevKeyPair } from '../shared/src';
-import { startMongo } from './lib/mongo';
+import type { RunningStore, startMongo } from './lib/mongo';
 import { startNatsServer } from './lib/nats';
 import { KINDS, Loader, WRITE_KINDS, type Fixture, type Kind, type LoadResult, type LoadSpec, type Member } from './lib/site-load';
 import { REPO_ROOT, SERVICES, startSystem, type RunningSystem } from './lib/system';
@@ -51,6 +53,7 @@ const MIXES = option('mixes', 'site,read,houses').split(',');
 const BASELINE = process.argv.includes('--baseline') ? path.resolve(option('baseline', '')) : undefined;
 const LOG_LEVEL = option('log-level', 'info');
 const SPANS = process.argv.includes('--spans');
+const SHARED_STORE = process.argv.includes('--shared-store');
 /** Node flags of every measured process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
 const NODE_ARGS = ['--max-semi-space-size=16', ...option('node-args', '').split(' ').filter(Boolean)];
 /** Extra settings of every process, `KEY=value,KEY=value`. */
@@ -139,11 +142,37 @@ interface Target {
   system: RunningSystem;
   fixture: Fixture;
   outboxDir: string;
+  store: Store;
+}
+
+/** A local store, its JVM's process ids (none when MONGODB_URI names one) and its GC log. */
+interface Store extends RunningStore {
+  pids: number[];
+  gcLog?: string;
+}
+
+/** A store started by the launcher of the checkout at `root` (that build's jar and JVM settings). */
+async function startStoreOf(root: string, dataDir: string, label: string): Promise<Store> {
+  const launcher = (await import(path.join(root, 'scripts/lib/mongo.ts'))) as { startMongo: typeof startMongo };
+  const gcLog = path.join(dataDir, `store-gc-${label}.log`);
+  const before = new Set(descendantsNamed('java'));
+  const opts = process.env.DEV_MONGO_JAVA_OPTS;
+  // The store's own pauses: the JVM logs each collection with its length (read per run, `storePausesSince`).
+  process.env.DEV_MONGO_JAVA_OPTS = [opts ?? '', `-Xlog:gc:file=${gcLog}`].join(' ').trim();
+  try {
+    const store = await launcher.startMongo({ persistent: false, dataDir: path.join(dataDir, `store-${label}`) });
+    const pids = descendantsNamed('java').filter((pid) => !before.has(pid));
+    return { ...store, pids, gcLog: pids.length > 0 ? gcLog : undefined };
+  } finally {
+    if (opts === undefined) delete process.env.DEV_MONGO_JAVA_OPTS;
+    else process.env.DEV_MONGO_JAVA_OPTS = opts;
+  }
 }
 
 function processesOf(target: Target, shared: Record<string, number[]>): Record<string, number[]> {
   const byName: Record<string, number[]> = { gateway: [target.system.gateway.child.pid ?? 0] };
   for (const service of SERVICES) byName[service] = (target.system.services[service] ?? []).map((h) => h.child.pid ?? 0);
+  if (target.store.pids.length > 0) byName.store = target.store.pids;
   return { ...byName, ...shared };
 }
 
@@ -397,10 +426,7 @@ function pausesIn(text: string): Pauses {
   };
 }
 
-/** The dev store's GC log (when the bench started the store: `-Xlog:gc`). */
-let storeGcLog: string | undefined;
-
-function storeGcLogLength(): number {
+function storeGcLogLength(storeGcLog: string | undefined): number {
   try {
     return storeGcLog ? statSync(storeGcLog).size : 0;
   } catch {
@@ -409,7 +435,7 @@ function storeGcLogLength(): number {
 }
 
 /** The store JVM's pauses logged since `offset` (lines `... Pause Young (Allocation Failure) 20M->5M(64M) 3.456ms`). */
-function storePausesSince(offset: number): Pauses | undefined {
+function storePausesSince(storeGcLog: string | undefined, offset: number): Pauses | undefined {
   if (!storeGcLog) return undefined;
   let text: string;
   try {
@@ -456,7 +482,7 @@ async function measure(
   const sample = () => Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
   const checksBefore = await passwordChecksOf(target);
   const pausesBefore = await pausesOf(target);
-  const storeLogAt = storeGcLogLength();
+  const storeLogAt = storeGcLogLength(target.store.gcLog);
   const before = sample();
   const load = await loader.run({ ...spec, url: target.system.url, fixture: target.fixture, stateKey: target.label });
   const afterRun = sample();
@@ -471,7 +497,7 @@ async function measure(
     p.cacheComputed -= was.cacheComputed;
     for (const source of Object.keys(p.forgotEverything)) p.forgotEverything[source] -= was.forgotEverything[source] ?? 0;
   }
-  const storePauses = storePausesSince(storeLogAt);
+  const storePauses = storePausesSince(target.store.gcLog, storeLogAt);
   if (storePauses) pauses.store = storePauses;
   const checksAfter = await passwordChecksOf(target);
   const passwordChecks =
@@ -606,21 +632,16 @@ function report(title: string, runs: Record<string, Measured[]>, labels: string[
 async function main(): Promise<void> {
   MIXES.forEach(mixNamed);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'binzip-site-'));
-  // The store's own pauses: the JVM logs each collection with its length (read per run, `storePausesSince`).
-  storeGcLog = path.join(dataDir, 'store-gc.log');
-  process.env.DEV_MONGO_JAVA_OPTS = [process.env.DEV_MONGO_JAVA_OPTS ?? '', `-Xlog:gc:file=${storeGcLog}`].join(' ').trim();
-  const mongo = await startMongo({ persistent: false, dataDir });
+  const thisStore = await startStoreOf(REPO_ROOT, dataDir, 'this');
   const nats = process.env.NATS_URL
     ? { uri: process.env.NATS_URL, stop: async () => undefined }
     : await startNatsServer({ storeDir: path.join(dataDir, 'nats') });
   const shared: Record<string, number[]> = {};
-  const store = descendantsNamed('java');
-  if (store.length > 0) shared.store = store;
   const broker = descendantsNamed('nats-server');
   if (broker.length > 0) shared.broker = broker;
   const keys = generateDevKeyPair();
-  const builds: Array<{ label: string; root: string }> = [{ label: 'this', root: REPO_ROOT }];
-  if (BASELINE) builds.push({ label: 'baseline', root: BASELINE });
+  const builds: Array<{ label: string; root: string; store: Store }> = [{ label: 'this', root: REPO_ROOT, store: thisStore }];
+  if (BASELINE) builds.push({ label: 'baseline', root: BASELINE, store: SHARED_STORE ? thisStore : await startStoreOf(BASELINE, dataDir, 'baseline') });
   const loader = await Loader.start();
   const receiver: OtlpReceiver | undefined = SPANS ? await startOtlpReceiver() : undefined;
   // Exported within a fraction of a second of each request, so a run's traces are in before its report.
@@ -633,7 +654,8 @@ async function main(): Promise<void> {
       .join(' ')}, Node ${process.version}`,
   );
   console.log(
-    `listings ${LISTINGS.join(', ')}; ${SECONDS} s per run, ${ROUNDS} rounds per build, ${CONNECTIONS} connections at saturation, rates ${RATES.join(', ')} req/s`,
+    `listings ${LISTINGS.join(', ')}; ${SECONDS} s per run, ${ROUNDS} rounds per build, ${CONNECTIONS} connections at saturation, rates ${RATES.join(', ')} req/s` +
+      (BASELINE ? `; ${SHARED_STORE ? "both builds on this build's store" : 'each build on its own store'}` : ''),
   );
   try {
     for (const [i, build] of builds.entries()) {
@@ -641,7 +663,7 @@ async function main(): Promise<void> {
       const system = await startSystem({
         root: build.root,
         nodeArgs: NODE_ARGS,
-        mongoUri: mongo.uri,
+        mongoUri: build.store.uri,
         natsUrl: nats.uri,
         publicKey: keys.publicKey,
         privateKey: keys.privateKey,
@@ -664,10 +686,10 @@ async function main(): Promise<void> {
           ...(build.label === 'this' ? tracing : {}),
         },
       });
-      targets.push({ label: build.label, system, outboxDir, fixture: { members: [], boardIds: [], houseIds: [] } });
+      targets.push({ label: build.label, system, outboxDir, store: build.store, fixture: { members: [], boardIds: [], houseIds: [] } });
     }
-    // Every measured process of both builds, and the store and broker they share.
-    const everyone = [...targets.flatMap((t) => Object.values(processesOf(t, {})).flat()), ...Object.values(shared).flat()];
+    // Every measured process of both builds, their stores and the broker they share.
+    const everyone = [...new Set([...targets.flatMap((t) => Object.values(processesOf(t, {})).flat()), ...Object.values(shared).flat()])];
     const agentTokens = await Promise.all(targets.map((t, i) => seedPeople(t, 20_000_000 + i * 1000)));
     console.log(`seeded ${MEMBERS} members, an agent, ${POSTS} posts and ${POSTS} comments per build`);
     for (const listings of LISTINGS) {
@@ -731,7 +753,7 @@ async function main(): Promise<void> {
     await receiver?.close();
     for (const target of targets) await target.system.stop();
     await nats.stop();
-    await mongo.stop();
+    for (const store of new Set(builds.map((b) => b.store))) await store.stop();
   }
 }
 

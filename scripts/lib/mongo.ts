@@ -31,6 +31,11 @@ export interface StartMongoOptions {
   port?: number;
   /** Receives launcher messages and the server's stderr lines. */
   log?: (line: string) => void;
+  /**
+   * The local store's worker threads (`--workers`, docs/dev-mongo.md): 1 by default, every command in turn; more run
+   * reads side by side (writes still alone), for more throughput when the store is the busiest part, at some CPU.
+   */
+  workers?: number;
 }
 
 const DEV_MONGO = javaTool('dev-mongo');
@@ -95,6 +100,7 @@ export function buildDevMongoJar(opts: { log?: (line: string) => void } = {}): P
 async function startDevMongo(opts: StartMongoOptions & { host: string; port: number; log: (line: string) => void }): Promise<RunningStore> {
   const { log, host, port } = opts;
   const args = ['--host', host, '--port', String(port), '--watch-stdin'];
+  if (opts.workers !== undefined) args.push('--workers', String(opts.workers));
   if (opts.persistent) {
     const dir = path.resolve(opts.dataDir, 'mongo');
     await fs.promises.mkdir(dir, { recursive: true });

@@ -29,11 +29,11 @@ function withoutMongodOnPath(p: string | undefined): string {
     .join(path.delimiter);
 }
 
-async function startDevMongo(persistent: boolean, dataDir: string): Promise<RunningStore> {
+async function startDevMongo(persistent: boolean, dataDir: string, workers?: number): Promise<RunningStore> {
   delete process.env.MONGODB_URI;
   process.env.PATH = withoutMongodOnPath(savedPath);
   try {
-    return await startMongo({ persistent, dataDir, log: () => {} });
+    return await startMongo({ persistent, dataDir, workers, log: () => {} });
   } finally {
     if (savedUri !== undefined) process.env.MONGODB_URI = savedUri;
     process.env.PATH = savedPath;
@@ -98,16 +98,18 @@ describe('dev-mongo: required operations', () => {
     expect(Math.max(...values)).toBe(53);
   });
 
-  describe('reads side by side, writes alone (ConcurrentReads)', () => {
+  describe('with several workers: reads side by side, writes alone (ConcurrentReads)', () => {
+    let concurrent: RunningStore;
     /** Matches every listing by two case-insensitive patterns: a scan of 80,000 documents takes 200-400 ms here. */
     const SLOW_MATCH = { $or: [{ name: { $regex: '9$', $options: 'i' } }, { city: { $regex: 'x$', $options: 'i' } }] };
     /** A connection of its own with one socket, so each client's commands arrive on their own channel. */
     async function client(): Promise<Connection> {
-      return mongoose.createConnection(store.uri, { maxPoolSize: 1, minPoolSize: 1, dbName: 'devmongo_concurrent' }).asPromise();
+      return mongoose.createConnection(concurrent.uri, { maxPoolSize: 1, minPoolSize: 1, dbName: 'devmongo_concurrent' }).asPromise();
     }
     let scanner: Connection;
     let reader: Connection;
     beforeAll(async () => {
+      concurrent = await startDevMongo(false, fs.mkdtempSync(path.join(tmpRoot, 'concurrent-')), 4);
       [scanner, reader] = await Promise.all([client(), client()]);
       const rows = Array.from({ length: 80_000 }, (_, i) => ({ _id: i, name: `빈집 ${i}`, city: `city-${i % 97}` }));
       await scanner.db!.collection('listings').insertMany(rows as never[]);
@@ -115,6 +117,24 @@ describe('dev-mongo: required operations', () => {
     });
     afterAll(async () => {
       await Promise.all([scanner?.close(), reader?.close()]);
+      await concurrent?.stop();
+    });
+
+    test('50 parallel $inc upserts on many connections still count one by one', async () => {
+      const many = await mongoose.createConnection(concurrent.uri, { maxPoolSize: 50, dbName: 'devmongo_counters' }).asPromise();
+      try {
+        const counters = many.db!.collection<{ _id: string; seq: number }>('counters');
+        const values = await Promise.all(
+          Array.from(
+            { length: 50 },
+            async () => (await counters.findOneAndUpdate({ _id: 'x' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }))?.seq,
+          ),
+        );
+        expect(new Set(values).size).toBe(50);
+        expect(Math.max(...(values as number[]))).toBe(50);
+      } finally {
+        await many.close();
+      }
     });
 
     test('a lookup by id on one connection answers while another connection scans', async () => {

@@ -17,9 +17,9 @@ import de.bwaldvogel.mongo.wire.message.MongoMessage;
 /**
  * A backend whose reads run side by side and whose writes run alone.
  *
- * <p>With one worker thread every command waited for the one before it, so a lookup of one document by id
- * queued behind any scan (a list page, a count) another client had sent first: on the site's load that queue was
- * half of the slowest requests' time (docs/benchmarks.md). Several worker threads alone are not safe:
+ * <p>With one worker thread (the default) every command waits for the one before it, so a lookup of one document
+ * by id queues behind any scan (a list page, a count) another client sent first. Several worker threads alone are
+ * not safe:
  * mongo-java-server's upserts and {@code findAndModify} are not atomic across threads (parallel {@code $inc}
  * upserts returned duplicate counter values). So every command that may change anything holds the write lock and
  * runs alone, as before; the commands that only read share the read lock.

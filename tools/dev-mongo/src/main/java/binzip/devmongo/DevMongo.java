@@ -11,23 +11,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Local MongoDB-wire-protocol server for development and tests (mongo-java-server 1.47).
  *
  * <pre>
- * java -jar dev-mongo.jar --host 127.0.0.1 --port 0 --backend memory|h2 [--file path.mv.db] [--watch-stdin] [--workers 8]
+ * java -jar dev-mongo.jar --host 127.0.0.1 --port 0 --backend memory|h2 [--file path.mv.db] [--watch-stdin] [--workers 1]
  * </pre>
  *
  * Prints exactly one line {@code READY mongodb://host:port} to stdout once listening. Shuts down
  * cleanly on SIGTERM/SIGINT (for h2 the MVStore is committed and closed). With {@code --watch-stdin}
  * the process also exits when stdin reaches EOF, i.e. when the parent process that holds the
- * pipe dies (even by SIGKILL). {@code --workers} sets the number of netty worker threads (default 8):
- * commands that only read run side by side on them, every other command runs alone (see
- * {@link ConcurrentReads}). Logging goes to stderr, warnings and above only.
+ * pipe dies (even by SIGKILL). {@code --workers} sets the number of netty worker threads (default 1,
+ * every command in turn); with more, commands that only read run side by side on them and every other command
+ * runs alone (see {@link ConcurrentReads}). Logging goes to stderr, warnings and above only.
  */
 public final class DevMongo {
 
     /**
-     * Worker threads, each serving the connections given to it in turn. A read runs on its connection's thread, so
-     * with more threads a short read is less likely to share one with a long scan; idle threads cost nothing.
+     * One worker thread: every command in turn. More threads run reads side by side ({@link ConcurrentReads}):
+     * more throughput when the store is the busiest part, but each command then wakes a thread of its own, which
+     * cost the site's steady load more than the reads gained (docs/dev-mongo.md, docs/benchmarks.md).
      */
-    private static final int DEFAULT_WORKERS = 8;
+    private static final int DEFAULT_WORKERS = 1;
 
     private DevMongo() {
     }
@@ -106,7 +107,9 @@ public final class DevMongo {
             return;
         }
 
-        final de.bwaldvogel.mongo.MongoServer server = new de.bwaldvogel.mongo.MongoServer(ConcurrentReads.around(backend));
+        // With one worker every command already runs alone: no lock, no copies.
+        final de.bwaldvogel.mongo.MongoServer server =
+            new de.bwaldvogel.mongo.MongoServer(workers == 1 ? backend : ConcurrentReads.around(backend));
         final InetSocketAddress address;
         try {
             // Writes still run one at a time whatever the number of workers (ConcurrentReads):
@@ -193,6 +196,6 @@ public final class DevMongo {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar dev-mongo.jar [--host 127.0.0.1] [--port 0] [--backend memory|h2]"
-                + " [--file <path.mv.db>] [--watch-stdin] [--workers 8]");
+                + " [--file <path.mv.db>] [--watch-stdin] [--workers 1]");
     }
 }

@@ -1,6 +1,16 @@
 import request from 'supertest';
 import type { Connection } from 'mongoose';
-import { applyUserSnapshot, createLogger, createServiceApp, handle, nickNamesOf, projectedSuspension, projectedUserModel, WITHDRAWN_NICKNAME } from '../src';
+import {
+  applyUserSnapshot,
+  createLogger,
+  createServiceApp,
+  handle,
+  nickNamesOf,
+  projectedSuspension,
+  projectedUserModel,
+  rememberNickNames,
+  WITHDRAWN_NICKNAME,
+} from '../src';
 import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../test/support';
 
 let connection: Connection;
@@ -91,5 +101,56 @@ describe('nickNamesOf', () => {
       ]),
     );
     expect(WITHDRAWN_NICKNAME).toBe('탈퇴한 사용자');
+  });
+});
+
+describe('the guard asks the memory of projected users where it is turned on (issue 42)', () => {
+  /** Changes the status behind the projection's back: only the memory's own rules decide what the guard sees. */
+  const setStatusInStore = (id: number, status: string) => projectedUserModel(connection).updateOne({ _id: id }, { $set: { status } }).exec();
+
+  it('answers from the read that brought the nickname, and refuses a suspension once the memory is forgotten', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(521, '기억될회원'));
+    const memory = rememberNickNames(users, 60_000);
+    try {
+      const service = app();
+      const post = () =>
+        request(service)
+          .post('/thing')
+          .set('Authorization', bearer({ userId: 521 }));
+      // A page showing the member's nickname read him: the guard's question needs no read of its own.
+      expect((await nickNamesOf(users, [521])).get(521)).toBe('기억될회원');
+      await setStatusInStore(521, 'SUSPENDED');
+      await post().expect(200);
+      // The projection's consumer forgets the memory when it stores a snapshot, and announces it to every instance.
+      memory.forget();
+      expect((await post()).body.code).toBe('U0012');
+      await setStatusInStore(521, 'WITHDRAWN');
+      memory.forget();
+      expect((await post()).status).toBe(401);
+      await setStatusInStore(521, 'ACTIVE');
+      memory.forget();
+      await post().expect(200);
+    } finally {
+      rememberNickNames(users, 0);
+    }
+  });
+
+  it('never answers from memory older than its TTL', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(522, '시간회원'));
+    const clock = { ms: 0 };
+    rememberNickNames(users, 1_000, () => clock.ms);
+    try {
+      const guard = projectedSuspension(connection);
+      expect(await guard(522)).toBeUndefined();
+      await setStatusInStore(522, 'SUSPENDED');
+      clock.ms = 999;
+      expect(await guard(522)).toBeUndefined();
+      clock.ms = 1_000;
+      expect(await guard(522)).toBe('SUSPENDED');
+    } finally {
+      rememberNickNames(users, 0);
+    }
   });
 });

@@ -106,14 +106,16 @@ export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: numbe
 /**
  * A process's short memory of the nicknames its projection holds (and the user types: what a listing shows of its
  * author), so that a page of boards, listings or notifications, or a listing's detail, costs the store one round
- * trip less: nearly every answer that shows people shows the same few hundred active members.
+ * trip less: nearly every answer that shows people shows the same few hundred active members. The same read brings
+ * whether the user's status refuses writes, so the write guard asks it too (`projectedSuspension`): a member's write
+ * waits for one round trip less, and a suspension is refused as soon as every instance has heard of it.
  * It is forgotten whole, at once, whenever a snapshot may have changed a name: when this process stores one, and
  * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
  * change was being stored (a generation), and its TTL bounds what a lost announcement can cost.
  */
 export class NickNameMemory {
-  private readonly names = new Map<number, { author: ProjectedAuthor | undefined; expiresAt: number }>();
+  private readonly names = new Map<number, ProjectedUserSeen & { expiresAt: number }>();
   private generation = 0;
 
   constructor(
@@ -133,25 +135,36 @@ export class NickNameMemory {
 
   /** The nickname to show and the user type of each user (what a listing shows of its author), like `lookup`. */
   async lookupAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
+    const users = await this.lookupUsers(model, ids);
     const found = new Map<number, ProjectedAuthor>();
+    for (const [id, user] of users) if (user.author !== undefined) found.set(id, user.author);
+    return found;
+  }
+
+  /** The status that refuses the user's writes, if any: the write guard's question, from the same memory. */
+  async refusedStatus(model: Model<ProjectedUser>, id: number): Promise<RefusedStatus | undefined> {
+    return (await this.lookupUsers(model, [id])).get(id)?.refused;
+  }
+
+  private async lookupUsers(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedUserSeen>> {
+    const found = new Map<number, ProjectedUserSeen>();
     const missing: number[] = [];
     const now = this.now();
     for (const id of ids) {
       const known = this.names.get(id);
-      if (known && known.expiresAt > now) {
-        if (known.author !== undefined) found.set(id, known.author);
-      } else missing.push(id);
+      if (known && known.expiresAt > now) found.set(id, known);
+      else missing.push(id);
     }
     if (missing.length === 0) return found;
     const generation = this.generation;
-    const read = await readAuthors(model, missing);
+    const read = await readUsers(model, missing);
     const keep = generation === this.generation;
     const expiresAt = this.now() + this.ttlMs;
     for (const id of missing) {
-      const author = read.get(id);
-      if (author !== undefined) found.set(id, author);
       // A user the projection has not heard of yet is remembered as unknown too: the snapshot that brings him forgets it.
-      if (keep) this.names.set(id, { author, expiresAt });
+      const user = read.get(id) ?? { author: undefined, refused: undefined };
+      found.set(id, user);
+      if (keep) this.names.set(id, { ...user, expiresAt });
     }
     return found;
   }
@@ -176,12 +189,26 @@ export interface ProjectedAuthor {
   userType: UserType;
 }
 
-async function readAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
+/** What one read of the projection tells of a user: what answers show of him, and whether his writes are refused. */
+interface ProjectedUserSeen {
+  author: ProjectedAuthor | undefined;
+  refused: RefusedStatus | undefined;
+}
+
+const refusedStatusOf = (status: UserStatus): RefusedStatus | undefined => (status === 'SUSPENDED' || status === 'WITHDRAWN' ? status : undefined);
+
+async function readUsers(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedUserSeen>> {
   const users = await model
     .find({ _id: { $in: ids } }, { nickName: 1, status: 1, userType: 1 })
     .lean()
     .exec();
-  return new Map(users.map((u) => [u._id, { nickName: displayNickName(u), userType: u.userType }]));
+  return new Map(users.map((u) => [u._id, { author: { nickName: displayNickName(u), userType: u.userType }, refused: refusedStatusOf(u.status) }]));
+}
+
+async function readAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
+  const authors = new Map<number, ProjectedAuthor>();
+  for (const [id, user] of await readUsers(model, ids)) if (user.author) authors.set(id, user.author);
+  return authors;
 }
 
 /** Nicknames for a set of user ids, in one query at most (withdrawn accounts as WITHDRAWN_NICKNAME). */
@@ -205,10 +232,16 @@ export async function projectedAuthorsOf(model: Model<ProjectedUser>, ids: Itera
   return memory ? memory.lookupAuthors(model, unique) : readAuthors(model, unique);
 }
 
-/** The refusing status the projection knows of a user (the write guard's lookup in every service but accounts). */
+/**
+ * The refusing status the projection knows of a user (the write guard's lookup in every service but accounts):
+ * through the memory of projected users where it is turned on (`rememberNickNames`), so it is as fresh as the
+ * nicknames answers show: forgotten on every instance once a snapshot is stored, and never older than its TTL.
+ */
 export function projectedSuspension(connection: Connection): SuspensionLookup {
   const model = projectedUserModel(connection);
   return async (userId) => {
+    const memory = nickNameMemories.get(model);
+    if (memory) return memory.refusedStatus(model, userId);
     const user = await model
       .findOne({ _id: userId, status: { $in: ['SUSPENDED', 'WITHDRAWN'] } }, { status: 1 })
       .lean()

@@ -137,34 +137,42 @@ describe('dev-mongo: required operations', () => {
       }
     });
 
-    test('a lookup by id on one connection answers while another connection scans', async () => {
-      const finished: string[] = [];
-      const scan = scanner
+    /**
+     * Starts one long scan on the scanner's connection and gives back, once it is surely running, when it ended
+     * (`performance.now()`). The tests compare moments, not the order of callbacks: two answers arriving together
+     * may be handled by this process in either order.
+     */
+    async function startScan(): Promise<{ endedAt: Promise<number> }> {
+      const endedAt = scanner
         .db!.collection('listings')
         .aggregate([{ $match: SLOW_MATCH }, { $sort: { city: -1, name: 1 } }, { $limit: 10 }])
         .toArray()
-        .then(() => finished.push('scan'));
-      await new Promise((resolve) => setTimeout(resolve, 30));
+        .then(() => performance.now());
+      // A tenth of a second for the command to reach the store's thread, even on a busy machine.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Wrapped: an async function's returned promise would be waited for.
+      return { endedAt };
+    }
+
+    test('a lookup by id on one connection answers while another connection scans', async () => {
+      const scan = await startScan();
       const lookup = reader
         .db!.collection('users')
         .findOne({ _id: 'u1' as never })
-        .then((user) => finished.push(`lookup ${user?.status}`));
-      await Promise.all([scan, lookup]);
-      expect(finished).toEqual(['lookup ACTIVE', 'scan']);
+        .then((user) => ({ status: user?.status, at: performance.now() }));
+      const [scanEndedAt, answered] = await Promise.all([scan.endedAt, lookup]);
+      expect(answered.status).toBe('ACTIVE');
+      // Queued behind the scan (one worker), it would answer when the scan does.
+      expect(scanEndedAt - answered.at).toBeGreaterThan(50);
     });
 
     test('a write waits for the scan it follows', async () => {
       const users = reader.db!.collection<{ _id: string; a?: number; b?: number }>('users');
-      const finished: string[] = [];
-      const scan = scanner
-        .db!.collection('listings')
-        .aggregate([{ $match: SLOW_MATCH }, { $sort: { city: -1, name: 1 } }, { $limit: 10 }])
-        .toArray()
-        .then(() => finished.push('scan'));
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      const write = users.updateOne({ _id: 'u1' }, { $set: { a: 0, b: 0 } }).then(() => finished.push('write'));
-      await Promise.all([scan, write]);
-      expect(finished).toEqual(['scan', 'write']);
+      const scan = await startScan();
+      const write = users.updateOne({ _id: 'u1' }, { $set: { a: 0, b: 0 } }).then(() => performance.now());
+      const [scanEndedAt, writtenAt] = await Promise.all([scan.endedAt, write]);
+      // Alone, it would be answered within milliseconds of being sent, long before the scan ends.
+      expect(writtenAt).toBeGreaterThan(scanEndedAt - 20);
       expect(await users.findOne({ _id: 'u1' })).toMatchObject({ a: 0, b: 0 });
     });
   });

@@ -1,4 +1,4 @@
-import { defineService, ignoreAuthorizationOn, serviceApp, type RefusedStatus, type ServiceAppDeps } from '@binzip/shared';
+import { defineService, ignoreAuthorizationOn, REFUSED_STATUSES, serviceApp, type RefusedStatus, type ServiceAppDeps } from '@binzip/shared';
 import type { Express } from 'express';
 import { readConfig } from './config';
 import { accountsContext, type Senders } from './domain/context';
@@ -52,7 +52,7 @@ export const service = defineService({
   // Accounts is the source of the status: it reads its own users, not a projection.
   isSuspended: (ctx) => async (userId) => {
     const user = await ctx.models.users
-      .findOne({ _id: userId, status: { $in: ['SUSPENDED', 'WITHDRAWN'] } }, { status: 1 })
+      .findOne({ _id: userId, status: { $in: [...REFUSED_STATUSES] } }, { status: 1 })
       .lean()
       .exec();
     return user ? (user.status as RefusedStatus) : undefined;

@@ -5,7 +5,15 @@
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 import { cacheChangedSubject } from './response-cache';
-import { type Authority, type UserType, type RefusedStatus, type SuspensionLookup, ACCESS_TOKEN_TTL_SECONDS } from '../core/auth';
+import {
+  type Authority,
+  type UserType,
+  type RefusedStatus,
+  type SuspensionLookup,
+  ACCESS_TOKEN_TTL_SECONDS,
+  REFUSED_STATUSES,
+  refusedStatusOf,
+} from '../core/auth';
 import type { ConsumeHost } from './streams';
 import { consume, type EventConsumer } from './events';
 import { userSnapshots, type UserSnapshotV1, type UserStatus, sessionsRevoked, type SessionsRevokedV1 } from './events';
@@ -195,8 +203,6 @@ interface ProjectedUserSeen {
   refused: RefusedStatus | undefined;
 }
 
-const refusedStatusOf = (status: UserStatus): RefusedStatus | undefined => (status === 'SUSPENDED' || status === 'WITHDRAWN' ? status : undefined);
-
 async function readUsers(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedUserSeen>> {
   const users = await model
     .find({ _id: { $in: ids } }, { nickName: 1, status: 1, userType: 1 })
@@ -243,7 +249,7 @@ export function projectedSuspension(connection: Connection): SuspensionLookup {
     const memory = nickNameMemories.get(model);
     if (memory) return memory.refusedStatus(model, userId);
     const user = await model
-      .findOne({ _id: userId, status: { $in: ['SUSPENDED', 'WITHDRAWN'] } }, { status: 1 })
+      .findOne({ _id: userId, status: { $in: [...REFUSED_STATUSES] } }, { status: 1 })
       .lean()
       .exec();
     return user ? (user.status as RefusedStatus) : undefined;

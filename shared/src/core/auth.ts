@@ -371,6 +371,12 @@ export function verifyWithKeySet(token: string, configured: string, options: jwt
 
 /** The statuses that refuse a member's writes. */
 export type RefusedStatus = 'SUSPENDED' | 'WITHDRAWN';
+/** The same statuses, for queries. */
+export const REFUSED_STATUSES: readonly RefusedStatus[] = ['SUSPENDED', 'WITHDRAWN'];
+
+/** The status itself when it refuses writes, otherwise undefined. */
+export const refusedStatusOf = (status: string): RefusedStatus | undefined =>
+  (REFUSED_STATUSES as readonly string[]).includes(status) ? (status as RefusedStatus) : undefined;
 
 /** Answers whether a user's status refuses writes now, from the service's own store (never a call to accounts). */
 export type SuspensionLookup = (userId: number) => Promise<RefusedStatus | undefined>;

@@ -1,5 +1,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { AppError, BEARER_PREFIX, revokedSessions, sessionsRevoked, signAccessToken, storedCollection, verifyAccessJwt, type AuthClaims } from '@binzip/shared';
+import {
+  AppError,
+  BEARER_PREFIX,
+  refusedStatusOf,
+  revokedSessions,
+  sessionsRevoked,
+  signAccessToken,
+  storedCollection,
+  verifyAccessJwt,
+  type AuthClaims,
+} from '@binzip/shared';
 import { REFRESH_TTL_SECONDS, type RefreshTokenDoc, type UserDoc } from '../models';
 import type { AccountsContext } from './context';
 import { judgePassword } from './password-attempts';
@@ -190,7 +200,7 @@ export async function reissue(ctx: AccountsContext, input: { refreshToken?: stri
     throw new AppError('J0004');
   });
   // A suspension or withdrawal revokes every refresh token; one rotated in the same moment must not outlive it.
-  if (user.status === 'SUSPENDED' || user.status === 'WITHDRAWN') {
+  if (refusedStatusOf(user.status)) {
     await revokeFamily(ctx, stored.userId, stored.familyId);
     throw new AppError('J0004');
   }

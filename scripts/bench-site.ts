@@ -16,7 +16,7 @@
  * started by its own checkout's launcher (scripts/lib/mongo.ts: its jar, its JVM settings), since the store is
  * part of what a build gives every developer and test; `--shared-store` puts both on this build's store instead.
  * The load generator is its own process (scripts/lib/site-load.ts). Starts its stores and broker unless
- * MONGODB_URI / NATS_URL are set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request. `--env` adds
+ * MONGODB_URI / NATS_URL are set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request at saturation, its latency alone at the steady rates. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
  * `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
  * each steady-rate run, where its slowest 3 % spent their time (scripts/lib/span-tail.ts); tracing costs every
@@ -698,7 +698,7 @@ async function main(): Promise<void> {
       const scenarios: Array<{ title: string; mix: string; connections?: number; rate?: number }> = [];
       for (const mix of MIXES) {
         scenarios.push({ title: `${mix} mix, saturation (${CONNECTIONS} connections), ${listings} listings`, mix, connections: CONNECTIONS });
-        if (mix === 'site' || mix === 'read')
+        if (mix === 'site' || mix === 'read' || mix.startsWith('only:'))
           for (const rate of RATES) scenarios.push({ title: `${mix} mix, steady ${rate} req/s, ${listings} listings`, mix, rate });
       }
       if (listings === LISTINGS[0])
@@ -729,6 +729,7 @@ async function main(): Promise<void> {
         if (receiver && traced.length > 0) {
           await delay(500);
           for (const line of describeTail(receiver.spans, traced)) console.log(`spans (this): ${line}`);
+          (await import('node:fs')).writeFileSync(`${process.env.SPANS_DUMP}-${scenario.rate}.json`, JSON.stringify({ spans: receiver.spans, traced }));
         }
         if (scenario.mix === 'signIn') {
           const perSecond = median((runs.this ?? []).map((m) => m.load.perSecond));

@@ -126,6 +126,25 @@ describe("runService's wiring of the memory (rememberProjectedNickNames)", () =>
     stop();
   });
 
+  it("with a response cache: names outlive the guard's 1 s while it hears the announcements, and not while it cannot", async () => {
+    const responseCache = new ResponseCache();
+    const stop = rememberProjectedNickNames(bus, connection, 'wiredlong', responseCache);
+    try {
+      await warm(713);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await remembersOldName(713)).toBe(true);
+      // A lost connection forgets everything, and until it is back the names live UNHEARD_TTL_MS (1 s) at most.
+      responseCache.connectionStatus('lost');
+      await warm(714);
+      expect(await remembersOldName(714)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await remembersOldName(714)).toBe(false);
+    } finally {
+      responseCache.connectionStatus('back');
+      stop();
+    }
+  });
+
   it("without one: forgotten by the service's announcements that name no keys, kept by those that do", async () => {
     const stop = rememberProjectedNickNames(bus, connection, 'unwired', undefined);
     await warm(712);

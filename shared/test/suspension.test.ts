@@ -153,4 +153,38 @@ describe('the guard asks the memory of projected users where it is turned on (is
       rememberNickNames(users, 0);
     }
   });
+
+  it('keeps the guard to its own TTL when the names live longer: a read the names still use is read again for the guard', async () => {
+    const users = projectedUserModel(connection);
+    await applyUserSnapshot(users, userSnapshot(523, '오래된이름'));
+    const clock = { ms: 0 };
+    rememberNickNames(
+      users,
+      1_000,
+      () => clock.ms,
+      () => 10_000,
+    );
+    try {
+      const guard = projectedSuspension(connection);
+      expect((await nickNamesOf(users, [523])).get(523)).toBe('오래된이름');
+      await projectedUserModel(connection)
+        .updateOne({ _id: 523 }, { $set: { status: 'SUSPENDED', nickName: '새이름' } })
+        .exec();
+      clock.ms = 999;
+      expect(await guard(523)).toBeUndefined();
+      clock.ms = 1_000;
+      expect(await guard(523)).toBe('SUSPENDED');
+      // The guard's read brought the new name too; a read only the names may use is kept for their 10 s.
+      expect((await nickNamesOf(users, [523])).get(523)).toBe('새이름');
+      await projectedUserModel(connection)
+        .updateOne({ _id: 523 }, { $set: { nickName: '셋째이름' } })
+        .exec();
+      clock.ms = 10_999;
+      expect((await nickNamesOf(users, [523])).get(523)).toBe('새이름');
+      clock.ms = 11_000;
+      expect((await nickNamesOf(users, [523])).get(523)).toBe('셋째이름');
+    } finally {
+      rememberNickNames(users, 0);
+    }
+  });
 });

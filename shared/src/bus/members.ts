@@ -120,15 +120,23 @@ export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: numbe
  * It is forgotten whole, at once, whenever a snapshot may have changed a name: when this process stores one, and
  * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
- * change was being stored (a generation), and its TTL bounds what a lost announcement can cost.
+ * change was being stored (a generation), and its lifetimes bound what a lost announcement can cost: the
+ * guard's answer 1 s (`NICKNAME_MEMORY_MS`, inside the 2 s a suspension may take), the names as long as the answers
+ * showing them live while the announcements can be heard (`PROJECTED_NAMES_MEMORY_MS`; `UNHEARD_TTL_MS` otherwise).
  */
 export class NickNameMemory {
-  private readonly names = new Map<number, ProjectedUserSeen & { expiresAt: number }>();
+  private readonly names = new Map<number, ProjectedUserSeen & { readAt: number }>();
   private generation = 0;
 
+  /**
+   * A read answers the write guard's question (`refusedStatus`) for `ttlMs`, and what answers show of the user
+   * (`lookup`, `lookupAuthors`) for `namesTtlMs()`, asked at each lookup (longer while the announcements that
+   * forget it are heard; `ttlMs` by default). A user whose read is too old for the question asked is read again.
+   */
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly namesTtlMs: () => number = () => ttlMs,
   ) {}
 
   forget(): void {
@@ -143,7 +151,7 @@ export class NickNameMemory {
 
   /** The nickname to show and the user type of each user (what a listing shows of its author), like `lookup`. */
   async lookupAuthors(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedAuthor>> {
-    const users = await this.lookupUsers(model, ids);
+    const users = await this.lookupUsers(model, ids, this.namesTtlMs());
     const found = new Map<number, ProjectedAuthor>();
     for (const [id, user] of users) if (user.author !== undefined) found.set(id, user.author);
     return found;
@@ -151,30 +159,44 @@ export class NickNameMemory {
 
   /** The status that refuses the user's writes, if any: the write guard's question, from the same memory. */
   async refusedStatus(model: Model<ProjectedUser>, id: number): Promise<RefusedStatus | undefined> {
-    return (await this.lookupUsers(model, [id])).get(id)?.refused;
+    return (await this.lookupUsers(model, [id], this.ttlMs)).get(id)?.refused;
   }
 
-  private async lookupUsers(model: Model<ProjectedUser>, ids: readonly number[]): Promise<Map<number, ProjectedUserSeen>> {
+  /** What is known of each user, from a read less than `maxAgeMs` old (never older than the memory's TTL). */
+  private async lookupUsers(model: Model<ProjectedUser>, ids: readonly number[], maxAgeMs: number): Promise<Map<number, ProjectedUserSeen>> {
     const found = new Map<number, ProjectedUserSeen>();
     const missing: number[] = [];
     const now = this.now();
     for (const id of ids) {
       const known = this.names.get(id);
-      if (known && known.expiresAt > now) found.set(id, known);
+      if (known && known.readAt + maxAgeMs > now) found.set(id, known);
       else missing.push(id);
     }
     if (missing.length === 0) return found;
     const generation = this.generation;
+    const readAt = this.now();
     const read = await readUsers(model, missing);
     const keep = generation === this.generation;
-    const expiresAt = this.now() + this.ttlMs;
     for (const id of missing) {
       // A user the projection has not heard of yet is remembered as unknown too: the snapshot that brings him forgets it.
       const user = read.get(id) ?? { author: undefined, refused: undefined };
       found.set(id, user);
-      if (keep) this.names.set(id, { ...user, expiresAt });
+      if (!keep) continue;
+      // Re-inserted so the map stays in the order of the reads: the oldest are at its front (`prune`).
+      this.names.delete(id);
+      this.names.set(id, { ...user, readAt });
     }
+    this.prune(now);
     return found;
+  }
+
+  /** Reads older than any use of them are dropped from the front (a process meets many users over a day). */
+  private prune(now: number): void {
+    const oldest = now - Math.max(this.ttlMs, this.namesTtlMs());
+    for (const [id, user] of this.names) {
+      if (user.readAt > oldest) break;
+      this.names.delete(id);
+    }
   }
 }
 
@@ -184,8 +206,8 @@ const nickNameMemories = new WeakMap<Model<ProjectedUser>, NickNameMemory>();
  * Turns the nickname memory on for a projection (a service's main; tests of the domain read the store every
  * time), or off with a TTL of 0.
  */
-export function rememberNickNames(model: Model<ProjectedUser>, ttlMs: number, now?: () => number): NickNameMemory {
-  const memory = new NickNameMemory(ttlMs, now);
+export function rememberNickNames(model: Model<ProjectedUser>, ttlMs: number, now?: () => number, namesTtlMs?: () => number): NickNameMemory {
+  const memory = new NickNameMemory(ttlMs, now, namesTtlMs);
   if (ttlMs > 0) nickNameMemories.set(model, memory);
   else nickNameMemories.delete(model);
   return memory;

@@ -404,10 +404,17 @@ export interface CacheLifetime {
 export const UNHEARD_TTL_MS = 1_000;
 
 /**
- * How long a process remembers a projected user's nickname (`NickNameMemory`): like an answer's TTL, it bounds
- * what a lost announcement of a rename can cost.
+ * How long a process remembers whether a projected user's writes are refused (`NickNameMemory`, the write guard):
+ * it bounds what a lost announcement of a suspension can cost, inside decisions.md's 2 s.
  */
 export const NICKNAME_MEMORY_MS = 1_000;
+
+/**
+ * How long a process remembers what answers show of a projected user (nickname, user type) while it hears the
+ * announcements that forget it (`ResponseCache.hearsChanges`): as long as the longest answer showing it (board and
+ * house answers, 10 s), forgotten by the same announcements; `UNHEARD_TTL_MS` while it cannot hear them.
+ */
+export const PROJECTED_NAMES_MEMORY_MS = 10_000;
 
 /**
  * Names of what cached answers show, chosen by each service (community: `board:12`, `love-order:DEFAULT`): an

@@ -19,7 +19,7 @@ import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, 
 import { startTracing } from '../core/telemetry';
 import { projectedUserModel, rememberNickNames, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
-import { NICKNAME_MEMORY_MS, type WrittenOutboxDocument } from '../core/operations';
+import { NICKNAME_MEMORY_MS, PROJECTED_NAMES_MEMORY_MS, UNHEARD_TTL_MS, type WrittenOutboxDocument } from '../core/operations';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -127,7 +127,9 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
  * one, so both are forgotten in the same moment; otherwise through its own. Returns how to stop listening.
  */
 export function rememberProjectedNickNames(bus: EventBus, connection: Connection, service: string, responseCache: ResponseCache | undefined): () => void {
-  const memory = rememberNickNames(projectedUserModel(connection), NICKNAME_MEMORY_MS);
+  // Names live as long as the answers that show them while the cache hears what forgets both; the guard's 1 s stays.
+  const namesTtlMs = responseCache ? () => (responseCache.hearsChanges ? PROJECTED_NAMES_MEMORY_MS : UNHEARD_TTL_MS) : undefined;
+  const memory = rememberNickNames(projectedUserModel(connection), NICKNAME_MEMORY_MS, undefined, namesTtlMs);
   if (responseCache) {
     responseCache.alsoForget(() => memory.forget());
     return () => undefined;

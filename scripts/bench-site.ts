@@ -7,7 +7,7 @@
  *
  *   npm run bench:site -- [--listings 300,5000] [--seconds 10] [--rounds 2] [--connections 32]
  *                         [--rates 100,200] [--mixes site,read,houses,only:boardDetail] [--baseline <checkout>]
- *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
+ *                         [--log-level info] [--node-args '--cpu-prof --cpu-prof-dir=/tmp/prof'] [--this-node-args '...']
  *                         [--env PASSWORD_CHECK_MEMORY_SECONDS=0,OTHER=value] [--spans] [--shared-store]
  *
  * `--baseline <checkout>` starts another checkout's build (run `npm install && npx tsc -b` there first) beside
@@ -18,7 +18,8 @@
  * The load generator is its own process (scripts/lib/site-load.ts). Starts its stores and broker unless
  * MONGODB_URI / NATS_URL are set (then their CPU is not measured). `only:<kind>` is one request kind alone: its CPU per request at saturation, its latency alone at the steady rates. `--env` adds
  * settings to every process of both builds (e.g. `PASSWORD_CHECK_MEMORY_SECONDS=0`: a bcrypt on every sign-in).
- * `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
+ * `--this-node-args` adds Node flags to this build's processes only (`--baseline` a checkout of the same commit:
+ * what a flag does). `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
  * each steady-rate run, where its slowest 3 % spent their time (scripts/lib/span-tail.ts); tracing costs every
  * request some CPU, so its latencies are not comparable with a run without it.
  */
@@ -56,6 +57,8 @@ const SPANS = process.argv.includes('--spans');
 const SHARED_STORE = process.argv.includes('--shared-store');
 /** Node flags of every measured process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
 const NODE_ARGS = ['--max-semi-space-size=16', ...option('node-args', '').split(' ').filter(Boolean)];
+/** Node flags of this build's processes only: a flag tried against the same build as `--baseline`. */
+const THIS_NODE_ARGS = option('this-node-args', '').split(' ').filter(Boolean);
 /** Extra settings of every process, `KEY=value,KEY=value`. */
 const EXTRA_ENV: Record<string, string> = Object.fromEntries(
   option('env', '')
@@ -662,7 +665,7 @@ async function main(): Promise<void> {
       const outboxDir = path.join(dataDir, `outbox-${build.label}`);
       const system = await startSystem({
         root: build.root,
-        nodeArgs: NODE_ARGS,
+        nodeArgs: build.label === 'this' ? [...NODE_ARGS, ...THIS_NODE_ARGS] : NODE_ARGS,
         mongoUri: build.store.uri,
         natsUrl: nats.uri,
         publicKey: keys.publicKey,

@@ -8,7 +8,7 @@ import {
   nickNamesOf,
   projectedSuspension,
   projectedUserModel,
-  rememberNickNames,
+  rememberProjectedUsers,
   WITHDRAWN_NICKNAME,
 } from '../src';
 import { bearer, connectTestDb, dropTestDb, isolatedNames, testEnv, userSnapshot } from '../../test/support';
@@ -111,7 +111,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
   it('answers from the read that brought the nickname, and refuses a suspension once the memory is forgotten', async () => {
     const users = projectedUserModel(connection);
     await applyUserSnapshot(users, userSnapshot(521, '기억될회원'));
-    const memory = rememberNickNames(users, 60_000);
+    const memory = rememberProjectedUsers(users, 60_000);
     try {
       const service = app();
       const post = () =>
@@ -132,7 +132,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
       memory.forget();
       await post().expect(200);
     } finally {
-      rememberNickNames(users, 0);
+      rememberProjectedUsers(users, 0);
     }
   });
 
@@ -140,7 +140,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
     const users = projectedUserModel(connection);
     await applyUserSnapshot(users, userSnapshot(522, '시간회원'));
     const clock = { ms: 0 };
-    rememberNickNames(users, 1_000, () => clock.ms);
+    rememberProjectedUsers(users, 1_000, () => clock.ms);
     try {
       const guard = projectedSuspension(connection);
       expect(await guard(522)).toBeUndefined();
@@ -150,7 +150,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
       clock.ms = 1_000;
       expect(await guard(522)).toBe('SUSPENDED');
     } finally {
-      rememberNickNames(users, 0);
+      rememberProjectedUsers(users, 0);
     }
   });
 
@@ -158,7 +158,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
     const users = projectedUserModel(connection);
     await applyUserSnapshot(users, userSnapshot(523, '오래된이름'));
     const clock = { ms: 0 };
-    rememberNickNames(
+    rememberProjectedUsers(
       users,
       1_000,
       () => clock.ms,
@@ -184,7 +184,7 @@ describe('the guard asks the memory of projected users where it is turned on (is
       clock.ms = 11_000;
       expect((await nickNamesOf(users, [523])).get(523)).toBe('셋째이름');
     } finally {
-      rememberNickNames(users, 0);
+      rememberProjectedUsers(users, 0);
     }
   });
 });

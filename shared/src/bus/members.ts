@@ -91,7 +91,7 @@ export function userProjection(options: {
     },
     handle: async (snapshot) => {
       await applyUserSnapshot(model, snapshot);
-      nickNameMemories.get(model)?.forget();
+      projectedUserMemories.get(model)?.forget();
       // Nicknames are in the service's cached answers: every instance forgets them (an announcement without keys
       // forgets everything), now that the change is stored.
       options.bus.connection.publish(options.bus.subject(cacheChangedSubject(options.service)));
@@ -112,8 +112,8 @@ export function displayNickName(user: Pick<ProjectedUser, 'nickName' | 'status'>
 export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: number): string => nickNames.get(userId) ?? UNKNOWN_NICKNAME;
 
 /**
- * A process's short memory of the nicknames its projection holds (and the user types: what a listing shows of its
- * author), so that a page of boards, listings or notifications, or a listing's detail, costs the store one round
+ * A process's short memory of the users its projection holds: the nicknames and user types answers show (a
+ * listing shows its author's), and whether each user's writes are refused. So that a page of boards, listings or notifications, or a listing's detail, costs the store one round
  * trip less: nearly every answer that shows people shows the same few hundred active members. The same read brings
  * whether the user's status refuses writes, so the write guard asks it too (`projectedSuspension`): a member's write
  * waits for one round trip less, and a suspension is refused as soon as every instance has heard of it.
@@ -121,10 +121,10 @@ export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: numbe
  * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
  * change was being stored (a generation), and its lifetimes bound what a lost announcement can cost: the
- * guard's answer 1 s (`NICKNAME_MEMORY_MS`, inside the 2 s a suspension may take), the names as long as the answers
+ * guard's answer 1 s (`PROJECTED_STATUS_MEMORY_MS`, inside the 2 s a suspension may take), the names as long as the answers
  * showing them live while the announcements can be heard (`PROJECTED_NAMES_MEMORY_MS`; `UNHEARD_TTL_MS` otherwise).
  */
-export class NickNameMemory {
+export class ProjectedUserMemory {
   private readonly names = new Map<number, ProjectedUserSeen & { readAt: number }>();
   private generation = 0;
 
@@ -200,16 +200,16 @@ export class NickNameMemory {
   }
 }
 
-const nickNameMemories = new WeakMap<Model<ProjectedUser>, NickNameMemory>();
+const projectedUserMemories = new WeakMap<Model<ProjectedUser>, ProjectedUserMemory>();
 
 /**
- * Turns the nickname memory on for a projection (a service's main; tests of the domain read the store every
+ * Turns the memory of projected users on for a projection (a service's main; tests of the domain read the store every
  * time), or off with a TTL of 0.
  */
-export function rememberNickNames(model: Model<ProjectedUser>, ttlMs: number, now?: () => number, namesTtlMs?: () => number): NickNameMemory {
-  const memory = new NickNameMemory(ttlMs, now, namesTtlMs);
-  if (ttlMs > 0) nickNameMemories.set(model, memory);
-  else nickNameMemories.delete(model);
+export function rememberProjectedUsers(model: Model<ProjectedUser>, ttlMs: number, now?: () => number, namesTtlMs?: () => number): ProjectedUserMemory {
+  const memory = new ProjectedUserMemory(ttlMs, now, namesTtlMs);
+  if (ttlMs > 0) projectedUserMemories.set(model, memory);
+  else projectedUserMemories.delete(model);
   return memory;
 }
 
@@ -243,7 +243,7 @@ async function readAuthors(model: Model<ProjectedUser>, ids: readonly number[]):
 export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const memory = nickNameMemories.get(model);
+  const memory = projectedUserMemories.get(model);
   if (memory) return memory.lookup(model, unique);
   const authors = await readAuthors(model, unique);
   return new Map([...authors].map(([id, author]) => [id, author.nickName]));
@@ -256,19 +256,19 @@ export async function nickNamesOf(model: Model<ProjectedUser>, ids: Iterable<num
 export async function projectedAuthorsOf(model: Model<ProjectedUser>, ids: Iterable<number>): Promise<Map<number, ProjectedAuthor>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const memory = nickNameMemories.get(model);
+  const memory = projectedUserMemories.get(model);
   return memory ? memory.lookupAuthors(model, unique) : readAuthors(model, unique);
 }
 
 /**
  * The refusing status the projection knows of a user (the write guard's lookup in every service but accounts):
- * through the memory of projected users where it is turned on (`rememberNickNames`), so it is as fresh as the
+ * through the memory of projected users where it is turned on (`rememberProjectedUsers`), so it is as fresh as the
  * nicknames answers show: forgotten on every instance once a snapshot is stored, and never older than its TTL.
  */
 export function projectedSuspension(connection: Connection): SuspensionLookup {
   const model = projectedUserModel(connection);
   return async (userId) => {
-    const memory = nickNameMemories.get(model);
+    const memory = projectedUserMemories.get(model);
     if (memory) return memory.refusedStatus(model, userId);
     const user = await model
       .findOne({ _id: userId, status: { $in: [...REFUSED_STATUSES] } }, { status: 1 })

@@ -404,10 +404,10 @@ export interface CacheLifetime {
 export const UNHEARD_TTL_MS = 1_000;
 
 /**
- * How long a process remembers whether a projected user's writes are refused (`NickNameMemory`, the write guard):
+ * How long a process remembers whether a projected user's writes are refused (`ProjectedUserMemory`, the write guard):
  * it bounds what a lost announcement of a suspension can cost, inside decisions.md's 2 s.
  */
-export const NICKNAME_MEMORY_MS = 1_000;
+export const PROJECTED_STATUS_MEMORY_MS = 1_000;
 
 /**
  * How long a process remembers what answers show of a projected user (nickname, user type) while it hears the

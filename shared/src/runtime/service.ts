@@ -17,9 +17,9 @@ import { withOperatorEndpoints } from './readiness';
 import { followSessionRevocations } from '../bus/members';
 import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, type RevocationFeedReader } from '../bus/revocation-feed';
 import { startTracing } from '../core/telemetry';
-import { projectedUserModel, rememberNickNames, userProjection } from '../bus/members';
+import { projectedUserModel, rememberProjectedUsers, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
-import { NICKNAME_MEMORY_MS, PROJECTED_NAMES_MEMORY_MS, UNHEARD_TTL_MS, type WrittenOutboxDocument } from '../core/operations';
+import { PROJECTED_STATUS_MEMORY_MS, PROJECTED_NAMES_MEMORY_MS, UNHEARD_TTL_MS, type WrittenOutboxDocument } from '../core/operations';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -99,7 +99,7 @@ export interface ServiceParts {
   /** Other things to close on shutdown, in order (after the consumers and the relay, before NATS and MongoDB). */
   closers?: Array<() => Promise<unknown>>;
   /**
-   * The app's cache of public answers: the nickname memory is forgotten with everything it forgets, and its
+   * The app's cache of public answers: the memory of projected users is forgotten with everything it forgets, and its
    * subscriptions end with the shutdown (before NATS closes).
    */
   responseCache?: ResponseCache;
@@ -122,14 +122,14 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
 }
 
 /**
- * Turns on the nickname memory of the service's user projection and ties it to the announcements that forget
+ * Turns on the memory of the service's projected users and ties it to the announcements that forget
  * everything (a stored snapshot is one): through the response cache's own subscription where the service has
  * one, so both are forgotten in the same moment; otherwise through its own. Returns how to stop listening.
  */
-export function rememberProjectedNickNames(bus: EventBus, connection: Connection, service: string, responseCache: ResponseCache | undefined): () => void {
+export function rememberProjectedUsersOfService(bus: EventBus, connection: Connection, service: string, responseCache: ResponseCache | undefined): () => void {
   // Names live as long as the answers that show them while the cache hears what forgets both; the guard's 1 s stays.
   const namesTtlMs = responseCache ? () => (responseCache.hearsChanges ? PROJECTED_NAMES_MEMORY_MS : UNHEARD_TTL_MS) : undefined;
-  const memory = rememberNickNames(projectedUserModel(connection), NICKNAME_MEMORY_MS, undefined, namesTtlMs);
+  const memory = rememberProjectedUsers(projectedUserModel(connection), PROJECTED_STATUS_MEMORY_MS, undefined, namesTtlMs);
   if (responseCache) {
     responseCache.alsoForget(() => memory.forget());
     return () => undefined;
@@ -232,7 +232,7 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
       outageLimitMs,
     );
     const feed = startRevocationFeed(config, log, connection, definition.userProjection, revocationFeed);
-    const stopNickNames = definition.userProjection ? rememberProjectedNickNames(bus, connection, definition.name, responseCache) : () => undefined;
+    const stopUserMemory = definition.userProjection ? rememberProjectedUsersOfService(bus, connection, definition.name, responseCache) : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
     // Each consumer's declared cache keys are forgotten once its handler stored the change.
     const consumers = await startConsumers(bus, withCacheChanges(declared, responseCache));
@@ -264,7 +264,7 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
         async () => relay?.stop(),
         ...closers,
         async () => responseCache?.stop(),
-        async () => stopNickNames(),
+        async () => stopUserMemory(),
         () => users.stop(),
         () => revocations.stop(),
         async () => feed?.stop(),

@@ -6,10 +6,10 @@ import {
   createLogger,
   EventBus,
   nickNamesOf,
-  NickNameMemory,
+  ProjectedUserMemory,
   projectedUserModel,
-  rememberNickNames,
-  rememberProjectedNickNames,
+  rememberProjectedUsers,
+  rememberProjectedUsersOfService,
   ResponseCache,
   WITHDRAWN_NICKNAME,
 } from '../src';
@@ -24,9 +24,9 @@ afterAll(async () => dropTestDb(connection));
 /** Renames behind the projection's back: only the memory's own rules decide whether the new name shows. */
 const renameInStore = (id: number, nickName: string) => projectedUserModel(connection).updateOne({ _id: id }, { $set: { nickName } }).exec();
 
-describe('NickNameMemory', () => {
+describe('ProjectedUserMemory', () => {
   const clock = { ms: 0 };
-  const memory = () => new NickNameMemory(1_000, () => clock.ms);
+  const memory = () => new ProjectedUserMemory(1_000, () => clock.ms);
   beforeEach(() => {
     clock.ms = 0;
   });
@@ -74,12 +74,12 @@ describe('NickNameMemory', () => {
 });
 
 describe('nickNamesOf with the memory turned on', () => {
-  it('reads the store every time without rememberNickNames, and through the memory with it; a withdrawal shows at once after the forget', async () => {
+  it('reads the store every time without rememberProjectedUsers, and through the memory with it; a withdrawal shows at once after the forget', async () => {
     const users = projectedUserModel(connection);
     await applyUserSnapshot(users, userSnapshot(704, '탈퇴예정'));
     await renameInStore(704, '직접바꿈');
     expect((await nickNamesOf(users, [704])).get(704)).toBe('직접바꿈');
-    const names = rememberNickNames(users, 60_000);
+    const names = rememberProjectedUsers(users, 60_000);
     try {
       expect((await nickNamesOf(users, [704, 704])).get(704)).toBe('직접바꿈');
       await renameInStore(704, '안보임');
@@ -88,19 +88,19 @@ describe('nickNamesOf with the memory turned on', () => {
       names.forget();
       expect((await nickNamesOf(users, [704])).get(704)).toBe(WITHDRAWN_NICKNAME);
     } finally {
-      rememberNickNames(users, 0);
+      rememberProjectedUsers(users, 0);
     }
   });
 });
 
-describe("runService's wiring of the memory (rememberProjectedNickNames)", () => {
+describe("runService's wiring of the memory (rememberProjectedUsersOfService)", () => {
   let bus: EventBus;
   const names = isolatedNames('sharednicknamewiring');
   beforeAll(async () => {
     bus = await EventBus.connect({ url: testEnv().natsUrl, prefix: names.natsPrefix, name: 'nickname-wiring', logger: createLogger('test', 'silent') });
   });
   afterAll(async () => {
-    rememberNickNames(projectedUserModel(connection), 0);
+    rememberProjectedUsers(projectedUserModel(connection), 0);
     await bus.close();
   });
 
@@ -117,7 +117,7 @@ describe("runService's wiring of the memory (rememberProjectedNickNames)", () =>
 
   it('with a response cache: forgotten with everything it forgets, kept when it forgets only some keys', async () => {
     const responseCache = new ResponseCache();
-    const stop = rememberProjectedNickNames(bus, connection, 'wired', responseCache);
+    const stop = rememberProjectedUsersOfService(bus, connection, 'wired', responseCache);
     await warm(711);
     responseCache.forget(['board:1']);
     expect(await remembersOldName(711)).toBe(true);
@@ -128,7 +128,7 @@ describe("runService's wiring of the memory (rememberProjectedNickNames)", () =>
 
   it("with a response cache: names outlive the guard's 1 s while it hears the announcements, and not while it cannot", async () => {
     const responseCache = new ResponseCache();
-    const stop = rememberProjectedNickNames(bus, connection, 'wiredlong', responseCache);
+    const stop = rememberProjectedUsersOfService(bus, connection, 'wiredlong', responseCache);
     try {
       await warm(713);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -146,7 +146,7 @@ describe("runService's wiring of the memory (rememberProjectedNickNames)", () =>
   });
 
   it("without one: forgotten by the service's announcements that name no keys, kept by those that do", async () => {
-    const stop = rememberProjectedNickNames(bus, connection, 'unwired', undefined);
+    const stop = rememberProjectedUsersOfService(bus, connection, 'unwired', undefined);
     await warm(712);
     const subject = bus.subject(cacheChangedSubject('unwired'));
     bus.connection.publish(subject, changedAnnouncement(['board:1']));

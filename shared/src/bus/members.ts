@@ -113,10 +113,11 @@ export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: numbe
 
 /**
  * A process's short memory of the users its projection holds: the nicknames and user types answers show (a
- * listing shows its author's), and whether each user's writes are refused. So that a page of boards, listings or notifications, or a listing's detail, costs the store one round
- * trip less: nearly every answer that shows people shows the same few hundred active members. The same read brings
- * whether the user's status refuses writes, so the write guard asks it too (`projectedSuspension`): a member's write
- * waits for one round trip less, and a suspension is refused as soon as every instance has heard of it.
+ * listing shows its author's), so that a page of boards, listings or notifications, or a listing's detail, costs
+ * the store one round trip less (nearly every answer that shows people shows the same few hundred active members);
+ * and, from the same read, whether each user's writes are refused, which the write guard asks
+ * (`projectedSuspension`): a member's write waits for one round trip less, and a suspension is refused as soon as
+ * every instance has heard of it.
  * It is forgotten whole, at once, whenever a snapshot may have changed a name: when this process stores one, and
  * on every announcement that forgets all of the service's cached answers (the projection's announcement, which
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
@@ -162,7 +163,7 @@ export class ProjectedUserMemory {
     return (await this.lookupUsers(model, [id], this.ttlMs)).get(id)?.refused;
   }
 
-  /** What is known of each user, from a read less than `maxAgeMs` old (never older than the memory's TTL). */
+  /** What is known of each user, from a read less than `maxAgeMs` old (the lifetime of the question asked). */
   private async lookupUsers(model: Model<ProjectedUser>, ids: readonly number[], maxAgeMs: number): Promise<Map<number, ProjectedUserSeen>> {
     const found = new Map<number, ProjectedUserSeen>();
     const missing: number[] = [];

@@ -11,11 +11,9 @@
  *
  * Asserts nothing; its figures are in docs/benchmarks.md, issue 37 item 5.
  */
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { connectMongo } from '../shared/src';
-import { cpuMs, numberArg as arg, startBenchStores } from './lib/bench-stores';
-import { startSystem } from './lib/system';
+import { cpuMs, listenerPid, numberArg as arg, startBenchStores, startHousesSystem } from './lib/bench-stores';
 import { seedHouses } from './seed-houses';
 
 /** Ten minutes: a task slowed to this runs at most once in a measurement. */
@@ -37,23 +35,13 @@ const CONFIGURATIONS: Configuration[] = [
 ];
 
 /** The pid listening on a local port (`ss`), or undefined. */
-function listenerPid(uri: string): number | undefined {
-  try {
-    const out = execFileSync('ss', ['-ltnpH', `sport = :${new URL(uri).port}`]).toString();
-    const match = /pid=(\d+)/.exec(out);
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const perSecond = (spentMs: number, seconds: number) => (spentMs / seconds).toFixed(1);
 
 async function main(): Promise<void> {
   const seconds = arg('seconds', 30);
   const settle = arg('settle', 8);
   const stores = await startBenchStores('idle', ['houses']);
-  const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
+  const { mongo, nats, dbPrefix } = stores;
   try {
     const connection = await connectMongo(mongo.uri, `${dbPrefix}houses`);
     await seedHouses(connection, { count: arg('count', 1_000) }).finally(() => connection.close());
@@ -68,18 +56,7 @@ async function main(): Promise<void> {
     console.log('\n| configuration | houses | CPU ms/s each houses process | houses summed | gateway | store | broker | CPU of one probe |');
     console.log('|---|---|---|---|---|---|---|---|');
     for (const configuration of CONFIGURATIONS) {
-      const system = await startSystem({
-        mongoUri: mongo.uri,
-        natsUrl: nats.uri,
-        publicKey: keys.publicKey,
-        privateKey: keys.privateKey,
-        services: ['houses'],
-        instances: { houses: configuration.instances },
-        dbPrefix,
-        natsPrefix,
-        env: { LOG_LEVEL: 'error', ...configuration.env },
-        readyTimeoutMs: 120_000,
-      });
+      const system = await startHousesSystem(stores, { instances: configuration.instances, env: configuration.env });
       stores.stopSystem = () => system.stop();
       try {
         await new Promise((resolve) => setTimeout(resolve, settle * 1000));

@@ -47,9 +47,9 @@ import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs
 import path from 'node:path';
 import os from 'node:os';
 import { connectMongo } from '../shared/src';
-import { cpuMs, numberArg as arg, rssMiB, startBenchStores, textArg } from './lib/bench-stores';
+import { cpuMs, listenerPid, numberArg as arg, rssMiB, startBenchStores, startHousesSystem, textArg } from './lib/bench-stores';
 import { Loader, type LoadResult, type LoadSpec } from './lib/site-load';
-import { startSystem, type RunningSystem } from './lib/system';
+import type { RunningSystem } from './lib/system';
 import { seedHouses } from './seed-houses';
 
 /** The site mix's house kinds, with its weights (20 lists, 15 details per 100 requests; bench:site). */
@@ -332,7 +332,7 @@ async function main(): Promise<void> {
   const metricsToken = randomBytes(18).toString('base64url');
   // The bench's streams and database go away however it ends: done, failed, or interrupted (Ctrl-C).
   const stores = await startBenchStores('bench', ['houses']);
-  const { mongo, nats, keys, dbPrefix, natsPrefix } = stores;
+  const { mongo, dbPrefix } = stores;
   const targets: Target[] = [];
   let loader: Loader | undefined;
   stores.stopSystem = async () => {
@@ -344,29 +344,19 @@ async function main(): Promise<void> {
     const seeded = await seedHouses(connection, { count }).finally(() => connection.close());
     const houseIds = Array.from({ length: seeded.lastId - seeded.firstId + 1 }, (_, i) => seeded.firstId + i);
     // The store's process, when this bench started it (its CPU is part of every request's cost).
-    const storePid = findStorePid(mongo.uri);
+    const storePid = listenerPid(mongo.uri);
     for (const variant of variants)
       for (const instances of instanceCounts) {
         const label = variant ? `x${instances} ${variant}` : `x${instances}`;
         const flags = [...nodeArgs, ...(variant ? variantArgs : [])];
-        const system = await startSystem({
-          mongoUri: mongo.uri,
-          natsUrl: nats.uri,
-          publicKey: keys.publicKey,
-          privateKey: keys.privateKey,
-          services: ['houses'],
-          instances: { houses: instances },
-          dbPrefix,
-          natsPrefix,
+        const system = await startHousesSystem(stores, {
+          instances,
           env: {
-            LOG_LEVEL: 'error',
             METRICS_TOKEN: metricsToken,
             ...(noCache ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
             ...(affinity ? { UPSTREAM_READ_AFFINITY: affinity } : {}),
           },
-          // A busy machine may take longer than the default 30 s to start a process.
-          readyTimeoutMs: 120_000,
-          ...(flags.length > 0 ? { nodeArgs: flags } : {}),
+          nodeArgs: flags,
         });
         if (outputDir) {
           for (const handle of [system.gateway, ...(system.services.houses ?? [])]) {
@@ -463,17 +453,6 @@ function gitHead(): string {
 }
 
 /** The pid listening on the store's port (`ss`), or undefined (a store given by MONGODB_URI on another host). */
-function findStorePid(uri: string): number | undefined {
-  try {
-    const port = new URL(uri).port;
-    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`]).toString();
-    const match = /pid=(\d+)/.exec(out);
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 main().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -11,6 +11,7 @@ import { EventBus, connectMongo, createLogger, generateDevKeyPair } from '../../
 import { onceOrInterrupted } from './cleanup';
 import { startMongo, type RunningStore } from './mongo';
 import { ensureNats } from './nats';
+import { startSystem, type RunningSystem } from './system';
 
 /** `--name <number>` from the command line, or `fallback`. */
 export function numberArg(name: string, fallback: number): number {
@@ -39,6 +40,17 @@ export function cpuMs(pid: number | undefined): number {
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
+  }
+}
+
+/** The process listening on a store's address (`ss`), when it runs on this machine: its CPU is part of the cost. */
+export function listenerPid(uri: string): number | undefined {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${new URL(uri).port}`]).toString();
+    const match = /pid=(\d+)/.exec(out);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -81,4 +93,34 @@ export async function startBenchStores(label: string, databases: readonly string
     }),
   };
   return stores;
+}
+
+export interface HousesSystemOptions {
+  instances: number;
+  /** Settings besides `LOG_LEVEL=error`. */
+  env?: NodeJS.ProcessEnv;
+  /** Node flags of the gateway and every houses process. */
+  nodeArgs?: readonly string[];
+}
+
+/**
+ * A gateway in front of `instances` houses processes on the bench's stores (what bench:system and bench:idle
+ * measure); the clean-up stops it.
+ */
+export async function startHousesSystem(stores: BenchStores, options: HousesSystemOptions): Promise<RunningSystem> {
+  const nodeArgs = options.nodeArgs ?? [];
+  return startSystem({
+    mongoUri: stores.mongo.uri,
+    natsUrl: stores.nats.uri,
+    publicKey: stores.keys.publicKey,
+    privateKey: stores.keys.privateKey,
+    services: ['houses'],
+    instances: { houses: options.instances },
+    dbPrefix: stores.dbPrefix,
+    natsPrefix: stores.natsPrefix,
+    env: { LOG_LEVEL: 'error', ...options.env },
+    // A busy machine may take longer than the default 30 s to start a process.
+    readyTimeoutMs: 120_000,
+    ...(nodeArgs.length > 0 ? { nodeArgs: [...nodeArgs] } : {}),
+  });
 }

@@ -126,9 +126,9 @@ describe("runService's wiring of the memory (rememberProjectedUsersOfService)", 
     stop();
   });
 
-  it("with a response cache: names outlive the guard's 1 s while it hears the announcements, and not while it cannot", async () => {
+  it("with a response cache: names live as long as the answers showing them (past the guard's 1 s) while it hears the announcements, and not while it cannot", async () => {
     const responseCache = new ResponseCache();
-    const stop = rememberProjectedUsersOfService(bus, connection, 'wiredlong', responseCache);
+    const stop = rememberProjectedUsersOfService(bus, connection, 'wiredlong', responseCache, { name: 'boards', ttlMs: 10_000 });
     try {
       await warm(713);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -141,6 +141,19 @@ describe("runService's wiring of the memory (rememberProjectedUsersOfService)", 
       expect(await remembersOldName(714)).toBe(false);
     } finally {
       responseCache.connectionStatus('back');
+      stop();
+    }
+  });
+
+  it("with a response cache but no answers declared to show names: names live as long as the guard's status (1 s)", async () => {
+    const responseCache = new ResponseCache();
+    const stop = rememberProjectedUsersOfService(bus, connection, 'wiredshort', responseCache);
+    try {
+      await warm(715);
+      expect(await remembersOldName(715)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await remembersOldName(715)).toBe(false);
+    } finally {
       stop();
     }
   });

@@ -1,7 +1,7 @@
 import { defineService, serviceApp, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, startPictureSweeper, type MediaSettings } from '@binzip/shared/media';
 import type { Express } from 'express';
-import { commentCreatedEvents } from './cache-keys';
+import { BOARD_ANSWERS, commentCreatedEvents } from './cache-keys';
 import { readConfig } from './config';
 import { sanitizeStoredBoards } from './domain/boards';
 import { referencedPictures } from './domain/pictures';
@@ -20,6 +20,7 @@ export const service = defineService({
   name: 'community',
   readConfig,
   userProjection: true,
+  namesShownBy: BOARD_ANSWERS,
   models: communityModels,
   initModels,
   deps: (config) => ({ media: config }),

@@ -1,6 +1,7 @@
 import { defineService, serviceApp, serviceContext, type ServiceAppDeps } from '@binzip/shared';
 import { createPictures, defaultMediaSettings, startPictureSweeper, type MediaSettings } from '@binzip/shared/media';
 import type { Express } from 'express';
+import { HOUSE_ANSWERS } from './cache-keys';
 import { geocoderOf, readConfig } from './config';
 import { backfillPlaces, startGeocoding } from './domain/geocoding';
 import { sanitizeStoredListings } from './domain/listings';
@@ -27,6 +28,7 @@ export const service = defineService({
   name: 'houses',
   readConfig,
   userProjection: true,
+  namesShownBy: HOUSE_ANSWERS,
   models: housesModels,
   initModels,
   deps: (config) => ({ media: config }),

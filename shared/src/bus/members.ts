@@ -123,7 +123,7 @@ export const nickNameIn = (nickNames: ReadonlyMap<number, string>, userId: numbe
  * every instance hears; `ResponseCache.alsoForget`). Like the response cache it never keeps a name read while a
  * change was being stored (a generation), and its lifetimes bound what a lost announcement can cost: the
  * guard's answer 1 s (`PROJECTED_STATUS_MEMORY_MS`, inside the 2 s a suspension may take), the names as long as the answers
- * showing them live while the announcements can be heard (`PROJECTED_NAMES_MEMORY_MS`; `UNHEARD_TTL_MS` otherwise).
+ * showing them live while the announcements can be heard (the service's `namesShownBy`; `UNHEARD_TTL_MS` otherwise).
  */
 export class ProjectedUserMemory {
   private readonly names = new Map<number, ProjectedUserSeen & { readAt: number }>();

@@ -410,13 +410,6 @@ export const UNHEARD_TTL_MS = 1_000;
 export const PROJECTED_STATUS_MEMORY_MS = 1_000;
 
 /**
- * How long a process remembers what answers show of a projected user (nickname, user type) while it hears the
- * announcements that forget it (`ResponseCache.hearsChanges`): as long as the longest answer showing it (board and
- * house answers, 10 s), forgotten by the same announcements; `UNHEARD_TTL_MS` while it cannot hear them.
- */
-export const PROJECTED_NAMES_MEMORY_MS = 10_000;
-
-/**
  * Names of what cached answers show, chosen by each service (community: `board:12`, `love-order:DEFAULT`): an
  * answer depends on some (an operation's `dependsOn`), a write changes some (its `changes`), and a change forgets
  * exactly the answers that depend on one of its keys. Where nothing is declared the key is "everything": an

@@ -4,7 +4,7 @@ import type { EventConsumer } from '../bus/events';
 import type { OutboxDeclaration } from '../bus/outbox';
 import { ResponseCache, type CacheEventSubject } from '../bus/response-cache';
 import { projectedSuspension } from '../bus/members';
-import type { ServiceContext } from '../core/operations';
+import type { CacheLifetime, ServiceContext } from '../core/operations';
 import type { ApiDocument } from '../core/openapi';
 import { mountOperations, type AnyOperation, type MountOptions } from '../core/operations';
 import type { SuspensionLookup } from '../core/auth';
@@ -35,6 +35,12 @@ export interface ServiceDeclaration<C extends DeclaredServiceConfig, M, X extend
   readConfig: () => C;
   /** Keep the local projection of accounts' users (every service but accounts itself). */
   userProjection: boolean;
+  /**
+   * The cached answers that show projected users (nickname, user type: board answers, house answers): what they
+   * show of a user is remembered as long as they live, while the announcements that forget both can be heard
+   * (`ProjectedUserMemory`). Without it, as long as the write guard's status (`PROJECTED_STATUS_MEMORY_MS`).
+   */
+  namesShownBy?: CacheLifetime;
   models: (connection: Connection) => M;
   initModels: (models: M) => Promise<void>;
   /**
@@ -138,6 +144,7 @@ export function declaredDefinition<C extends DeclaredServiceConfig, M, X extends
     name: service.name,
     readConfig: service.readConfig,
     userProjection: service.userProjection,
+    ...(service.namesShownBy ? { namesShownBy: service.namesShownBy } : {}),
     start: async (runtime) => {
       const { config, logger, connection, bus, eventsPending } = runtime;
       const models = service.models(connection);

@@ -19,7 +19,7 @@ import { followRevocationFeed, httpRevocationFeed, type RevocationFeedFollower, 
 import { startTracing } from '../core/telemetry';
 import { projectedUserModel, rememberProjectedUsers, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
-import { PROJECTED_STATUS_MEMORY_MS, PROJECTED_NAMES_MEMORY_MS, UNHEARD_TTL_MS, type WrittenOutboxDocument } from '../core/operations';
+import { PROJECTED_STATUS_MEMORY_MS, UNHEARD_TTL_MS, type CacheLifetime, type WrittenOutboxDocument } from '../core/operations';
 import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
@@ -117,6 +117,12 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
   readConfig: () => C;
   /** Keep the local projection of accounts' users (every service but accounts itself). */
   userProjection: boolean;
+  /**
+   * The cached answers that show projected users (nickname, user type: board answers, house answers): what they
+   * show of a user is remembered as long as they live, while the announcements that forget both can be heard
+   * (`ProjectedUserMemory`). Without it, as long as the write guard's status (`PROJECTED_STATUS_MEMORY_MS`).
+   */
+  namesShownBy?: CacheLifetime;
   /** Prepares the store and builds the app; declares the outbox and the consumers `runService` runs. */
   start: (runtime: ServiceRuntime<C>) => Promise<ServiceParts>;
 }
@@ -126,9 +132,15 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
  * everything (a stored snapshot is one): through the response cache's own subscription where the service has
  * one, so both are forgotten in the same moment; otherwise through its own. Returns how to stop listening.
  */
-export function rememberProjectedUsersOfService(bus: EventBus, connection: Connection, service: string, responseCache: ResponseCache | undefined): () => void {
+export function rememberProjectedUsersOfService(
+  bus: EventBus,
+  connection: Connection,
+  service: string,
+  responseCache: ResponseCache | undefined,
+  namesShownBy?: CacheLifetime,
+): () => void {
   // Names live as long as the answers that show them while the cache hears what forgets both; the guard's 1 s stays.
-  const namesTtlMs = responseCache ? () => (responseCache.hearsChanges ? PROJECTED_NAMES_MEMORY_MS : UNHEARD_TTL_MS) : undefined;
+  const namesTtlMs = responseCache && namesShownBy ? () => (responseCache.hearsChanges ? namesShownBy.ttlMs : UNHEARD_TTL_MS) : undefined;
   const memory = rememberProjectedUsers(projectedUserModel(connection), PROJECTED_STATUS_MEMORY_MS, undefined, namesTtlMs);
   if (responseCache) {
     responseCache.alsoForget(() => memory.forget());
@@ -232,7 +244,9 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
       outageLimitMs,
     );
     const feed = startRevocationFeed(config, log, connection, definition.userProjection, revocationFeed);
-    const stopUserMemory = definition.userProjection ? rememberProjectedUsersOfService(bus, connection, definition.name, responseCache) : () => undefined;
+    const stopUserMemory = definition.userProjection
+      ? rememberProjectedUsersOfService(bus, connection, definition.name, responseCache, definition.namesShownBy)
+      : () => undefined;
     if (outbox) relay = startOutboxRelay(bus, outbox, { logger: log, intervalMs: config.OUTBOX_INTERVAL_MS });
     // Each consumer's declared cache keys are forgotten once its handler stored the change.
     const consumers = await startConsumers(bus, withCacheChanges(declared, responseCache));

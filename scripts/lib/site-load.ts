@@ -256,8 +256,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      // Timed from when it was due: a generator that fell behind does not hide the wait (coordinated omission).
-      pending.push(send(agent, base, plan(draw(), spec), due).then((s) => void samples.push(s)));
+      // Timed from when it was due: a generator that fell behind does not hide the wait (coordinated omission). One
+      // sent up to a millisecond early (not worth a timer) is timed from its sending: never a negative latency.
+      pending.push(send(agent, base, plan(draw(), spec), Math.min(due, performance.now())).then((s) => void samples.push(s)));
     }
     await Promise.all(pending);
   }

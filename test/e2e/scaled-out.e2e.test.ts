@@ -3,7 +3,8 @@
  * with every stream kept on all three nodes (`NATS_REPLICAS=3`). Gateway 1 forwards only to the first replica of
  * each service and gateway 2 only to the second (`splitUpstreams`), so sending requests alternately through the
  * two gateways sends them alternately to two replicas: what must hold for the whole deployment is shown to hold
- * across copies, not per copy. Then the leader node of the streams in use is killed and the pipeline keeps
+ * across copies, not per copy (ceilings, locks, cached answers, outbox relays, revocations, and each process's memory of
+ * members: a suspension and a rename). Then the leader node of the streams in use is killed and the pipeline keeps
  * working, each comment notified exactly once. The built processes (`npx tsc -b`), the run's MongoDB-protocol
  * server, and this file's own NATS nodes (the machine's shared NATS is never touched).
  */
@@ -267,6 +268,41 @@ test('a logout and a password change are refused by every replica of every servi
   expect(await refusedEverywhere(ended)).toBeLessThan(2_000 * SESSION_READS.length * 2);
   // The session that changed the password goes on.
   expect((await e2e.api('GET', '/api/v1/users', { gateway: 1, token: kept })).status).toBe(200);
+});
+
+test("a suspension and a rename reach every replica's memory of members: writes refused within 2 s, the new name shown too", async () => {
+  // Each process remembers a member's name and whether his writes are refused (ProjectedUserMemory): the snapshot
+  // that changes either must reach both replicas' memories, not only their projections.
+  const member = 9120;
+  await e2e.publishUser({ id: member, nick_name: '정지예정', version: 1 });
+  const comment = (gateway: number, content: string) =>
+    e2e.api('POST', '/api/v1/comments', { gateway, token: token(member), body: { boardId, content }, contract: false });
+  const shownName = async (gateway: number) =>
+    (await e2e.ok<Array<{ nickName: string; content: string }>>('GET', `/api/v1/comments/${boardId}`, { gateway })).find((c) => c.content.startsWith('기억'))
+      ?.nickName;
+  for (const gateway of [0, 1]) {
+    await eventually(async () => ((await comment(gateway, `기억 ${gateway}`)).status === 200 ? true : undefined), 10_000, 100);
+    await eventually(async () => ((await shownName(gateway)) === '정지예정' ? true : undefined), 5_000, 50);
+  }
+  await e2e.publishUser({ id: member, nick_name: '바뀐이름', version: 2, status: 'SUSPENDED' });
+  const changed = Date.now();
+  // The names first, before any write of his: a write's guard reads him again after 1 s, which would renew them.
+  // Only one replica stores the snapshot (one durable consumer); the other forgets on its announcement, or would
+  // show the old name for the answers' 10 s.
+  for (const gateway of [0, 1]) await eventually(async () => ((await shownName(gateway)) === '바뀐이름' ? true : undefined), 2_000, 50);
+  for (const gateway of [0, 1]) {
+    // Few attempts (each write that passes the guard counts toward the member's ceiling of 6).
+    const refused = await eventually(
+      async () => {
+        const res = await comment(gateway, '정지 후');
+        return res.status === 403 ? res : undefined;
+      },
+      2_000,
+      250,
+    );
+    expect(refused.body.code).toBe('U0012');
+  }
+  expect(Date.now() - changed).toBeLessThan(4_000);
 });
 
 async function leaderOf(bus: EventBus, stream: 'COMMUNITY'): Promise<string> {

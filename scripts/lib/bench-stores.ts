@@ -1,7 +1,8 @@
 /**
- * What the benchmarks that run the built system share: numeric flags, a process's memory, and throw-away stores
- * (a MongoDB-protocol server and NATS) under one database and stream prefix that are forgotten however the run
- * ends (done, failed or Ctrl-C).
+ * What the benchmarks that run the built system share: numeric flags, a process's memory and CPU, the process
+ * behind a store's address, throw-away stores (a MongoDB-protocol server and NATS) under one database and stream
+ * prefix that are forgotten however the run ends (done, failed or Ctrl-C), and a gateway in front of houses
+ * instances on them.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

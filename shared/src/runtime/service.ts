@@ -117,11 +117,7 @@ export interface ServiceDefinition<C extends BaseServiceConfig> {
   readConfig: () => C;
   /** Keep the local projection of accounts' users (every service but accounts itself). */
   userProjection: boolean;
-  /**
-   * The cached answers that show projected users (nickname, user type: board answers, house answers): what they
-   * show of a user is remembered as long as they live, while the announcements that forget both can be heard
-   * (`ProjectedUserMemory`). Without it, as long as the write guard's status (`PROJECTED_STATUS_MEMORY_MS`).
-   */
+  /** The cached answers that show projected users' names (`ServiceDeclaration.namesShownBy`, which says why). */
   namesShownBy?: CacheLifetime;
   /** Prepares the store and builds the app; declares the outbox and the consumers `runService` runs. */
   start: (runtime: ServiceRuntime<C>) => Promise<ServiceParts>;

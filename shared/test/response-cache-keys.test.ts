@@ -245,6 +245,30 @@ describe('what one anonymous client can make the cache hold (issue 34 item 4)', 
     expect(cache.bytes).toBeLessThanOrEqual(2_000);
   });
 
+  it('an answer asked for outlives the ones nobody asked for again, and the answer just kept is never the one dropped', async () => {
+    values.clear();
+    const cache = new ResponseCache({ now: () => 0, maxEntries: 3 });
+    const app = appWith(cache);
+    for (const id of [1, 2, 3]) await dataOf(app, `/items/${id}`);
+    await dataOf(app, '/items/1');
+    for (const id of [4, 5]) await dataOf(app, `/items/${id}`);
+    for (const id of [1, 2, 3, 4, 5]) values.set(id, 7);
+    // 2 and 3 went; 1, asked for again, and the two newest stayed.
+    const kept = async () => {
+      const answers: Record<number, number> = {};
+      for (const id of [1, 4, 5]) answers[id] = await dataOf(app, `/items/${id}`);
+      return answers;
+    };
+    expect(await kept()).toEqual({ 1: 0, 4: 0, 5: 0 });
+    expect(cache.size).toBe(3);
+    // Every kept answer was just asked for: the next one stored stays all the same (one of the others goes).
+    values.set(6, 1);
+    expect(await dataOf(app, '/items/6')).toBe(1);
+    values.set(6, 2);
+    expect(await dataOf(app, '/items/6')).toBe(1);
+    expect(cache.size).toBe(3);
+  });
+
   it('drops expired answers without being asked for them again, on a timer that keeps no process alive', async () => {
     let now = 0;
     const cache = new ResponseCache({ now: () => now, sweepEveryMs: 10 });

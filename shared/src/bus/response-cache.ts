@@ -75,6 +75,12 @@ interface Entry {
   /** What the entry costs the budget: its body, key and tag. */
   bytes: number;
   expiresAt: number;
+  /**
+   * Asked for since it was stored or last came up for eviction: it gets a second chance instead of going
+   * (`store`). Marked, not moved, on each use, so a hit changes no Map: every move made V8 rebuild the shelf's
+   * table now and then, and on a busy gateway each table lived long enough to be promoted, then was dropped.
+   */
+  used: boolean;
   /** What the answer depends on; `undefined`: everything (any change forgets it). */
   keys: CacheKeys | undefined;
   /** The gateway's: the service's answer headers, given again with the kept answer (`keep`, `recall`). */
@@ -98,8 +104,8 @@ export interface ResponseCacheOptions {
    */
   maxMemberEntries?: number;
   /**
-   * Bytes of anonymous answers kept at most (bodies, keys and tags counted), the least recently used going first:
-   * with the count bound, what bounds the memory anyone can fill with answers.
+   * Bytes of anonymous answers kept at most (bodies, keys and tags counted), the least recently used going first
+   * (nearly: `Entry.used`): with the count bound, what bounds the memory anyone can fill with answers.
    */
   maxBytes?: number;
   /** An answer costing more than this (or than a budget) is served but not kept. */
@@ -269,9 +275,9 @@ function eventKeys(msg: Msg, changes: CacheEventSubject['changes']): CacheKeys |
  * - Every answer of a cached route carries an `ETag`; Express answers a matching `If-None-Match` with 304.
  */
 export class ResponseCache implements RouteCache {
-  /** Anonymous answers by `<tag> <request key>`, least recently used first. */
+  /** Anonymous answers by `<tag> <request key>`, in the order they were stored or given a second chance. */
   private readonly entries = new Map<string, Entry>();
-  /** Members' answers by `member:<userId> <tag> <request key>`, least recently used first. */
+  /** Members' answers by `member:<userId> <tag> <request key>`, in the same order. */
   private readonly memberEntries = new Map<string, Entry>();
   /** Bytes each shelf holds (`Entry.bytes` summed). */
   private readonly shelfBytes = new Map<Map<string, Entry>, number>();
@@ -363,6 +369,7 @@ export class ResponseCache implements RouteCache {
                 body: bytes,
                 etag,
                 bytes: bytes.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES,
+                used: false,
                 expiresAt: this.now() + lifetime,
                 keys,
               };
@@ -381,9 +388,7 @@ export class ResponseCache implements RouteCache {
       if (entry && entry.expiresAt > this.now()) {
         this.hits++;
         cacheAnswers.inc({ answered_by: 'memory' });
-        // Used: it goes last in the eviction order.
-        shelf.delete(key);
-        shelf.set(key, entry);
+        entry.used = true;
         this.reply(res, entry.etag, entry.body, shared, entry, key);
         return;
       }
@@ -477,8 +482,7 @@ export class ResponseCache implements RouteCache {
     if (entry && entry.expiresAt > this.now()) {
       this.hits++;
       cacheAnswers.inc({ answered_by: 'memory' });
-      this.entries.delete(key);
-      this.entries.set(key, entry);
+      entry.used = true;
       return { body: entry.body, headers: entry.headers ?? {} };
     }
     if (entry) this.remove(key);
@@ -503,6 +507,7 @@ export class ResponseCache implements RouteCache {
       body,
       etag,
       bytes: body.length + 2 * (key.length + etag.length) + ENTRY_OVERHEAD_BYTES,
+      used: false,
       expiresAt: this.now() + (this.hearing ? offer.ttlMs : Math.min(offer.ttlMs, UNHEARD_TTL_MS)),
       keys: offer.keys,
       headers,
@@ -740,11 +745,21 @@ export class ResponseCache implements RouteCache {
           if (!dependents) this.dependents.set(name, (dependents = new Set()));
           dependents.add(key);
         }
-    // The least recently used go first, until both the count and the bytes fit.
+    // The oldest answer not asked for since its last chance goes first (second chance: one asked for goes to the
+    // back, unmarked), until both the count and the bytes fit.
     while (shelf.size > maxEntries || (this.shelfBytes.get(shelf) ?? 0) > maxBytes) {
-      const oldest = shelf.keys().next().value;
+      const oldest = shelf.entries().next().value;
       if (oldest === undefined) break;
-      this.remove(oldest);
+      const [oldestKey, oldestEntry] = oldest;
+      // Every other answer was asked for since its last chance (they all went behind this one): it is the newest
+      // that stays, as with a strict least-recently-used order.
+      if (oldestEntry.used || (oldestKey === key && shelf.size > 1)) {
+        oldestEntry.used = false;
+        shelf.delete(oldestKey);
+        shelf.set(oldestKey, oldestEntry);
+        continue;
+      }
+      this.remove(oldestKey);
     }
     if (!this.sweeper) {
       this.sweeper = setInterval(() => this.sweep(), this.sweepEveryMs);

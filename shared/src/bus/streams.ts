@@ -245,11 +245,20 @@ export async function ensureStreams(host: StreamHost, streams: Iterable<StreamDe
 }
 
 /**
- * JetStream did not answer, or answered that it cannot yet (a cluster still electing its leaders, or busy creating
- * replicated streams for many clients at once): worth asking again, unlike a refusal.
+ * JetStream's "no suitable peers for placement": a cluster whose meta leader is elected but has not yet heard from
+ * enough of its nodes (one still joining) cannot place a replicated stream, and can a few seconds later. A stream
+ * asking more replicas than the cluster has nodes gets the same answer for good: asked again, it fails when the
+ * patience runs out, with that answer.
+ */
+const NO_PEERS_FOR_PLACEMENT = 10005;
+
+/**
+ * JetStream did not answer, or answered that it cannot yet (a cluster still electing its leaders or counting its
+ * nodes, or busy creating replicated streams for many clients at once): worth asking again, unlike a refusal.
  */
 export function isJetStreamUnanswered(err: unknown): boolean {
   if (err instanceof TimeoutError || err instanceof NoRespondersError) return true;
+  if (err instanceof JetStreamApiError && err.code === NO_PEERS_FOR_PLACEMENT) return true;
   const cause = (err as { cause?: unknown } | undefined)?.cause;
   if (cause instanceof TimeoutError || cause instanceof NoRespondersError) return true;
   return err instanceof Error && /^timeout$|temporarily unavailable/i.test(err.message);

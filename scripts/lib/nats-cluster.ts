@@ -42,15 +42,39 @@ export async function startNatsCluster(options: {
 }): Promise<NatsCluster> {
   const count = options.nodes ?? 3;
   const host = '127.0.0.1';
-  const ports: number[] = [];
-  const clusterPorts: number[] = [];
-  for (let i = 0; i < count; i++) {
-    ports.push(options.basePort !== undefined ? options.basePort + i : await freePort(host));
-    clusterPorts.push(options.baseClusterPort !== undefined ? options.baseClusterPort + i : await freePort(host));
+  const choosesPorts = options.basePort === undefined || options.baseClusterPort === undefined;
+  // Ports found free may be taken by another process (a parallel test's server) before nats-server binds them:
+  // then the cluster is laid out again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    const ports: number[] = [];
+    const clusterPorts: number[] = [];
+    for (let i = 0; i < count; i++) {
+      ports.push(options.basePort !== undefined ? options.basePort + i : await freePort(host));
+      clusterPorts.push(options.baseClusterPort !== undefined ? options.baseClusterPort + i : await freePort(host));
+    }
+    const nodes = layOut(options, host, ports, clusterPorts);
+    try {
+      await Promise.all(nodes.slice(0, options.startNow ?? count).map((n) => n.start()));
+    } catch (err) {
+      await Promise.all(nodes.map((n) => n.stop()));
+      if (choosesPorts && attempt < 3 && err instanceof Error && /address already in use/i.test(err.message)) continue;
+      throw err;
+    }
+    return {
+      nodes,
+      uri: nodes.map((n) => n.uri).join(','),
+      stop: async () => {
+        await Promise.all(nodes.map((n) => n.stop()));
+      },
+    };
   }
+}
+
+/** The cluster's nodes on these ports, their configuration written, none started. */
+function layOut(options: { storeDir: string; clusterName?: string }, host: string, ports: number[], clusterPorts: number[]): NatsNode[] {
   mkdirSync(options.storeDir, { recursive: true });
   const nodes: NatsNode[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < ports.length; i++) {
     const name = `n${i + 1}`;
     const storeDir = path.join(options.storeDir, name);
     const configFile = path.join(options.storeDir, `${name}.conf`);
@@ -74,8 +98,13 @@ export async function startNatsCluster(options: {
       uri: `nats://${host}:${port}`,
       child: () => child,
       start: async () => {
-        const launched = spawn('nats-server', ['-c', configFile], { stdio: 'ignore' });
+        const launched = spawn('nats-server', ['-c', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
         child = launched;
+        // The server's last words, for a start that fails (its log goes to standard error).
+        let output = '';
+        launched.stderr?.on('data', (chunk: Buffer) => {
+          output = (output + chunk.toString()).slice(-4_000);
+        });
         const failed = new Promise<never>((_resolve, reject) =>
           launched.once('error', (err) => reject(new Error(`could not start nats-server (install the Debian package nats-server): ${err.message}`))),
         );
@@ -85,7 +114,7 @@ export async function startNatsCluster(options: {
             port,
             15_000,
             () => launched.exitCode !== null,
-            () => '',
+            () => output,
           ),
           failed,
         ]);
@@ -105,17 +134,5 @@ export async function startNatsCluster(options: {
     };
     nodes.push(node);
   }
-  try {
-    await Promise.all(nodes.slice(0, options.startNow ?? count).map((n) => n.start()));
-  } catch (err) {
-    await Promise.all(nodes.map((n) => n.stop()));
-    throw err;
-  }
-  return {
-    nodes,
-    uri: nodes.map((n) => n.uri).join(','),
-    stop: async () => {
-      await Promise.all(nodes.map((n) => n.stop()));
-    },
-  };
+  return nodes;
 }

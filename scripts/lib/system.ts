@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../../services/gateway/src/proxy/upstreams';
+import type { ListeningMessage } from '../../shared/src/core/lifecycle';
 import { freePort } from './server-process';
 
 /**
@@ -64,15 +65,28 @@ export function serviceEntry(service: ServiceName | 'gateway', root: string = RE
   return entry;
 }
 
-async function waitHealthy(handle: ProcessHandle, timeoutMs: number): Promise<void> {
+/** A process that could not bind the port it was given (someone else took it after `freePort` chose it). */
+export class PortTakenError extends Error {}
+
+/**
+ * Waits until the process says it listens (`tellLauncherListening`, over its IPC channel) and then answers
+ * `/health`: without the first, a server another test started on the same port could answer for it.
+ */
+async function waitHealthy(handle: ProcessHandle, timeoutMs: number, listens: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (handle.child.exitCode !== null) throw new Error(`${handle.name} exited (${handle.child.exitCode}):\n${handle.output.join('')}`);
-    try {
-      const res = await fetch(`${handle.url}/health`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
+    if (handle.child.exitCode !== null) {
+      const output = handle.output.join('');
+      const why = `${handle.name} exited (${handle.child.exitCode}):\n${output}`;
+      throw output.includes('EADDRINUSE') ? new PortTakenError(why) : new Error(why);
+    }
+    if (listens()) {
+      try {
+        const res = await fetch(`${handle.url}/health`, { signal: AbortSignal.timeout(1_000) });
+        if (res.ok) return;
+      } catch {
+        // not answering yet
+      }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -99,6 +113,10 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
   let restartTimer: NodeJS.Timeout | undefined;
   let consecutiveExits = 0;
   let launchedAt = 0;
+  // Another checkout's build (bench:site's baseline) may predate `tellLauncherListening`: its /health is trusted.
+  const confirmsListening = (options.root ?? REPO_ROOT) === REPO_ROOT;
+  let listeningChild: ChildProcess | undefined;
+  const listens = () => !confirmsListening || (listeningChild !== undefined && listeningChild === handle.child);
   const handle: ProcessHandle = {
     name: options.name,
     port: options.port,
@@ -122,14 +140,17 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
       await handle.stop();
       stopping = false;
       launch();
-      await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+      await waitHealthy(handle, options.readyTimeoutMs ?? 30_000, listens);
     },
   };
   const launch = () => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
       cwd: options.root ?? REPO_ROOT,
       env: { ...process.env, ...options.env, PORT: String(options.port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: confirmsListening ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    });
+    child.on('message', (message: Partial<ListeningMessage>) => {
+      if (message.listening?.pid === child.pid) listeningChild = child;
     });
     child.stdout?.on('data', (chunk: Buffer) => {
       keep(chunk);
@@ -169,7 +190,7 @@ export async function startProcess(options: StartProcessOptions): Promise<Proces
   };
   launch();
   try {
-    await waitHealthy(handle, options.readyTimeoutMs ?? 30_000);
+    await waitHealthy(handle, options.readyTimeoutMs ?? 30_000, listens);
     supervised = true;
   } catch (err) {
     // A process that never became healthy must not outlive the failed start.
@@ -235,7 +256,22 @@ export interface RunningSystem {
   stop(): Promise<void>;
 }
 
+/** How often a system on free ports is started again when a port it was given was taken before it bound it. */
+const PORT_TAKEN_ATTEMPTS = 3;
+
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSystemOnce(options);
+    } catch (err) {
+      // Fixed ports (npm start) taken stay an error for the person who started it; free ones are chosen again.
+      if (!(err instanceof PortTakenError) || options.ports !== undefined || attempt >= PORT_TAKEN_ATTEMPTS) throw err;
+      options.log?.(`a port was taken before its process bound it; starting the system again on other ports (${err.message.split('\n')[0]})`);
+    }
+  }
+}
+
+async function startSystemOnce(options: SystemOptions): Promise<RunningSystem> {
   const services = options.services ?? SERVICES;
   const started: ProcessHandle[] = [];
   const byService: Partial<Record<ServiceName, ProcessHandle[]>> = {};

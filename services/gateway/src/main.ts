@@ -1,4 +1,13 @@
-import { createLogger, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, startTracing, type Logger, type Shutdown } from '@binzip/shared/core';
+import {
+  createLogger,
+  exitOnFatalErrors,
+  exitOnStartupFailure,
+  shutdownOn,
+  startTracing,
+  tellLauncherListening,
+  type Logger,
+  type Shutdown,
+} from '@binzip/shared/core';
 import { connectForAnnouncements } from '@binzip/shared/response-cache';
 import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
@@ -25,6 +34,7 @@ async function main(): Promise<void> {
   const stopUpkeep = startUpstreamUpkeep(gateway.pools, config.HEALTH_INTERVAL_MS);
   const server = await listenGateway(gateway, config.PORT, config.HOST);
   logger.info('listening', { url: `http://${config.HOST}:${config.PORT}` });
+  tellLauncherListening(server);
   // The services' announcements, once NATS answers (it keeps trying meanwhile; until then nothing is kept here).
   let announcements: Awaited<ReturnType<typeof connectForAnnouncements>> | undefined;
   const natsUrl = config.NATS_URL;

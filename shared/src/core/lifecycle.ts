@@ -77,3 +77,25 @@ export function exitOnStartupFailure(logger: Logger | undefined, err: unknown): 
   else console.error(`start-up failed: ${message}`);
   process.exit(1);
 }
+
+/** What a process tells the launcher that started it once its server listens (see `tellLauncherListening`). */
+export interface ListeningMessage {
+  listening: { port: number; pid: number };
+}
+
+/**
+ * Tells the launcher that started this process with an IPC channel (scripts/lib/system.ts: `npm start`, the
+ * end-to-end tests) that this process, not another, now listens: a port picked free by the launcher can be taken
+ * by someone else before the process binds it, and a `/health` answer alone cannot say whose it is. The channel
+ * is closed at once, so it neither keeps the process alive nor carries anything else. Without a channel
+ * (containers, Kubernetes, `node main.js`) it does nothing.
+ */
+export function tellLauncherListening(server: Server): void {
+  if (!process.send || !process.connected) return;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const message: ListeningMessage = { listening: { port, pid: process.pid } };
+  process.send(message, undefined, {}, () => {
+    if (process.connected) process.disconnect();
+  });
+}

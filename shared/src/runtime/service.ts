@@ -20,7 +20,7 @@ import { startTracing } from '../core/telemetry';
 import { projectedUserModel, rememberProjectedUsers, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
 import { PROJECTED_STATUS_MEMORY_MS, UNHEARD_TTL_MS, type CacheLifetime, type WrittenOutboxDocument } from '../core/operations';
-import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, type Shutdown } from '../core/lifecycle';
+import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, tellLauncherListening, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
 /**
@@ -255,6 +255,7 @@ export function runService<C extends BaseServiceConfig>(service: ServiceDefiniti
     });
     const server = await listen(operated, config.PORT, config.HOST);
     log.info('listening', { url: `http://${config.HOST}:${config.PORT}`, db: config.MONGODB_DB });
+    tellLauncherListening(server);
     // Only the store ends the process: without NATS the service still serves everything (reads never need it,
     // events wait in the outbox) and its client reconnects for as long as it takes (natsProbe is `tolerated`).
     const watchdog = new OutageWatchdog({

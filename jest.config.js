@@ -2,6 +2,22 @@
  * One jest run for the whole repository. The global setup starts the real stores once (a MongoDB-protocol
  * server and NATS); every test file then gets its own database names and NATS prefix.
  */
+/**
+ * The slow fault tests (stores and brokers stopped, frozen and started again) and the browser's run of the console:
+ * what they prove does not depend on the Node line, so `.ci/run` runs them in its first pass (the Docker image's
+ * Node) and its second pass on the machine's Node (`SECOND_NODE_PASS=1`) leaves them out: about five minutes of
+ * the two workers' time, and each timing-bound test met once per run instead of twice. `npm test` alone runs them.
+ */
+const ONCE_PER_CI_RUN = [
+  'test/e2e/broker-outage.e2e.test.ts',
+  'test/e2e/store-outage.e2e.test.ts',
+  'test/e2e/small-broker.e2e.test.ts',
+  'test/alerts-store-outage.test.ts',
+  'shared/test/stream-startup.test.ts',
+  'shared/test/stream-leader-return.test.ts',
+  'test/browser/admin-console.test.ts',
+];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -37,5 +53,6 @@ module.exports = {
     ...(process.env.CONTAINER_TESTS === '1' ? [] : ['<rootDir>/test/containers/']),
     ...(process.env.SCALED_OUT_TESTS === '1' ? [] : ['<rootDir>/test/e2e/scaled-out.e2e.test.ts', '<rootDir>/test/e2e/nats-partition.e2e.test.ts']),
     ...(process.env.COLLECTION_TESTS === '1' ? [] : ['<rootDir>/test/collection/']),
+    ...(process.env.SECOND_NODE_PASS === '1' ? ONCE_PER_CI_RUN.map((file) => `<rootDir>/${file}`) : []),
   ],
 };

@@ -62,7 +62,7 @@ test("a comment's x-request-id reaches the notifications consumer's log line for
     consumer: 'notifications-board-comments',
     subject: expect.stringMatching(/community\.comment\.created$/),
   });
-  // Log lines are written in batches (core/logger.ts flushes every 100 ms), so the access line may trail the answer.
+  // Log lines are written in batches (shared/src/core/telemetry.ts flushes 100 ms after a line), so the access line may trail the answer.
   const accessLine = await eventually(() => logLines(processOf('community')).find((line) => line.message === 'request' && line.requestId === requestId));
   expect(accessLine).toMatchObject({ method: 'POST' });
 });

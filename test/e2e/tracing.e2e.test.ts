@@ -125,7 +125,7 @@ it('follows one comment from the gateway through community and NATS into the not
   expect(read).toEqual(['GET /api/v1/boards/*', 'GET /api/v1/boards/:boardId']);
 
   // Log lines carry the trace: notifications' "event handled" line of this comment names the trace id.
-  // Log lines are written in batches (core/logger.ts flushes every 100 ms), so wait for the line to arrive.
+  // Log lines are written in batches (shared/src/core/telemetry.ts flushes 100 ms after a line), so wait for the line to arrive.
   const handled = await eventually(() => {
     const lines = (e2e.system.services.notifications ?? []).flatMap((p) => p.output.join('').split('\n'));
     const found = lines.filter((l) => l.includes('"event handled"') && l.includes(root.traceId));

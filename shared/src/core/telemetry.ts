@@ -46,14 +46,14 @@ let stdout: SonicBoom | undefined;
  * `process.stdout`, a line is one synchronous write(2) on the event loop: on a pipe (compose, Kubernetes, the
  * launcher) that was about 7 % of a busy service's profile in the site benchmark, one system call per access
  * line, blocking the event loop whenever the reader of the pipe fell behind. Here lines are written off the
- * event loop, together: once 4 KiB are waiting, and every LOG_FLUSH_MS whatever is waiting. What is still
+ * event loop, together: once 4 KiB are waiting, and LOG_FLUSH_MS after a line whatever is waiting. What is still
  * buffered when the process exits (fatal errors end it with `process.exit`) is written synchronously on `exit`.
  */
 const LOG_FLUSH_MS = 100;
 
 function stdoutStream(): SonicBoom {
   if (!stdout) {
-    const stream = new SonicBoom({ fd: process.stdout.fd, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS });
+    const stream = new SonicBoom({ fd: process.stdout.fd, sync: false, minLength: 4096 });
     process.on('exit', () => {
       try {
         stream.flushSync();
@@ -66,13 +66,29 @@ function stdoutStream(): SonicBoom {
   return stdout;
 }
 
+/**
+ * Flushes the stream LOG_FLUSH_MS after the first line written since the last flush. Not sonic-boom's
+ * `periodicFlush`: that one writes every interval whether or not anything waits, and an empty asynchronous write
+ * is a round trip through libuv's thread pool, ten a second in every idle process (issue 37: what each replica
+ * costs while nobody asks it anything).
+ */
+let flushTimer: NodeJS.Timeout | undefined;
+function writeLine(line: string): void {
+  const stream = stdoutStream();
+  stream.write(line);
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined;
+    stream.flush();
+  }, LOG_FLUSH_MS).unref();
+}
+
 /** winston's formatted line of an entry (triple-beam's MESSAGE). */
 const MESSAGE = Symbol.for('message');
 
 /** Writes each formatted line to the batching standard output above. */
 class StdoutTransport extends TransportStream {
   override log(info: unknown, next: () => void): void {
-    stdoutStream().write(`${String((info as Record<symbol, unknown>)[MESSAGE])}\n`);
+    writeLine(`${String((info as Record<symbol, unknown>)[MESSAGE])}\n`);
     next();
   }
 }

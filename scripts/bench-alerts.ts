@@ -14,7 +14,8 @@
  * with those, whatever the index.
  */
 import { listingKeys, matches, SearchIndex, type PublishedListing } from '../services/notifications/src/domain/matching';
-import { CurrentProvinces, HouseTypes, RecommendedTags, RegionValues, RentalTypes } from '../services/notifications/src/domain/vocabulary';
+import { CurrentProvinces } from '../events/src';
+import { HouseTypes, RecommendedTags, RegionValues, RentalTypes } from '../services/notifications/src/domain/vocabulary';
 import type { SearchConditions } from '../services/notifications/src/models';
 
 const arg = (name: string, fallback: number): number => {

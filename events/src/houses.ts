@@ -3,6 +3,67 @@ import { z } from 'zod';
 
 /** The events houses publishes, as its consumers read them, and the stream that keeps them. */
 
+/*
+ * The words houses' listings are described with, which its listing events carry (`rentalType`, `houseType`,
+ * `dealState`, `recommendedTag`, `province`) and a consumer may match against (notifications' saved searches). Said
+ * here once, for houses (which validates and stores them) and for its consumers; the events' schemas keep plain
+ * strings, so a word houses adds later reaches consumers that do not know it yet (they refuse to save a search
+ * naming it until they are rebuilt with it, never match it silently).
+ */
+
+export const RentalTypes = ['SALE', 'JEONSE', 'MONTHLYRENT'] as const;
+
+/**
+ * What kind of property a listing is (the original site's 2024-08-18 change "농가거래"): 토지, 주택, 농가.
+ * Optional: listings saved before it, and by clients that do not send it, have none.
+ */
+export const HouseTypes = ['LAND', 'HOUSE', 'FARM_HOUSE'] as const;
+
+/** The deal states a public listing can be in (the spec's public-list `dealState` filter). */
+export const PublicDealStates = ['ONGOING', 'COMPLETED'] as const;
+
+export const RecommendedTags = [
+  'WANT_TO_INTERIOR_FOR_THE_FIRST_TIME',
+  'WANT_TO_READY_HOUSE',
+  'HAVE_CHILDREN',
+  'WANT_TO_LOOK_A_GOOD_VIEW',
+  'WANT_TO_FARM',
+] as const;
+
+/** Older province names a listing's address may still begin with, and the current name each one is counted under. */
+export const FormerProvinceNames: Readonly<Record<string, string>> = { 강원도: '강원특별자치도', 전라북도: '전북특별자치도' };
+
+/** The current province-level names in full: what a listing event carries as `province`. */
+export const CurrentProvinces = [
+  '서울특별시',
+  '부산광역시',
+  '대구광역시',
+  '인천광역시',
+  '광주광역시',
+  '대전광역시',
+  '울산광역시',
+  '세종특별자치시',
+  '경기도',
+  '강원특별자치도',
+  '충청북도',
+  '충청남도',
+  '전북특별자치도',
+  '전라남도',
+  '경상북도',
+  '경상남도',
+  '제주특별자치도',
+] as const;
+
+/** Region words of the city filter (decisions.md) and the current province names each one stands for. */
+export const RegionWords: Readonly<Record<string, readonly (typeof CurrentProvinces)[number][]>> = {
+  수도권: ['서울특별시', '인천광역시', '경기도'],
+  경상: ['부산광역시', '대구광역시', '울산광역시', '경상북도', '경상남도'],
+  전라: ['광주광역시', '전북특별자치도', '전라남도'],
+  충청: ['대전광역시', '세종특별자치시', '충청북도', '충청남도'],
+  제주: ['제주특별자치도'],
+  강원: ['강원특별자치도'],
+};
+
 /** Every event houses publishes; consumed within seconds, kept a bounded time and size for a consumer catching up. */
 export const housesStream = defineStream({ name: 'HOUSES', subjects: ['houses.>'], purpose: 'events' });
 

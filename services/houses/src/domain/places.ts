@@ -1,3 +1,4 @@
+import { FormerProvinceNames } from '@binzip/events';
 import { ProvinceNames } from './vocabulary';
 
 /**
@@ -108,9 +109,6 @@ export const roundKm = (km: number): number => Math.round(km * 1000) / 1000;
 // ---------------------------------------------------------------------------------------------------------
 // Provinces and counties
 
-/** Older province names counted under their current one (regions and counts). */
-const CURRENT_NAME: Record<string, string> = { 강원도: '강원특별자치도', 전라북도: '전북특별자치도' };
-
 /** Longest names first, so `강원특별자치도` is never read as a longer text starting with `강원도`. */
 const PROVINCES_LONGEST_FIRST = [...ProvinceNames].sort((a, b) => b.length - a.length);
 
@@ -127,7 +125,7 @@ export function regionOf(city: string): Region {
   const name = PROVINCES_LONGEST_FIRST.find((p) => text.startsWith(p));
   if (!name) return { province: null, county: null };
   const next = text.slice(name.length).trim().split(/\s+/)[0] ?? '';
-  return { province: CURRENT_NAME[name] ?? name, county: /^[가-힣]{1,10}[시군구]$/.test(next) ? next : null };
+  return { province: FormerProvinceNames[name] ?? name, county: /^[가-힣]{1,10}[시군구]$/.test(next) ? next : null };
 }
 
 /**

@@ -1,17 +1,23 @@
+import {
+  CurrentProvinces,
+  FormerProvinceNames,
+  HouseTypes,
+  PublicDealStates,
+  RecommendedTags,
+  RegionWords as CurrentRegionWords,
+  RentalTypes,
+} from '@binzip/events';
+
 /**
- * The listing enums of the spec and the Korean names the API returns next to them; the province-level names and the
- * region words of the city filter.
+ * The listing enums of the spec (the words themselves are said once, in houses' event contracts: @binzip/events)
+ * and the Korean names the API returns next to them; the province-level names and the region words of the city
+ * filter as addresses may spell them.
  */
 
-export const RentalTypes = ['SALE', 'JEONSE', 'MONTHLYRENT'] as const;
+export { HouseTypes, PublicDealStates, RecommendedTags, RentalTypes };
 export type RentalType = (typeof RentalTypes)[number];
-
-/**
- * What kind of property a listing is (the original site's 2024-08-18 change "농가거래"): 토지, 주택, 농가.
- * Optional: listings saved before it, and by clients that do not send it, have none.
- */
-export const HouseTypes = ['LAND', 'HOUSE', 'FARM_HOUSE'] as const;
 export type HouseType = (typeof HouseTypes)[number];
+export type RecommendedTag = (typeof RecommendedTags)[number];
 
 export const RecommendedTagNames = {
   WANT_TO_INTERIOR_FOR_THE_FIRST_TIME: '처음부터 인테리어 하고 싶어요.',
@@ -19,9 +25,7 @@ export const RecommendedTagNames = {
   HAVE_CHILDREN: '아이와 함께 살아요.',
   WANT_TO_LOOK_A_GOOD_VIEW: '경치가 좋은 집을 원해요.',
   WANT_TO_FARM: '농사 짓기를 원해요.',
-} as const;
-export type RecommendedTag = keyof typeof RecommendedTagNames;
-export const RecommendedTags = Object.keys(RecommendedTagNames) as [RecommendedTag, ...RecommendedTag[]];
+} as const satisfies Record<RecommendedTag, string>;
 
 export function tagNamesOf(tags: readonly string[]): string[] {
   return tags
@@ -37,41 +41,17 @@ export const DealStateNames = {
   REJECTED: '승인 거절',
 } as const;
 
-/** Public-list deal state filter values (the spec's dealState). */
-export const PublicDealStates = ['ONGOING', 'COMPLETED'] as const;
+/** A province's current name preceded by the older names counted under it (an address may begin with either). */
+const withFormerNames = (names: readonly string[]): string[] =>
+  names.flatMap((name) => [...Object.keys(FormerProvinceNames).filter((former) => FormerProvinceNames[former] === name), name]);
 
 /**
  * Province-level names in full. A saved listing's `city` must begin with one of them (the spec: "the
  * province-level name in full, not abbreviated"); the older and newer names of Gangwon and Jeonbuk both count.
  */
-export const ProvinceNames = [
-  '서울특별시',
-  '부산광역시',
-  '대구광역시',
-  '인천광역시',
-  '광주광역시',
-  '대전광역시',
-  '울산광역시',
-  '세종특별자치시',
-  '경기도',
-  '강원도',
-  '강원특별자치도',
-  '충청북도',
-  '충청남도',
-  '전라북도',
-  '전북특별자치도',
-  '전라남도',
-  '경상북도',
-  '경상남도',
-  '제주특별자치도',
-] as const;
+export const ProvinceNames = withFormerNames(CurrentProvinces) as [string, ...string[]];
 
-/** Region words of the city filter (decisions.md) and the province-level names each one stands for. */
-export const RegionWords: Record<string, readonly string[]> = {
-  수도권: ['서울특별시', '인천광역시', '경기도'],
-  경상: ['부산광역시', '대구광역시', '울산광역시', '경상북도', '경상남도'],
-  전라: ['광주광역시', '전라북도', '전북특별자치도', '전라남도'],
-  충청: ['대전광역시', '세종특별자치시', '충청북도', '충청남도'],
-  제주: ['제주특별자치도'],
-  강원: ['강원도', '강원특별자치도'],
-};
+/** Region words of the city filter (decisions.md) and the province-level names, older ones too, each one stands for. */
+export const RegionWords: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries(CurrentRegionWords).map(([word, provinces]) => [word, withFormerNames(provinces)]),
+);

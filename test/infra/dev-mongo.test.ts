@@ -154,16 +154,27 @@ describe('dev-mongo: required operations', () => {
       return { endedAt };
     }
 
-    test('a lookup by id on one connection answers while another connection scans', async () => {
-      const scan = await startScan();
-      const lookup = reader
-        .db!.collection('users')
-        .findOne({ _id: 'u1' as never })
-        .then((user) => ({ status: user?.status, at: performance.now() }));
-      const [scanEndedAt, answered] = await Promise.all([scan.endedAt, lookup]);
-      expect(answered.status).toBe('ACTIVE');
-      // Queued behind the scan (one worker), it would answer when the scan does.
-      expect(scanEndedAt - answered.at).toBeGreaterThan(50);
+    test('a lookup by id answers while another connection scans (on the connections not bound to its thread)', async () => {
+      // Each connection stays on one netty thread, given in turn: of four connections opened one after another
+      // (a pool's and a monitor's each), at most two share the scanner's thread and wait for its scan, so at least
+      // one of the four lookups must come back long before the scan ends. With one worker every one would wait.
+      const readers: Connection[] = [];
+      for (let i = 0; i < 4; i++) readers.push(await client());
+      try {
+        const scan = await startScan();
+        const lookups = readers.map((connection) =>
+          connection
+            .db!.collection('users')
+            .findOne({ _id: 'u1' as never })
+            .then((user) => ({ status: user?.status, at: performance.now() })),
+        );
+        const [scanEndedAt, ...answered] = await Promise.all([scan.endedAt, ...lookups]);
+        expect(answered.map((lookup) => lookup.status)).toEqual(['ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE']);
+        // Queued behind the scan, a lookup would answer when the scan does.
+        expect(Math.max(...answered.map((lookup) => scanEndedAt - lookup.at))).toBeGreaterThan(50);
+      } finally {
+        await Promise.all(readers.map((connection) => connection.close()));
+      }
     });
 
     test('a write waits for the scan it follows', async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from '../../services/gateway/src/proxy/upstreams';
 import type { ListeningMessage } from '../../shared/src/core/lifecycle';
-import { freePort } from './server-process';
+import { freePort, portOpen } from './server-process';
 
 /**
  * Starts the built services as real child processes (`node services/<name>/dist/main.js`) and the gateway
@@ -78,7 +78,9 @@ async function waitHealthy(handle: ProcessHandle, timeoutMs: number, listens: ()
     if (handle.child.exitCode !== null) {
       const output = handle.output.join('');
       const why = `${handle.name} exited (${handle.child.exitCode}):\n${output}`;
-      throw output.includes('EADDRINUSE') ? new PortTakenError(why) : new Error(why);
+      // Its own words say so only when it logs (tests run silent); someone answering on its port says so always.
+      const taken = output.includes('EADDRINUSE') || (!listens() && (await portOpen('127.0.0.1', handle.port)));
+      throw taken ? new PortTakenError(why) : new Error(why);
     }
     if (listens()) {
       try {

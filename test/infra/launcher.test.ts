@@ -16,7 +16,7 @@ async function impostor(): Promise<http.Server> {
   return server;
 }
 
-const gatewayEnv = () => ({ JWT_PUBLIC_KEY: generateDevKeyPair().publicKey, LOG_LEVEL: 'warn', NATS_URL: undefined, SHUTDOWN_DRAIN_MS: '0' });
+const gatewayEnv = () => ({ JWT_PUBLIC_KEY: generateDevKeyPair().publicKey, LOG_LEVEL: 'silent', NATS_URL: undefined, SHUTDOWN_DRAIN_MS: '0' });
 
 it('refuses a port another server took (its /health answering) instead of reporting that server healthy', async () => {
   const taken = await impostor();

@@ -1,5 +1,6 @@
 import {
   createLogger,
+  disableAllocationSitePretenuring,
   exitOnFatalErrors,
   exitOnStartupFailure,
   shutdownOn,
@@ -13,6 +14,7 @@ import { readConfig } from './config';
 import { buildGateway, listenGateway, startUpstreamUpkeep } from './gateway';
 import { refreshPools, systemResolver } from './proxy/upstreams';
 
+disableAllocationSitePretenuring();
 let logger: Logger | undefined;
 let shutdown: Shutdown | undefined;
 // An error nobody handled is logged with its request id and ends the gateway in order, like the services.

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import type { Logger } from './telemetry';
 
 /*
@@ -98,4 +99,18 @@ export function tellLauncherListening(server: Server): void {
   process.send(message, undefined, {}, () => {
     if (process.connected) process.disconnect();
   });
+}
+
+/**
+ * Turns off V8's allocation-site pretenuring for the rest of the process; every process calls it first. V8
+ * allocates straight into the old generation the objects of a code site whose objects survived a young
+ * collection, and goes back only when the old generation's survival falls very low. A site that allocates every
+ * request's objects can be judged long-lived by one scavenge that found them alive (the young generation just
+ * grown, a burst): from then on a gateway put about 75 MB a second into its old generation and collected it every
+ * second, for the rest of its life, at 1.3-1.6x its CPU per request (docs/benchmarks.md, "The churning gateway
+ * was V8 pretenuring"). A request's objects die young; nothing these processes keep is allocated often enough
+ * for pretenuring to save copying.
+ */
+export function disableAllocationSitePretenuring(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
 }

@@ -20,7 +20,7 @@ import { startTracing } from '../core/telemetry';
 import { projectedUserModel, rememberProjectedUsers, userProjection } from '../bus/members';
 import { announcedKeys, cacheChangedSubject, withCacheChanges, type ResponseCache } from '../bus/response-cache';
 import { PROJECTED_STATUS_MEMORY_MS, UNHEARD_TTL_MS, type CacheLifetime, type WrittenOutboxDocument } from '../core/operations';
-import { exitOnFatalErrors, exitOnStartupFailure, shutdownOn, tellLauncherListening, type Shutdown } from '../core/lifecycle';
+import { disableAllocationSitePretenuring, exitOnFatalErrors, exitOnStartupFailure, shutdownOn, tellLauncherListening, type Shutdown } from '../core/lifecycle';
 import { DEFAULT_OUTAGE_EXIT_MS, OutageWatchdog, mongoProbe, natsProbe, settleWithin } from './watchdog';
 
 /**
@@ -180,6 +180,7 @@ function startRevocationFeed(
  * listen; and the reverse on SIGTERM/SIGINT.
  */
 export function runService<C extends BaseServiceConfig>(service: ServiceDefinition<C> | { definition: () => ServiceDefinition<C> }): void {
+  disableAllocationSitePretenuring();
   // A declared service (`defineService`, src/service.ts) or a definition with its own `start` (tests of the runtime).
   const definition = 'definition' in service ? service.definition() : service;
   let logger: Logger | undefined;

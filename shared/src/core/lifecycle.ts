@@ -108,7 +108,7 @@ export function tellLauncherListening(server: Server): void {
  * request's objects can be judged long-lived by one scavenge that found them alive (the young generation just
  * grown, a burst): from then on a gateway put about 75 MB a second into its old generation and collected it every
  * second, for the rest of its life, at 1.3-1.6x its CPU per request (docs/benchmarks.md, "The churning gateway
- * was V8 pretenuring"). A request's objects die young; nothing these processes keep is allocated often enough
+ * was V8's pretenuring"). A request's objects die young; nothing these processes keep is allocated often enough
  * for pretenuring to save copying.
  */
 export function disableAllocationSitePretenuring(): void {

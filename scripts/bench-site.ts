@@ -21,9 +21,10 @@
  * `--this-node-args` adds Node flags to this build's processes only (`--baseline` a checkout of the same commit:
  * what a flag does). `--spans` traces this build's requests (OpenTelemetry, exported to a receiver in this process) and prints, after
  * each steady-rate run, where its slowest 3 % spent their time (scripts/lib/span-tail.ts); tracing costs every
- * request some CPU, so its latencies are not comparable with a run without it.
+ * request some CPU, so its latencies are not comparable with a run without it; with SPANS_DUMP=<path prefix> set,
+ * every span and traced request of each steady rate is also written to `<prefix>-<rate>.json`.
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
@@ -732,7 +733,8 @@ async function main(): Promise<void> {
         if (receiver && traced.length > 0) {
           await delay(500);
           for (const line of describeTail(receiver.spans, traced)) console.log(`spans (this): ${line}`);
-          (await import('node:fs')).writeFileSync(`${process.env.SPANS_DUMP}-${scenario.rate}.json`, JSON.stringify({ spans: receiver.spans, traced }));
+          // The raw spans, for a look beyond the summary: only when asked (a run writes tens of megabytes).
+          if (process.env.SPANS_DUMP) writeFileSync(`${process.env.SPANS_DUMP}-${scenario.rate}.json`, JSON.stringify({ spans: receiver.spans, traced }));
         }
         if (scenario.mix === 'signIn') {
           const perSecond = median((runs.this ?? []).map((m) => m.load.perSecond));

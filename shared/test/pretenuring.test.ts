@@ -8,7 +8,7 @@ import path from 'node:path';
  * pretenuring decisions, its young collections) show a site decided "tenure" in a plain process, and none in one
  * that turned it off, over several times the young collections the plain one needed.
  */
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 interface Watched {
   /** Young collections (scavenges) before the first "tenure" decision, or all of them when none came. */
@@ -45,10 +45,17 @@ function watch(asProcessOfTheSystem: boolean, scavengeLimit: number): Promise<Wa
   });
 }
 
+// V8 takes the decision in some processes and never in others (in about six of ten plain runs here, at their 13th
+// to 15th young collection; the rest ran a thousand without one), so each side is several processes: a control that
+// shows the decision at least once, and processes of the system none of which shows it.
+const ATTEMPTS = 10;
+const SYSTEM_PROCESSES = 5;
+
 it('allocates no site in the old generation once the process turned pretenuring off', async () => {
-  // The control: the same allocations in a plain process are pretenured, so the trace does show the decision.
-  const plain = await watch(false, 400);
-  expect(plain.decided).toBe(true);
-  const ofTheSystem = await watch(true, Math.max(20, 4 * plain.scavenges));
-  expect(ofTheSystem).toEqual({ scavenges: Math.max(20, 4 * plain.scavenges), decided: false });
+  // The control: the same allocations in plain processes are pretenured, so the trace does show the decision.
+  let plain: Watched | undefined;
+  for (let i = 0; i < ATTEMPTS && !plain?.decided; i++) plain = await watch(false, 100);
+  expect(plain?.decided).toBe(true);
+  const limit = Math.max(20, 4 * (plain?.scavenges ?? 0));
+  for (let i = 0; i < SYSTEM_PROCESSES; i++) expect(await watch(true, limit)).toEqual({ scavenges: limit, decided: false });
 });
